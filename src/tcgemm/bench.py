@@ -1,0 +1,232 @@
+"""Benchmark: tcgemm kernels next to cuBLAS, same process, same inputs.
+
+Method (see the README): CUDA events around each launch after warm-up, the
+median of many runs, input sets rotated so that together they exceed the L2
+cache several times over (every run reads its operands from HBM, as in a
+real model), random normal data, and cuBLAS (``torch.matmul``, TF32 off for
+fp32) timed on exactly the same tensors. Each kernel's output on the first set
+is checked against a float64 reference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import os
+import platform
+import statistics
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from . import launch, registry
+from ._version import __version__
+from .api import device_info, gemm
+from .check import TOLERANCE, random_operand, reference, relative_error
+from .dispatch import select
+from .problem import describe
+
+_DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
+           "bf16": torch.bfloat16, "int8": torch.int8}
+
+
+@dataclass
+class BenchRow:
+    kernel: str
+    config: str
+    m: int
+    n: int
+    k: int
+    precision: str
+    ms: float
+    tflops: float
+    pct_cublas: float | None
+    error: float | None
+    passed: bool | None
+    registers: int | None = None
+    smem_bytes: int | None = None
+    block: int | None = None
+    grid: tuple[int, int, int] | None = None
+    samples: int = 0
+    spread_pct: float = 0.0  # (p90 - p10) / median
+
+
+@dataclass
+class BenchResult:
+    environment: dict[str, object]
+    rows: list[BenchRow] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"environment": self.environment, "rows": [asdict(r) for r in self.rows]}
+
+
+def _git_commit() -> str:
+    if os.environ.get("TCGEMM_COMMIT"):
+        return os.environ["TCGEMM_COMMIT"]
+    try:
+        here = os.path.dirname(__file__)
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=5).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _driver_version() -> str:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+        return out.splitlines()[0] if out else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def environment() -> dict[str, object]:
+    from .jit import nvrtc_version
+
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return {
+        "gpu": props.name,
+        "capability": f"{props.major}.{props.minor}",
+        "sms": props.multi_processor_count,
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "driver": _driver_version(),
+        "cuda": torch.version.cuda,
+        "torch": torch.__version__,
+        "nvrtc": nvrtc_version(),
+        "tcgemm": __version__,
+        "python": platform.python_version(),
+        "commit": _git_commit(),
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+@contextlib.contextmanager
+def cublas_precision(precision: str) -> Iterator[None]:
+    """cuBLAS in the same precision as the kernel: TF32 only for 'tf32'."""
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+
+
+def time_runs(fn: Callable[[int], None], sets: int, budget_s: float = 1.0, max_runs: int = 200,
+              min_runs: int = 5) -> list[float]:
+    """Milliseconds of ``fn(i)`` for rotating set i, each run between its own CUDA events."""
+    fn(0)  # warm-up: compile, load, caches
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn(1 % sets)
+    end.record()
+    end.synchronize()
+    estimate = max(start.elapsed_time(end), 1e-3)
+    runs = int(min(max_runs, max(min_runs, budget_s * 1e3 / estimate)))
+    for i in range(min(3, runs)):  # a few more warm-up runs at steady clocks
+        fn(i % sets)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
+    for i, (s, e) in enumerate(events):
+        s.record()
+        fn(i % sets)
+        e.record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in events]
+
+
+def _summary(times: list[float]) -> tuple[float, float]:
+    med = statistics.median(times)
+    if len(times) >= 10:
+        q = statistics.quantiles(times, n=10)
+        return med, 100.0 * (q[-1] - q[0]) / med
+    return med, 100.0 * (max(times) - min(times)) / med
+
+
+def input_sets(m: int, n: int, k: int, precision: str, layouts: str, l2_bytes: int,
+               seed: int = 0) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Enough random (A, B) pairs that together they exceed 3x the L2 cache."""
+    dtype = _DTYPES[precision]
+    per_set = (m * k + k * n) * torch.tensor([], dtype=dtype).element_size()
+    count = max(2, min(64, -(-3 * l2_bytes // max(per_set, 1))))
+    free, _ = torch.cuda.mem_get_info()
+    count = max(1, min(count, int(0.5 * free // max(per_set, 1))))
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    return [
+        (random_operand(m, k, "row" if layouts[0] == "r" else "col", None, dtype, "cuda", gen),
+         random_operand(k, n, "row" if layouts[1] == "r" else "col", None, dtype, "cuda", gen))
+        for _ in range(count)
+    ]
+
+
+def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32", layouts: str = "rr",
+                budget_s: float = 1.0, on_row: Callable[[BenchRow], None] | None = None) -> list[BenchRow]:
+    """Time cuBLAS and each named kernel (``"auto"`` allowed) on the same inputs."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    l2 = getattr(props, "L2_cache_size", 50 * 2**20)
+    sets = input_sets(m, n, k, precision, layouts, l2)
+    out_dtype = torch.int32 if precision == "int8" else _DTYPES[precision]
+    out = torch.empty((m, n), dtype=out_dtype, device="cuda")
+    ref = reference(*sets[0], None, 1.0, 0.0)
+    flops = 2.0 * m * n * k
+    rows: list[BenchRow] = []
+
+    with cublas_precision(precision):
+        def run_cublas(i: int) -> None:
+            a, b = sets[i % len(sets)]
+            torch.matmul(a, b, out=out)
+
+        times = time_runs(run_cublas, len(sets), budget_s)
+        run_cublas(0)
+        err = relative_error(out, ref)
+    med, spread = _summary(times)
+    cublas_ms = med
+    base = BenchRow("cublas", "torch.matmul", m, n, k, precision, med, flops / med / 1e9, 100.0, err,
+                    err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread)
+    rows.append(base)
+    if on_row:
+        on_row(base)
+
+    cc, sms, arch = device_info(torch.cuda.current_device())
+    prec_arg = "tf32" if precision == "tf32" else None
+    for name in names:
+        kernel, _, cfg_name = name.partition(":")
+        problem, _t = describe(sets[0][0], sets[0][1], out=out, precision=prec_arg)
+        spec, cfg = select(problem, cc, sms, kernel, cfg_name or None)
+        plan = launch.plan(problem, spec, cfg)
+        attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
+
+        def run_kernel(i: int, kernel: str = kernel, cfg_name: str = cfg.name) -> None:
+            a, b = sets[i % len(sets)]
+            gemm(a, b, out=out, kernel=kernel, config=cfg_name, precision=prec_arg)
+
+        out.fill_(float("nan") if out.dtype.is_floating_point else 0)
+        run_kernel(0)
+        err = relative_error(out, ref)
+        times = time_runs(run_kernel, len(sets), budget_s)
+        med, spread = _summary(times)
+        row = BenchRow(
+            kernel=spec.name if kernel != "auto" else f"auto ({spec.name})", config=cfg.describe(),
+            m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
+            pct_cublas=100.0 * cublas_ms / med, error=err, passed=err <= TOLERANCE[precision],
+            registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes, block=plan.block,
+            grid=plan.grid, samples=len(times), spread_pct=spread,
+        )
+        rows.append(row)
+        if on_row:
+            on_row(row)
+
+    torch.cuda.empty_cache()
+    return rows
+
+
+def ladder_names(precision: str, all_configs: bool = False) -> list[str]:
+    """Every registry kernel that computes ``precision`` (each config with all_configs)."""
+    names = []
+    for spec in registry.all_specs():
+        if precision in spec.precisions:
+            configs = spec.configs if all_configs else spec.configs[:1]
+            names += [f"{spec.name}:{c.name}" for c in configs]
+    return names

@@ -1,0 +1,130 @@
+"""Correctness against a float64 reference, with poisoned outputs.
+
+Used by the GPU tests, ``tcgemm check`` and the benchmark's check column. It
+calls the public API like a user would.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+
+from .api import gemm
+
+# ||D - ref|| / ||ref|| allowed per precision, on random normal data.
+TOLERANCE: dict[str, float] = {"fp32": 1e-5, "tf32": 2e-3, "fp16": 1e-2, "bf16": 1e-2, "int8": 0.0}
+_DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
+           "bf16": torch.bfloat16, "int8": torch.int8}
+
+
+def random_operand(rows: int, cols: int, layout: str, batch: int | None, dtype: torch.dtype,
+                   device: torch.device | str, generator: torch.Generator | None = None,
+                   pad: int = 0) -> torch.Tensor:
+    """A random (batch, rows, cols) tensor stored row- or column-major, optionally
+    as a slice of a wider buffer (leading dimension = width + pad). Never zeros."""
+    lead = () if batch is None else (batch,)
+    if layout == "row":
+        full = (*lead, rows, cols + pad)
+    else:
+        full = (*lead, cols, rows + pad)
+    if dtype == torch.int8:
+        data = torch.randint(-128, 128, full, dtype=torch.int8, device=device, generator=generator)
+    else:
+        data = torch.randn(full, dtype=torch.float32, device=device, generator=generator).to(dtype)
+    if layout == "row":
+        return data[..., :cols]
+    return data[..., :rows].transpose(-1, -2)
+
+
+def reference(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float) -> torch.Tensor:
+    """alpha * a @ b + beta * c in float64 (on a's device)."""
+    ref = alpha * torch.matmul(a.double(), b.double())
+    if c is not None and beta != 0:
+        ref = ref + beta * c.double()
+    return ref
+
+
+def relative_error(d: torch.Tensor, ref: torch.Tensor) -> float:
+    """||d - ref|| / ||ref|| (inf if d has NaN or Inf where ref is finite)."""
+    d64 = d.double()
+    if not torch.isfinite(d64).all():
+        return math.inf
+    denom = torch.linalg.vector_norm(ref).item()
+    diff = torch.linalg.vector_norm(d64 - ref).item()
+    return diff / denom if denom > 0 else diff
+
+
+@dataclass
+class CheckResult:
+    kernel: str
+    m: int
+    n: int
+    k: int
+    batch: int
+    layouts: str
+    precision: str
+    alpha: float
+    beta: float
+    error: float
+    tolerance: float
+    unwritten: int  # output elements still holding the poison
+
+    @property
+    def passed(self) -> bool:
+        return self.unwritten == 0 and self.error <= self.tolerance
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "passed": self.passed}
+
+
+def poisoned_like(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device | str) -> torch.Tensor:
+    """An output buffer full of NaN (or INT32_MIN for integers): unwritten elements show."""
+    if dtype.is_floating_point:
+        return torch.full(shape, float("nan"), dtype=dtype, device=device)
+    return torch.full(shape, torch.iinfo(dtype).min, dtype=dtype, device=device)
+
+
+def check(
+    m: int,
+    n: int,
+    k: int,
+    *,
+    kernel: str = "auto",
+    config: str | None = None,
+    precision: str = "fp32",
+    layouts: str = "rr",
+    batch: int | None = None,
+    alpha: float = 1.0,
+    beta: float = 0.0,
+    pad: int = 0,
+    out_layout: str = "row",
+    device: str | torch.device = "cuda",
+    seed: int | None = None,
+) -> CheckResult:
+    """Run one GEMM on fresh random inputs into a poisoned output and compare with float64."""
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed if seed is not None else torch.seed() % 2**63)
+    dtype = _DTYPES[precision]
+    a = random_operand(m, k, "row" if layouts[0] == "r" else "col", batch, dtype, device, gen, pad)
+    b = random_operand(k, n, "row" if layouts[1] == "r" else "col", batch, dtype, device, gen, pad)
+    c = None
+    out_dtype = torch.int32 if dtype == torch.int8 else dtype
+    if beta != 0:
+        c = random_operand(m, n, "row", batch, torch.float32, device, gen).to(out_dtype)
+    shape = (m, n) if batch is None else (batch, m, n)
+    if out_layout == "row":
+        out = poisoned_like(shape, out_dtype, device)
+    else:
+        out = poisoned_like((*shape[:-2], n, m), out_dtype, device).transpose(-1, -2)
+    gemm(a, b, c, alpha=alpha, beta=beta, out=out, kernel=kernel, config=config,
+         precision=None if precision != "tf32" else "tf32")
+    if out.dtype.is_floating_point:
+        unwritten = int(torch.isnan(out).sum().item())
+    else:
+        unwritten = int((out == torch.iinfo(out.dtype).min).sum().item())
+    ref = reference(a, b, c, alpha, beta)
+    err = relative_error(out, ref)
+    return CheckResult(kernel, m, n, k, batch or 1, layouts, precision, alpha, beta, err,
+                       TOLERANCE[precision], unwritten)

@@ -1,0 +1,283 @@
+"""tcgemm's command line: info, list, compile, check, bench.
+
+Run ``tcgemm COMMAND --help`` for each command's options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import registry
+from ._version import __version__
+
+console = Console()
+
+DEFAULT_SHAPES = "1024,4096,4096x10240x4096"
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+    """'4096' -> (4096, 4096, 4096); '4096x10240x4096' -> (M, N, K)."""
+    parts = text.lower().split("x")
+    try:
+        dims = [int(p) for p in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"shape {text!r} must be N or MxNxK with integers") from None
+    if len(dims) == 1:
+        dims *= 3
+    if len(dims) != 3 or min(dims) < 1:
+        raise argparse.ArgumentTypeError(f"shape {text!r} must be N or MxNxK with positive integers")
+    return dims[0], dims[1], dims[2]
+
+
+def parse_shapes(text: str) -> list[tuple[int, int, int]]:
+    return [parse_shape(s) for s in text.split(",") if s.strip()]
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=False)
+
+
+def _need_gpu() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        console.print("[red]No CUDA GPU is visible: this command needs one.[/] "
+                      "(`tcgemm compile --arch sm_90a` and `tcgemm list` work without a GPU.)")
+        raise SystemExit(2)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    import torch
+
+    from .jit import JitUnavailable, cache_dir, nvrtc_version
+
+    table = Table(title=f"tcgemm {__version__}", show_header=False)
+    table.add_row("torch", f"{torch.__version__} (CUDA {torch.version.cuda})")
+    try:
+        table.add_row("compiler", f"NVRTC {nvrtc_version()} via cuda.core")
+    except JitUnavailable as exc:
+        table.add_row("compiler", f"[red]unavailable[/]: {exc}")
+    table.add_row("kernel cache", str(cache_dir()))
+    if torch.cuda.is_available():
+        from .api import device_info
+
+        idx = torch.cuda.current_device()
+        props = torch.cuda.get_device_properties(idx)
+        cc, sms, arch = device_info(idx)
+        clock_ghz = _clock_ghz(idx)
+        table.add_row("GPU", f"{props.name} (sm_{cc}, {sms} SMs, {props.total_memory / 2**30:.0f} GiB)")
+        table.add_row("target", arch)
+        if clock_ghz:
+            fp32 = sms * 128 * 2 * clock_ghz / 1e3
+            table.add_row("peak FP32 (CUDA cores)", f"{fp32:.1f} TFLOP/s at {clock_ghz:.2f} GHz")
+        table.add_row("peak tensor (datasheet)", _datasheet(props.name))
+    else:
+        table.add_row("GPU", "[yellow]none visible[/] (compile and list still work)")
+    console.print(table)
+    return 0
+
+
+def _clock_ghz(idx: int) -> float | None:
+    try:
+        from cuda.bindings import runtime
+
+        _err, value = runtime.cudaDeviceGetAttribute(runtime.cudaDeviceAttr.cudaDevAttrClockRate, idx)
+        return value / 1e6 if value else None
+    except Exception:  # noqa: BLE001 - purely informative
+        return None
+
+
+def _datasheet(name: str) -> str:
+    if "H100" in name or "H200" in name:
+        return "dense bf16/fp16 ~989, tf32 ~495, fp8/int8 ~1979 TFLOP/s (SXM)"
+    if "A100" in name:
+        return "dense bf16/fp16 312, tf32 156, int8 624 TOP/s"
+    return "see the vendor datasheet"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    table = Table(title="tcgemm kernel ladder")
+    for col in ("name", "stage", "technique", "precisions", "arch", "configs", "seed"):
+        table.add_column(col, overflow="fold")
+    for s in registry.all_specs():
+        table.add_row(s.name, f"{s.family} {s.stage}", s.technique, ",".join(s.precisions),
+                      f"sm_{s.min_arch}+", "; ".join(c.describe() for c in s.configs), s.seed)
+    console.print(table)
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from .jit import cubin
+
+    arch = args.arch
+    if arch is None:
+        _need_gpu()
+        import torch
+
+        from .api import device_info
+
+        arch = device_info(torch.cuda.current_device())[2]
+    from .launch import all_builds
+
+    builds = all_builds()
+    with _progress() as progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        task = progress.add_task(f"compiling for {arch}", total=len(builds))
+        futures = [pool.submit(cubin, spec.source, d, arch) for spec, d in builds]
+        for f in futures:
+            f.result()
+            progress.advance(task)
+    console.print(f"{len(builds)} kernel builds cached for {arch}")
+    return 0
+
+
+def _kernel_names(text: str, precision: str) -> list[str]:
+    from .bench import ladder_names
+
+    if text == "ladder":
+        return ladder_names(precision)
+    if text == "all":
+        return ladder_names(precision, all_configs=True)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for n in names:
+        if n.split(":")[0] != "auto":
+            registry.get(n.split(":")[0])
+    return names
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    _need_gpu()
+    from .check import check
+
+    names = _kernel_names(args.kernels, args.precision)
+    shapes = parse_shapes(args.shapes)
+    cases = [(n, s, lay) for n in names for s in shapes for lay in args.layouts.split(",")]
+    failures = 0
+    table = Table(title="tcgemm check (float64 reference, poisoned output)")
+    for col in ("kernel", "M x N x K", "layouts", "rel. error", "tolerance", "unwritten", "result"):
+        table.add_column(col)
+    with _progress() as progress:
+        task = progress.add_task("checking", total=len(cases))
+        for name, (m, n, k), lay in cases:
+            kernel, _, cfg = name.partition(":")
+            r = check(m, n, k, kernel=kernel, config=cfg or None, precision=args.precision, layouts=lay,
+                      alpha=args.alpha, beta=args.beta)
+            failures += not r.passed
+            table.add_row(name, f"{m}x{n}x{k}", lay, f"{r.error:.2e}", f"{r.tolerance:.0e}", str(r.unwritten),
+                          "[green]PASS[/]" if r.passed else "[red]FAIL[/]")
+            progress.advance(task)
+    console.print(table)
+    return 1 if failures else 0
+
+
+def _bench_table(rows: list, title: str) -> Table:
+    table = Table(title=title)
+    for col in ("kernel", "tile", "regs", "smem", "block", "grid", "ms", "TFLOP/s", "% cuBLAS", "check"):
+        table.add_column(col, justify="right" if col not in ("kernel", "tile") else "left")
+    for r in rows:
+        check = "-" if r.passed is None else ("PASS" if r.passed else "[red]FAIL[/]")
+        if r.error is not None:
+            check += f" {r.error:.0e}"
+        table.add_row(
+            r.kernel, r.config, str(r.registers or "-"),
+            f"{r.smem_bytes} B" if r.smem_bytes is not None else "-",
+            str(r.block or "-"), "x".join(map(str, r.grid)) if r.grid else "-",
+            f"{r.ms:.3f}", f"{r.tflops:.2f}", f"{r.pct_cublas:.1f}%", check,
+        )
+    return table
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    _need_gpu()
+    from .bench import BenchResult, bench_shape, environment
+
+    names = _kernel_names(args.kernels, args.precision)
+    shapes = parse_shapes(args.shapes)
+    result = BenchResult(environment())
+    with _progress() as progress:
+        task = progress.add_task("benchmarking", total=len(shapes) * (len(names) + 1))
+        for m, n, k in shapes:
+            progress.update(task, description=f"{m}x{n}x{k}")
+            rows = bench_shape(m, n, k, names, args.precision, args.layouts, args.budget,
+                               on_row=lambda _r: progress.advance(task))
+            result.rows += rows
+            progress.console.print(_bench_table(rows, f"{args.precision} {m}x{n}x{k} ({args.layouts})"))
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(result.as_dict(), indent=1, default=str))
+        os.replace(tmp, path)
+        console.print(f"results written to {path}")
+    failed = [r for r in result.rows if r.passed is False]
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcgemm",
+        description="Hand-written CUDA GEMM kernels for PyTorch: inspect the ladder, check it, time it against cuBLAS.",
+        epilog="Examples:\n  tcgemm info\n  tcgemm bench                     # the SIMT ladder at 1024^3, 4096^3, "
+               "4096x10240x4096\n  tcgemm bench --kernels auto --shapes 8192 --json out.json\n"
+               "  tcgemm check --kernels simt_warp_tiling --shapes 1,7,127,1000\n"
+               "  tcgemm compile --arch sm_90a   # fill the kernel cache, no GPU needed",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"tcgemm {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("info", help="GPU, architecture, peak rates, compiler and cache location").set_defaults(
+        func=cmd_info)
+    sub.add_parser("list", help="the kernel ladder: techniques, precisions, tile configs, seeds").set_defaults(
+        func=cmd_list)
+
+    p = sub.add_parser("compile", help="compile every kernel build into the disk cache (no GPU needed with --arch)")
+    p.add_argument("--arch", help="NVRTC target such as sm_80 or sm_90a (default: the current GPU's)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiles (default: CPU count)")
+    p.set_defaults(func=cmd_compile)
+
+    def common(p: argparse.ArgumentParser, shapes: str) -> None:
+        p.add_argument("--kernels", default="ladder",
+                       help="'ladder' (each kernel, default config), 'all' (every config), or a comma list "
+                            "of names, 'auto', or name:config (see `tcgemm list`)")
+        p.add_argument("--shapes", default=shapes, help=f"comma list of N (cube) or MxNxK (default {shapes})")
+        p.add_argument("--precision", default="fp32", choices=list(registry.PRECISIONS),
+                       help="computation precision (default fp32: exact float32)")
+
+    p = sub.add_parser("check", help="compare kernels with a float64 reference on random data")
+    common(p, "1,7,127,1000")
+    p.add_argument("--layouts", default="rr,rc,cr,cc", help="comma list of A/B layouts: r=row-major, c=column-major")
+    p.add_argument("--alpha", type=float, default=1.0)
+    p.add_argument("--beta", type=float, default=0.0)
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("bench", help="time kernels next to cuBLAS on the same inputs; print a table, write JSON")
+    common(p, DEFAULT_SHAPES)
+    p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc (default rr)")
+    p.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per kernel and shape")
+    p.add_argument("--json", help="write every figure and the environment to this JSON file")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

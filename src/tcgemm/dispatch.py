@@ -1,0 +1,72 @@
+"""Choose a (KernelSpec, TileConfig) for a GemmProblem.
+
+Constraints filter (precision, architecture), a heuristic orders: the
+highest ladder stage of the fastest family that serves the problem, with the
+tile config picked by shape class. Selection depends only on a few
+properties of the problem, so its result is memoised.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import registry
+from .problem import GemmProblem
+from .registry import KernelSpec, TileConfig
+
+# Families in the order auto prefers them, fastest first.
+_FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
+
+
+class KernelUnavailable(ValueError):
+    """The requested kernel cannot serve this problem on this GPU."""
+
+
+def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
+    """None if ``spec`` can serve ``problem`` on compute capability ``arch``, else the reason."""
+    if problem.precision not in spec.precisions:
+        return f"it computes {', '.join(spec.precisions)}, not {problem.precision}"
+    if arch < spec.min_arch:
+        return f"it needs sm_{spec.min_arch} or newer, this GPU is sm_{arch}"
+    return None
+
+
+def shape_class(m: int, n: int, batch: int, sms: int) -> str:
+    """'large' when 128x128 tiles fill the GPU at least once, else 'small'."""
+    tiles = -(-m // 128) * -(-n // 128) * batch
+    return "large" if tiles >= sms else "small"
+
+
+def pick_config(spec: KernelSpec, cls: str) -> TileConfig:
+    if cls == "small":
+        small = [c for c in spec.configs if c["BLOCK_M"] * c["BLOCK_N"] < 128 * 128]
+        if small:
+            return small[0]
+    return spec.configs[0]
+
+
+@lru_cache(maxsize=4096)
+def _auto(precision: str, arch: int, cls: str) -> tuple[KernelSpec, TileConfig] | None:
+    candidates = [s for s in registry.all_specs() if precision in s.precisions and arch >= s.min_arch]
+    if not candidates:
+        return None
+    best = min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
+    return best, pick_config(best, cls)
+
+
+def select(
+    problem: GemmProblem, arch: int, sms: int, kernel: str = "auto", config: str | None = None
+) -> tuple[KernelSpec, TileConfig]:
+    """The kernel and tile config to run ``problem`` with."""
+    if kernel == "auto":
+        cls = shape_class(problem.m, problem.n, problem.batch, sms)
+        chosen = _auto(problem.precision, arch, cls)
+        if chosen is None:
+            raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}")
+        spec, cfg = chosen
+        return (spec, spec.config(config)) if config else (spec, cfg)
+    spec = registry.get(kernel)
+    reason = why_not(spec, problem, arch)
+    if reason is not None:
+        raise KernelUnavailable(f"kernel {kernel!r} cannot serve this problem: {reason}; use kernel='auto'")
+    return spec, spec.config(config)

@@ -1,0 +1,283 @@
+"""GemmProblem: everything about one call, derived once from the tensors.
+
+This module validates arguments and reads shapes, strides and alignment; it
+never touches the GPU, so it is tested on CPU (and ``meta``) tensors.
+
+Layouts. A 2-D operand is *row-major* when its last stride is 1 and
+*column-major* when its second-to-last stride is 1; the other stride is the
+leading dimension (``ld``), which may exceed the logical width (a slice of a
+wider tensor). ``a.t()`` of a row-major tensor is column-major with the same
+``ld``: the kernels read it in place. A column-major ``out`` is served by
+computing ``D^T = B^T A^T`` (operands swapped, layouts flipped), so kernels
+only ever write row-major D.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import torch
+
+Layout = Literal["row", "col"]
+
+# input dtype -> (default precision, accumulator/output dtype)
+_DTYPE_PRECISION: dict[torch.dtype, tuple[str, torch.dtype]] = {
+    torch.float32: ("fp32", torch.float32),
+    torch.float16: ("fp16", torch.float16),
+    torch.bfloat16: ("bf16", torch.bfloat16),
+    torch.int8: ("int8", torch.int32),
+}
+_PRECISION_INPUTS: dict[str, torch.dtype] = {
+    "fp32": torch.float32,
+    "tf32": torch.float32,
+    "fp16": torch.float16,
+    "bf16": torch.bfloat16,
+    "int8": torch.int8,
+}
+# Which precisions have kernels today; the others are designed in but refused.
+AVAILABLE_PRECISIONS: tuple[str, ...] = ("fp32",)
+
+
+class StrideCopyWarning(UserWarning):
+    """An operand's strides fit no kernel, so tcgemm copied it to contiguous memory."""
+
+
+@dataclass(frozen=True)
+class Operand:
+    layout: Layout
+    ld: int  # leading dimension, in elements
+    batch_stride: int  # 0 when broadcast over the batch
+    aligned16: bool  # 16-byte vectors along the contiguous dimension stay aligned
+
+    def flipped(self) -> Operand:
+        return replace(self, layout="col" if self.layout == "row" else "row")
+
+
+@dataclass(frozen=True)
+class GemmProblem:
+    m: int
+    n: int
+    k: int
+    batch: int
+    precision: str
+    in_dtype: torch.dtype
+    out_dtype: torch.dtype
+    a: Operand
+    b: Operand
+    c_strides: tuple[int, int, int] | None  # (row, col, batch); None when beta == 0 or no c
+    d_ld: int
+    d_batch_stride: int
+    alpha: float
+    beta: float
+    swapped: bool  # True: computing D^T = B^T A^T (a column-major out)
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.m * self.n * self.k * self.batch
+
+    @property
+    def layouts(self) -> str:
+        """``"rr"``, ``"rc"``, ``"cr"`` or ``"cc"``: layouts of A and B as the kernel sees them."""
+        return self.a.layout[0] + self.b.layout[0]
+
+
+def layout_of(t: torch.Tensor) -> tuple[Layout, int] | None:
+    """Layout and leading dimension of the last two dims of ``t``, or None if neither fits."""
+    rows, cols = t.shape[-2], t.shape[-1]
+    s_row, s_col = t.stride(-2), t.stride(-1)
+    if s_col == 1 or cols == 1:
+        ld = s_row if rows > 1 else max(cols, 1)
+        if ld >= max(cols, 1):
+            return "row", ld
+    if s_row == 1 or rows == 1:
+        ld = s_col if cols > 1 else max(rows, 1)
+        if ld >= max(rows, 1):
+            return "col", ld
+    return None
+
+
+def _aligned16(t: torch.Tensor, ld: int, batch_stride: int) -> bool:
+    per_vec = 16 // t.element_size()
+    return t.data_ptr() % 16 == 0 and ld % per_vec == 0 and batch_stride % per_vec == 0
+
+
+def _operand(t: torch.Tensor, name: str) -> tuple[torch.Tensor, Operand]:
+    found = layout_of(t)
+    if found is None:
+        warnings.warn(
+            f"{name} has strides {tuple(t.stride())} that are neither row- nor column-major; "
+            f"tcgemm copies it to contiguous memory first (an extra read and write of {name}). "
+            f"Pass {name}.contiguous() or a transpose of a contiguous tensor to avoid the copy.",
+            StrideCopyWarning,
+            stacklevel=4,
+        )
+        t = t.contiguous()
+        found = layout_of(t)
+        assert found is not None
+    layout, ld = found
+    batch_stride = t.stride(0) if t.dim() == 3 and t.shape[0] > 1 else 0
+    return t, Operand(layout, ld, batch_stride, _aligned16(t, ld, batch_stride))
+
+
+def resolve_precision(dtype: torch.dtype, precision: str | None, name: str = "a") -> tuple[str, torch.dtype]:
+    """(precision, default output dtype) for inputs of ``dtype``."""
+    if dtype not in _DTYPE_PRECISION:
+        supported = ", ".join(str(d) for d in _DTYPE_PRECISION)
+        raise TypeError(f"{name} has dtype {dtype}; tcgemm supports {supported}")
+    default, out_dtype = _DTYPE_PRECISION[dtype]
+    if precision is None:
+        precision = default
+    if precision not in _PRECISION_INPUTS:
+        raise ValueError(f"precision={precision!r} is unknown; use one of {', '.join(_PRECISION_INPUTS)}")
+    if _PRECISION_INPUTS[precision] != dtype:
+        raise TypeError(
+            f"precision={precision!r} takes {_PRECISION_INPUTS[precision]} inputs but {name} is {dtype}; "
+            f"convert the inputs or drop precision="
+        )
+    if precision not in AVAILABLE_PRECISIONS:
+        raise NotImplementedError(
+            f"precision {precision!r} has no kernel in this version of tcgemm yet "
+            f"(available: {', '.join(AVAILABLE_PRECISIONS)})"
+        )
+    return precision, out_dtype
+
+
+def _check_shapes(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int, int, int]:
+    for name, t in (("a", a), ("b", b)):
+        if t.dim() not in (2, 3):
+            raise ValueError(
+                f"{name} must be 2-D (rows, cols) or 3-D (batch, rows, cols); got shape {tuple(t.shape)}"
+            )
+    m, k = a.shape[-2], a.shape[-1]
+    k2, n = b.shape[-2], b.shape[-1]
+    if k != k2:
+        raise ValueError(
+            f"inner dimensions differ: a is {tuple(a.shape)} (K={k}) but b is {tuple(b.shape)} (K={k2}); "
+            f"a must be (..., M, K) and b (..., K, N)"
+        )
+    batch_a = a.shape[0] if a.dim() == 3 else 1
+    batch_b = b.shape[0] if b.dim() == 3 else 1
+    if batch_a != batch_b and 1 not in (batch_a, batch_b):
+        raise ValueError(f"batch sizes differ: a has {batch_a}, b has {batch_b} (one of them may be 1)")
+    return m, n, k, max(batch_a, batch_b)
+
+
+def _out_shape(a: torch.Tensor, b: torch.Tensor, m: int, n: int, batch: int) -> tuple[int, ...]:
+    return (batch, m, n) if max(a.dim(), b.dim()) == 3 else (m, n)
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """Byte range [start, end) that ``t`` can touch."""
+    if t.numel() == 0:
+        return (t.data_ptr(), t.data_ptr())
+    extent = sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=True))
+    return (t.data_ptr(), t.data_ptr() + (extent + 1) * t.element_size())
+
+
+def _overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
+    if x.device != y.device or x.numel() == 0 or y.numel() == 0:
+        return False
+    (x0, x1), (y0, y1) = _span(x), _span(y)
+    return x0 < y1 and y0 < x1
+
+
+def describe(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor | None = None,
+    *,
+    alpha: float = 1.0,
+    beta: float = 0.0,
+    out: torch.Tensor | None = None,
+    out_dtype: torch.dtype | None = None,
+    precision: str | None = None,
+) -> tuple[GemmProblem, dict[str, torch.Tensor | None]]:
+    """Validate the arguments of :func:`tcgemm.gemm` and describe the problem.
+
+    Returns the problem and the tensors the kernel reads and writes
+    (``a``, ``b``, ``c`` possibly expanded or made contiguous, ``d`` unallocated
+    when ``out`` is None). Raises before anything is launched.
+    """
+    for name, t in (("a", a), ("b", b), ("c", c), ("out", out)):
+        if t is not None and not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"a is {a.dtype} but b is {b.dtype}; both inputs must have the same dtype")
+    precision, default_out = resolve_precision(a.dtype, precision)
+    if out_dtype is None:
+        out_dtype = out.dtype if out is not None else default_out
+    allowed_out = {default_out, torch.float32} if precision in ("fp16", "bf16") else {default_out}
+    if out_dtype not in allowed_out:
+        allowed = ", ".join(str(d) for d in sorted(allowed_out, key=str))
+        raise TypeError(f"out_dtype={out_dtype} is not available for {precision}; use {allowed}")
+    if out is not None and out.dtype != out_dtype:
+        raise TypeError(f"out is {out.dtype} but out_dtype is {out_dtype}; they must agree")
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
+
+    m, n, k, batch = _check_shapes(a, b)
+    shape = _out_shape(a, b, m, n, batch)
+
+    if out is not None:
+        if tuple(out.shape) != shape:
+            raise ValueError(
+                f"out has shape {tuple(out.shape)}; expected {shape} for a {tuple(a.shape)} @ b {tuple(b.shape)}"
+            )
+        for name, t in (("a", a), ("b", b)):
+            if _overlaps(out, t):
+                raise ValueError(f"out overlaps {name} in memory; pass a separate output tensor")
+        if c is not None and _overlaps(out, c) and not (
+            out.data_ptr() == c.data_ptr() and out.shape == c.shape and out.stride() == c.stride()
+        ):
+            raise ValueError("out partly overlaps c; pass c=out exactly (in-place update) or separate tensors")
+
+    c_expanded: torch.Tensor | None = None
+    if c is not None:
+        if c.dtype != out_dtype:
+            raise TypeError(f"c is {c.dtype} but the output is {out_dtype}; pass c.to({out_dtype})")
+        try:
+            c_expanded = c.expand(batch, m, n)
+        except RuntimeError:
+            raise ValueError(
+                f"c has shape {tuple(c.shape)}, which does not broadcast to the output shape {shape}"
+            ) from None
+    beta = float(beta)
+    if c is None and beta != 0.0:
+        raise ValueError(f"beta={beta} needs c: pass c= (the matrix that beta scales) or beta=0")
+
+    a, op_a = _operand(a, "a")
+    b, op_b = _operand(b, "b")
+
+    swapped = False
+    d_ld, d_batch = n, m * n
+    if out is not None:
+        out_layout = layout_of(out) if out.numel() else ("row", max(n, 1))
+        if out_layout is None:
+            raise ValueError(
+                f"out has strides {tuple(out.stride())}; it must be row-major or column-major "
+                f"(with any leading dimension)"
+            )
+        swapped = out_layout[0] == "col"
+        d_ld = out_layout[1]
+        d_batch = out.stride(0) if out.dim() == 3 and out.shape[0] > 1 else 0
+
+    c_strides = None
+    if c_expanded is not None and beta != 0.0:
+        c_strides = (c_expanded.stride(1), c_expanded.stride(2), c_expanded.stride(0))
+
+    if swapped:  # D^T (N x M) = B^T (N x K) @ A^T (K x M), all row-major views again
+        m, n = n, m
+        op_a, op_b = op_b.flipped(), op_a.flipped()
+        a, b = b, a
+        if c_strides is not None:
+            c_strides = (c_strides[1], c_strides[0], c_strides[2])
+
+    problem = GemmProblem(
+        m=m, n=n, k=k, batch=batch, precision=precision, in_dtype=a.dtype, out_dtype=out_dtype,
+        a=op_a, b=op_b, c_strides=c_strides, d_ld=d_ld, d_batch_stride=d_batch,
+        alpha=float(alpha), beta=beta, swapped=swapped,
+    )
+    return problem, {"a": a, "b": b, "c": c_expanded if c_strides is not None else None, "out": out}

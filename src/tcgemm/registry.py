@@ -1,0 +1,209 @@
+"""The kernel ladder, described as data.
+
+Each :class:`KernelSpec` says what a kernel file is (its technique, the seed
+document it comes from), what it can serve (precisions, architecture, layout
+and alignment needs) and which tile configurations it is compiled with. Nothing
+here compiles or launches: :mod:`tcgemm.select` filters and orders these
+records, :mod:`tcgemm.launch` turns one into a launch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+# Precision names: what the tensor cores / FMA units compute in.
+#   fp32: exact IEEE float32 on CUDA cores;   tf32: float32 inputs on tensor cores
+#   fp16, bf16: 16-bit inputs, fp32 accumulate;   int8: s8 x s8 -> s32
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "int8")
+
+
+@dataclass(frozen=True, eq=False)  # registry singletons: identity equality and hash
+class TileConfig:
+    """One compiled shape of a kernel. Names follow the CUTLASS levels:
+    CTA tile (BLOCK_*), warp tile (WARP_*), per-thread tile (THREAD_*)."""
+
+    name: str
+    params: Mapping[str, int]
+
+    def __getitem__(self, key: str) -> int:
+        return self.params[key]
+
+    def get(self, key: str, default: int = 0) -> int:
+        return self.params.get(key, default)
+
+    @property
+    def threads(self) -> int:
+        return self.params["THREADS"]
+
+    def describe(self) -> str:
+        """A compact label such as ``128x128x8 w32x64 t8x8``."""
+        p = self.params
+        text = f"{p['BLOCK_M']}x{p['BLOCK_N']}"
+        if "BLOCK_K" in p:
+            text += f"x{p['BLOCK_K']}"
+        if "WARP_M" in p:
+            text += f" w{p['WARP_M']}x{p['WARP_N']}"
+        if "THREAD_M" in p:
+            text += f" t{p['THREAD_M']}x{p.get('THREAD_N', 1)}"
+        if "STAGES" in p:
+            text += f" s{p['STAGES']}"
+        return text
+
+
+def _cfg(name: str, **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)))
+
+
+@dataclass(frozen=True, eq=False)
+class KernelSpec:
+    """A ladder stage: one kernel source file and what it can do."""
+
+    name: str  # what users pass as kernel="..."
+    family: str  # simt | wmma | mma_sync | hopper
+    stage: int  # position in its family's ladder
+    technique: str  # one line: what this stage adds
+    source: str  # path under tcgemm/kernels/
+    entry: str  # extern "C" symbol
+    precisions: tuple[str, ...]
+    configs: tuple[TileConfig, ...]  # first one is the default
+    seed: str  # the source document(s) the stage follows
+    min_arch: int = 80  # compute capability * 10
+    vector_loads: bool = False  # compiled with VEC=4 when the operands are 16-byte aligned
+    min_blocks: int = 1  # __launch_bounds__ minimum CTAs per SM
+    defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def config(self, name: str | None = None) -> TileConfig:
+        if name is None:
+            return self.configs[0]
+        for cfg in self.configs:
+            if cfg.name == name:
+                return cfg
+        known = ", ".join(c.name for c in self.configs)
+        raise ValueError(f"kernel {self.name!r} has no tile config {name!r}; known: {known}")
+
+
+_SEED_004 = "004 (CUDA Matrix Multiplication Optimization)"
+_SEED_002 = "002 (cuMM)"
+
+LADDER: tuple[KernelSpec, ...] = (
+    KernelSpec(
+        name="simt_naive",
+        family="simt",
+        stage=0,
+        technique="one thread per output, lanes along M (uncoalesced)",
+        source="simt/00_naive.cu",
+        entry="simt_naive",
+        precisions=("fp32",),
+        configs=(_cfg("16x16", BLOCK_M=16, BLOCK_N=16, THREADS=256),),
+        seed=f"{_SEED_004} v00; {_SEED_002} stage 0",
+    ),
+    KernelSpec(
+        name="simt_coalesced",
+        family="simt",
+        stage=1,
+        technique="lanes along N: coalesced B loads and D stores",
+        source="simt/01_coalesced.cu",
+        entry="simt_coalesced",
+        precisions=("fp32",),
+        configs=(_cfg("8x32", BLOCK_M=8, BLOCK_N=32, THREADS=256),),
+        seed=f"{_SEED_004} v01",
+    ),
+    KernelSpec(
+        name="simt_smem_tiling",
+        family="simt",
+        stage=2,
+        technique="CTA tiles of A and B staged in shared memory",
+        source="simt/02_smem_tiling.cu",
+        entry="simt_smem_tiling",
+        precisions=("fp32",),
+        configs=(_cfg("32x32x32", BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, THREADS=1024),),
+        seed=f"{_SEED_004} v02; {_SEED_002} stage 1",
+    ),
+    KernelSpec(
+        name="simt_double_buffering",
+        family="simt",
+        stage=3,
+        technique="two shared buffers, next tile prefetched during compute",
+        source="simt/03_double_buffering.cu",
+        entry="simt_double_buffering",
+        precisions=("fp32",),
+        configs=(_cfg("32x32x32", BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, THREADS=1024),),
+        seed=f"{_SEED_002} stage 2",
+    ),
+    KernelSpec(
+        name="simt_thread_tiling_1d",
+        family="simt",
+        stage=4,
+        technique="each thread computes a column of THREAD_M outputs",
+        source="simt/04_thread_tiling_1d.cu",
+        entry="simt_thread_tiling_1d",
+        precisions=("fp32",),
+        configs=(_cfg("64x64x8", BLOCK_M=64, BLOCK_N=64, BLOCK_K=8, THREAD_M=8, THREADS=512),),
+        seed=f"{_SEED_004} v03",
+    ),
+    KernelSpec(
+        name="simt_thread_tiling_2d",
+        family="simt",
+        stage=5,
+        technique="each thread computes a THREAD_M x THREAD_N block (outer products)",
+        source="simt/05_thread_tiling_2d.cu",
+        entry="simt_thread_tiling_2d",
+        precisions=("fp32",),
+        configs=(
+            _cfg("128x128x8", BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, THREAD_M=8, THREAD_N=8, THREADS=256),
+        ),
+        seed=f"{_SEED_004} v04; {_SEED_002} stage 3",
+    ),
+    KernelSpec(
+        name="simt_vectorized",
+        family="simt",
+        stage=6,
+        technique="float4 global/shared access, A transposed in shared memory",
+        source="simt/06_vectorized.cu",
+        entry="simt_vectorized",
+        precisions=("fp32",),
+        configs=(
+            _cfg("128x128x8", BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, THREAD_M=8, THREAD_N=8, THREADS=256),
+        ),
+        seed=f"{_SEED_004} v05; {_SEED_002} stage 4",
+        vector_loads=True,
+        min_blocks=2,
+    ),
+    KernelSpec(
+        name="simt_warp_tiling",
+        family="simt",
+        stage=7,
+        technique="warp tiles with strided 4x4 thread pieces, double-buffered register prefetch",
+        source="simt/07_warp_tiling.cu",
+        entry="simt_warp_tiling",
+        precisions=("fp32",),
+        configs=(
+            _cfg("128x128x8", BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
+                 THREAD_M=8, THREAD_N=8, THREADS=256),
+            _cfg("128x128x16", BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=32, WARP_N=64,
+                 THREAD_M=8, THREAD_N=8, THREADS=256),
+            _cfg("64x64x8", BLOCK_M=64, BLOCK_N=64, BLOCK_K=8, WARP_M=32, WARP_N=32,
+                 THREAD_M=4, THREAD_N=8, THREADS=128),
+        ),
+        seed=f"{_SEED_004} v06; {_SEED_002} stage 5",
+        vector_loads=True,
+        min_blocks=2,
+    ),
+)
+
+_BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}
+
+
+def get(name: str) -> KernelSpec:
+    """The spec named ``name``; a ValueError lists the known names otherwise."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        raise ValueError(f"unknown kernel {name!r}; choose 'auto' or one of: {known}") from None
+
+
+def all_specs() -> tuple[KernelSpec, ...]:
+    return LADDER

@@ -1,0 +1,55 @@
+"""Every kernel build the launcher can ask for compiles with NVRTC for sm_80 and
+sm_90a (no GPU needed), and its SASS has no local-memory traffic and the
+arithmetic instructions its technique promises."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcgemm import jit, launch, sass
+
+ARCHS = ("sm_80", "sm_90a")
+BUILDS = launch.all_builds()
+
+# Instructions each family must show in SASS.
+EXPECTED = {"simt": {"FFMA"}}
+
+
+def _build_id(build: tuple) -> str:
+    spec, defines = build
+    d = dict(defines)
+    tile = "x".join(d[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K") if k in d)
+    layouts = "rc"[int(d["A_LAYOUT"])] + "rc"[int(d["B_LAYOUT"])]
+    return f"{spec.name}-{tile}-{layouts}-vec{d.get('VEC', '1')}-{d['ELEM_A'].replace(' ', '')}"
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("build", BUILDS, ids=[_build_id(b) for b in BUILDS])
+def test_kernel_compiles_without_spills(build, arch):
+    spec, defines = build
+    cubin = jit.cubin(spec.source, defines, arch)
+    usage = sass.resource_usage(cubin)
+    code = sass.disassemble(cubin)
+    assert not sass.has_local_memory(code), f"{spec.name} spills to local memory: {usage}"
+    assert usage.get("LOCAL", 0) == 0 and usage.get("STACK", 0) == 0, usage
+    mix = sass.instruction_mix(code)
+    for opcode in EXPECTED[spec.family]:
+        assert mix[opcode] > 0, f"{spec.name} has no {opcode} in its SASS"
+
+
+def test_vectorized_builds_use_128_bit_loads():
+    """VEC=4 must turn into LDG.E.128 (and the fragment reads into LDS.128)."""
+    for spec, defines in BUILDS:
+        d = dict(defines)
+        if d.get("VEC") == "4" and d["A_LAYOUT"] == "0" and d["B_LAYOUT"] == "0":
+            code = sass.disassemble(jit.cubin(spec.source, defines, "sm_90a"))
+            assert "LDG.E.128" in code, spec.name
+            assert "LDS.128" in code, spec.name
+
+
+def test_warp_tiling_fits_two_ctas_per_sm_on_hopper():
+    """The final SIMT stage is tuned for 2 CTAs x 256 threads on the H100: at most 128 registers."""
+    for spec, defines in BUILDS:
+        if spec.name == "simt_warp_tiling" and dict(defines)["VEC"] == "4":
+            for arch in ("sm_90a",):
+                assert sass.resource_usage(jit.cubin(spec.source, defines, arch))["REG"] <= 128

@@ -1,0 +1,106 @@
+"""Every kernel against a float64 reference on the GPU, with poisoned outputs.
+
+Shapes cover the edges the kernels must handle: sizes of 1, primes, one
+less and one more than a tile, tall/skinny, K from 1 to 14336; all four
+operand layouts; alpha/beta with a broadcast C; batches; padded leading
+dimensions; a column-major output (the D^T = B^T A^T path).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import tcgemm
+from tcgemm import registry
+from tcgemm.check import check
+
+pytestmark = pytest.mark.gpu
+
+KERNELS = [f"{s.name}:{c.name}" for s in registry.all_specs() if "fp32" in s.precisions for c in s.configs]
+SHAPES = [(1, 1, 1), (7, 7, 7), (127, 127, 127), (1000, 1000, 1000), (16, 1000, 515), (1000, 16, 515),
+          (33, 65, 1), (129, 257, 4097)]
+LAYOUTS = ["rr", "rc", "cr", "cc"]
+
+
+def _run(name: str, **kw):
+    kernel, _, config = name.partition(":")
+    result = check(kernel=kernel, config=config or None, **kw)
+    assert result.unwritten == 0, result
+    assert result.passed, result
+    return result
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", KERNELS)
+def test_shapes_and_layouts(name, shape, layouts):
+    m, n, k = shape
+    _run(name, m=m, n=n, k=k, layouts=layouts)
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_large_odd(name):
+    _run(name, m=4095, n=4095, k=4095, layouts="rr")
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_long_k(name):
+    _run(name, m=64, n=96, k=14336, layouts="rc")
+
+
+@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("alpha,beta", [(2.0, 0.0), (0.5, -1.5), (1.0, 1.0)])
+def test_alpha_beta(name, alpha, beta):
+    _run(name, m=130, n=70, k=200, alpha=alpha, beta=beta, layouts="cr")
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_batch_padded_and_column_major_out(name):
+    _run(name, m=100, n=36, k=77, batch=3, pad=5, layouts="rc")
+    _run(name, m=100, n=36, k=76, batch=2, pad=4, layouts="rr", out_layout="col")
+
+
+def test_broadcast_batch_and_bias():
+    a = torch.randn(4, 50, 30, device="cuda")
+    b = torch.randn(30, 20, device="cuda")
+    bias = torch.randn(20, device="cuda")
+    d = tcgemm.gemm(a, b, bias, beta=1.0)
+    ref = a.double() @ b.double() + bias.double()
+    assert torch.allclose(d.double(), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_zero_sizes():
+    a = torch.randn(5, 0, device="cuda")
+    b = torch.randn(0, 3, device="cuda")
+    c = torch.randn(5, 3, device="cuda")
+    assert torch.equal(tcgemm.gemm(a, b), torch.zeros(5, 3, device="cuda"))
+    assert torch.allclose(tcgemm.gemm(a, b, c, beta=2.0), 2 * c)
+    assert tcgemm.gemm(torch.randn(0, 4, device="cuda"), torch.randn(4, 3, device="cuda")).shape == (0, 3)
+
+
+def test_no_copy_for_transposed_views():
+    """a.t() and slices are read in place: no StrideCopyWarning."""
+    base = torch.randn(64, 80, device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tcgemm.gemm(base.t(), base[:, :40])
+
+
+def test_uncommon_strides_are_copied_visibly():
+    a = torch.randn(32, 64, device="cuda")[:, ::2]  # stride 2 along the row
+    with pytest.warns(tcgemm.StrideCopyWarning):
+        d = tcgemm.gemm(a, torch.randn(32, 8, device="cuda"))
+    assert d.shape == (32, 8)
+
+
+def test_second_call_does_not_compile(monkeypatch):
+    from tcgemm import jit
+
+    a, b = torch.randn(256, 256, device="cuda"), torch.randn(256, 256, device="cuda")
+    tcgemm.gemm(a, b)
+    monkeypatch.setattr(jit, "compile_source", lambda *a, **k: pytest.fail("compiled on the second call"))
+    monkeypatch.setattr(jit, "cubin", lambda *a, **k: pytest.fail("read the disk cache on the second call"))
+    tcgemm.gemm(a, b)
