@@ -18,6 +18,11 @@
 //   plus each kernel's tile parameters (BLOCK_M, BLOCK_N, BLOCK_K, ...).
 #pragma once
 
+#if defined(TCGEMM_NEEDS_FP16)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif
+
 #define LAYOUT_ROW 0
 #define LAYOUT_COL 1
 
@@ -85,4 +90,18 @@ __device__ __forceinline__ i64 b_offset(const Gemm& g, int k, int n) {
     return B_LAYOUT == LAYOUT_ROW ? (i64)k * g.ldb + n : (i64)n * g.ldb + k;
 }
 
+// Conversions between storage types and the epilogue's arithmetic type.
 __device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(int x) { return (float)x; }
+#if defined(TCGEMM_NEEDS_FP16)
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+#endif
+
+template <typename T> __device__ __forceinline__ T from_float(float x) { return (T)x; }
+#if defined(TCGEMM_NEEDS_FP16)
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+    return __float2bfloat16_rn(x);
+}
+#endif
