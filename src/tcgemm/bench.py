@@ -227,6 +227,7 @@ def ladder_names(precision: str, all_configs: bool = False) -> list[str]:
     names = []
     for spec in registry.all_specs():
         if precision in spec.precisions:
-            configs = spec.configs if all_configs else spec.configs[:1]
+            configs = spec.configs_for(precision)
+            configs = configs if all_configs else configs[:1]
             names += [f"{spec.name}:{c.name}" for c in configs]
     return names

@@ -37,21 +37,24 @@ def shape_class(m: int, n: int, batch: int, sms: int) -> str:
     return "large" if tiles >= sms else "small"
 
 
-def pick_config(spec: KernelSpec, cls: str) -> TileConfig:
+def pick_config(spec: KernelSpec, cls: str, precision: str) -> TileConfig:
+    """First config serving ``precision``; for 'small' problems, the first with a CTA tile under 128x128."""
+    configs = spec.configs_for(precision)
     if cls == "small":
-        small = [c for c in spec.configs if c["BLOCK_M"] * c["BLOCK_N"] < 128 * 128]
+        small = [c for c in configs if c["BLOCK_M"] * c["BLOCK_N"] < 128 * 128]
         if small:
             return small[0]
-    return spec.configs[0]
+    return configs[0]
 
 
 @lru_cache(maxsize=4096)
 def _auto(precision: str, arch: int, cls: str) -> tuple[KernelSpec, TileConfig] | None:
-    candidates = [s for s in registry.all_specs() if precision in s.precisions and arch >= s.min_arch]
+    candidates = [s for s in registry.all_specs()
+                  if precision in s.precisions and arch >= s.min_arch and s.auto]
     if not candidates:
         return None
     best = min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
-    return best, pick_config(best, cls)
+    return best, pick_config(best, cls, precision)
 
 
 def select(
@@ -64,9 +67,11 @@ def select(
         if chosen is None:
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}")
         spec, cfg = chosen
-        return (spec, spec.config(config)) if config else (spec, cfg)
+        return (spec, spec.config(config, problem.precision)) if config else (spec, cfg)
     spec = registry.get(kernel)
     reason = why_not(spec, problem, arch)
     if reason is not None:
         raise KernelUnavailable(f"kernel {kernel!r} cannot serve this problem: {reason}; use kernel='auto'")
-    return spec, spec.config(config)
+    if config is None:
+        return spec, pick_config(spec, shape_class(problem.m, problem.n, problem.batch, sms), problem.precision)
+    return spec, spec.config(config, problem.precision)

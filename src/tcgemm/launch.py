@@ -27,14 +27,17 @@ _C_TYPES = {
     torch.int32: "int",
 }
 MAX_GRID_YZ = 65535
-# precision -> (input dtype, output dtype) compiled by all_builds()
-_PRECISION_DTYPES = {
-    "fp32": (torch.float32, torch.float32),
-    "tf32": (torch.float32, torch.float32),
-    "fp16": (torch.float16, torch.float16),
-    "bf16": (torch.bfloat16, torch.bfloat16),
-    "int8": (torch.int8, torch.int32),
-}
+
+
+def _precision_outputs(precision: str) -> list[tuple[torch.dtype, torch.dtype]]:
+    """(input, output) dtype pairs compiled for a precision: 16-bit inputs may write fp32."""
+    return {
+        "fp32": [(torch.float32, torch.float32)],
+        "tf32": [(torch.float32, torch.float32)],
+        "fp16": [(torch.float16, torch.float16), (torch.float16, torch.float32)],
+        "bf16": [(torch.bfloat16, torch.bfloat16), (torch.bfloat16, torch.float32)],
+        "int8": [(torch.int8, torch.int32)],
+    }[precision]
 
 
 @dataclass(frozen=True)
@@ -48,9 +51,10 @@ class LaunchPlan:
 
 @lru_cache(maxsize=4096)
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
-             in_dtype: torch.dtype, out_dtype: torch.dtype) -> jit.Defines:
+             in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32") -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
     items.update(spec.defines)
+    items["PRECISION_" + precision.upper()] = 1
     items.update(
         ELEM_A=_C_TYPES[in_dtype], ELEM_B=_C_TYPES[in_dtype],
         ELEM_C=_C_TYPES[out_dtype], ELEM_D=_C_TYPES[out_dtype],
@@ -59,6 +63,8 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
     )
     if spec.vector_loads:
         items["VEC"] = vec
+    if torch.float16 in (in_dtype, out_dtype) or torch.bfloat16 in (in_dtype, out_dtype):
+        items["TCGEMM_NEEDS_FP16"] = 1
     return jit.as_defines(items.items())
 
 
@@ -70,7 +76,7 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
             f"M={problem.m} or batch={problem.batch} needs a grid of {grid}, beyond CUDA's {MAX_GRID_YZ} "
             f"in y/z for kernel {spec.name!r}; split the batch or use a kernel with a larger BLOCK_M"
         )
-    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype)
+    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
     return LaunchPlan(spec, cfg, defines, grid, cfg.threads)
 
 
@@ -78,12 +84,14 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
     """Every (kernel, defines) the launcher can ask for: configs x layouts x VEC x dtypes."""
     builds = []
     for spec in registry.all_specs():
-        dtypes = sorted({_PRECISION_DTYPES[p] for p in spec.precisions}, key=str)
         for cfg in spec.configs:
             for layouts in ("rr", "rc", "cr", "cc"):
                 for vec in (1, 4) if spec.vector_loads else (1,):
-                    for in_dtype, out_dtype in dtypes:
-                        builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype)))
+                    for precision in (p for p in spec.precisions if cfg.serves(p)):
+                        for in_dtype, out_dtype in _precision_outputs(precision):
+                            builds.append(
+                                (spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision))
+                            )
     return builds
 
 
@@ -108,8 +116,31 @@ def _launch_config(grid: tuple[int, int, int], block: int, smem: int) -> Any:
     return jit._cuda_core().LaunchConfig(grid=grid, block=block, shmem_size=smem)
 
 
+_smem_ready: set[tuple[int, int]] = set()
+
+
+def _allow_dynamic_smem(kernel: Any, smem: int, device: int) -> None:
+    """Above 48 KB a kernel must opt in to its dynamic shared memory, once per kernel and device."""
+    key = (id(kernel), device)
+    if smem <= 48 * 1024 or key in _smem_ready:
+        return
+    from cuda.bindings import driver
+
+    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    handle = kernel.handle
+    if isinstance(handle, driver.CUkernel):
+        err, dev = driver.cuDeviceGet(device)
+        (err,) = driver.cuKernelSetAttribute(attr, smem, handle, dev)
+    else:
+        (err,) = driver.cuFuncSetAttribute(handle, attr, smem)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cannot give the kernel {smem} bytes of shared memory: {err}")
+    _smem_ready.add(key)
+
+
 def _launch(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, args: tuple, device: int) -> None:
     cc = jit._cuda_core()
+    _allow_dynamic_smem(kernel, smem, device)
     stream = _stream(torch.cuda.current_stream(device).cuda_stream, device)
     cc.launch(stream, _launch_config(grid, block, smem), kernel, *args)
 
@@ -131,4 +162,4 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         c.data_ptr() if c is not None else 0, np.int64(c_row), np.int64(c_col), np.int64(c_batch),
         d.data_ptr(), np.int64(problem.d_ld), np.int64(problem.d_batch_stride),
     )
-    _launch(kernel, p.grid, p.block, 0, args, device)
+    _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

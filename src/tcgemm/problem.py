@@ -36,8 +36,13 @@ _PRECISION_INPUTS: dict[str, torch.dtype] = {
     "bf16": torch.bfloat16,
     "int8": torch.int8,
 }
-# Which precisions have kernels today; the others are designed in but refused.
-AVAILABLE_PRECISIONS: tuple[str, ...] = ("fp32",)
+
+
+def available_precisions() -> tuple[str, ...]:
+    """Precisions that at least one registered kernel computes."""
+    from . import registry
+
+    return tuple(p for p in registry.PRECISIONS if any(p in s.precisions for s in registry.all_specs()))
 
 
 class StrideCopyWarning(UserWarning):
@@ -136,10 +141,10 @@ def resolve_precision(dtype: torch.dtype, precision: str | None, name: str = "a"
             f"precision={precision!r} takes {_PRECISION_INPUTS[precision]} inputs but {name} is {dtype}; "
             f"convert the inputs or drop precision="
         )
-    if precision not in AVAILABLE_PRECISIONS:
+    if precision not in available_precisions():
         raise NotImplementedError(
             f"precision {precision!r} has no kernel in this version of tcgemm yet "
-            f"(available: {', '.join(AVAILABLE_PRECISIONS)})"
+            f"(available: {', '.join(available_precisions())})"
         )
     return precision, out_dtype
 
@@ -217,6 +222,11 @@ def describe(
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")
+        if precision == "int8" and (float(value) != int(value) or abs(value) >= 2**24):
+            raise ValueError(
+                f"{name}={value}: int8 GEMMs accumulate and scale in int32 to stay exact, so {name} must be "
+                f"an integer below 2**24; scale the int32 result in floating point yourself for other values"
+            )
 
     m, n, k, batch = _check_shapes(a, b)
     shape = _out_shape(a, b, m, n, batch)

@@ -26,6 +26,17 @@ class TileConfig:
 
     name: str
     params: Mapping[str, int]
+    # Precisions this config is for (None: all of the kernel's). Tensor-core tiles
+    # are sized in bytes per row, so BLOCK_K differs between fp16, tf32 and int8.
+    precisions: tuple[str, ...] | None = None
+
+    def serves(self, precision: str) -> bool:
+        return self.precisions is None or precision in self.precisions
+
+    @property
+    def smem_bytes(self) -> int:
+        """Dynamic shared memory the launch needs (0: the kernel uses static shared memory only)."""
+        return self.params.get("SMEM_BYTES", 0)
 
     def __getitem__(self, key: str) -> int:
         return self.params[key]
@@ -52,8 +63,8 @@ class TileConfig:
         return text
 
 
-def _cfg(name: str, **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)))
+def _cfg(name: str, precisions: tuple[str, ...] | None = None, **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions)
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,16 +83,23 @@ class KernelSpec:
     min_arch: int = 80  # compute capability * 10
     vector_loads: bool = False  # compiled with VEC=4 when the operands are 16-byte aligned
     min_blocks: int = 1  # __launch_bounds__ minimum CTAs per SM
+    auto: bool = True  # may kernel="auto" choose it (False for teaching stages that are never fastest)
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
-    def config(self, name: str | None = None) -> TileConfig:
-        if name is None:
-            return self.configs[0]
-        for cfg in self.configs:
+    def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
+        return tuple(c for c in self.configs if c.serves(precision))
+
+    def config(self, name: str | None = None, precision: str | None = None) -> TileConfig:
+        """The named config (default: the first one serving ``precision``)."""
+        candidates = self.configs_for(precision) if precision else self.configs
+        if name is None and candidates:
+            return candidates[0]
+        for cfg in candidates:
             if cfg.name == name:
                 return cfg
-        known = ", ".join(c.name for c in self.configs)
-        raise ValueError(f"kernel {self.name!r} has no tile config {name!r}; known: {known}")
+        known = ", ".join(c.name for c in candidates) or "none"
+        what = f" for {precision}" if precision else ""
+        raise ValueError(f"kernel {self.name!r} has no tile config {name!r}{what}; known: {known}")
 
 
 _SEED_004 = "004 (CUDA Matrix Multiplication Optimization)"
@@ -180,9 +198,9 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="simt_warp_tiling",
         precisions=("fp32",),
         configs=(
-            _cfg("128x128x8", BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
-                 THREAD_M=8, THREAD_N=8, THREADS=256),
             _cfg("128x128x16", BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=32, WARP_N=64,
+                 THREAD_M=8, THREAD_N=8, THREADS=256),
+            _cfg("128x128x8", BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
                  THREAD_M=8, THREAD_N=8, THREADS=256),
             _cfg("64x64x8", BLOCK_M=64, BLOCK_N=64, BLOCK_K=8, WARP_M=32, WARP_N=32,
                  THREAD_M=4, THREAD_N=8, THREADS=128),

@@ -19,15 +19,22 @@ from tcgemm.check import check
 
 pytestmark = pytest.mark.gpu
 
-KERNELS = [f"{s.name}:{c.name}" for s in registry.all_specs() if "fp32" in s.precisions for c in s.configs]
+# (kernel:config, precision) for every kernel, config and precision in the registry.
+CASES = [
+    pytest.param(f"{s.name}:{c.name}", p, id=f"{s.name}:{c.name}-{p}")
+    for s in registry.all_specs()
+    for c in s.configs
+    for p in s.precisions
+    if c.serves(p)
+]
 SHAPES = [(1, 1, 1), (7, 7, 7), (127, 127, 127), (1000, 1000, 1000), (16, 1000, 515), (1000, 16, 515),
           (33, 65, 1), (129, 257, 4097)]
 LAYOUTS = ["rr", "rc", "cr", "cc"]
 
 
-def _run(name: str, **kw):
+def _run(name: str, precision: str, **kw):
     kernel, _, config = name.partition(":")
-    result = check(kernel=kernel, config=config or None, **kw)
+    result = check(kernel=kernel, config=config or None, precision=precision, **kw)
     assert result.unwritten == 0, result
     assert result.passed, result
     return result
@@ -35,32 +42,32 @@ def _run(name: str, **kw):
 
 @pytest.mark.parametrize("layouts", LAYOUTS)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("name", KERNELS)
-def test_shapes_and_layouts(name, shape, layouts):
+@pytest.mark.parametrize("name,precision", CASES)
+def test_shapes_and_layouts(name, precision, shape, layouts):
     m, n, k = shape
-    _run(name, m=m, n=n, k=k, layouts=layouts)
+    _run(name, precision, m=m, n=n, k=k, layouts=layouts)
 
 
-@pytest.mark.parametrize("name", KERNELS)
-def test_large_odd(name):
-    _run(name, m=4095, n=4095, k=4095, layouts="rr")
+@pytest.mark.parametrize("name,precision", CASES)
+def test_large_odd(name, precision):
+    _run(name, precision, m=4095, n=4095, k=4095, layouts="rr")
 
 
-@pytest.mark.parametrize("name", KERNELS)
-def test_long_k(name):
-    _run(name, m=64, n=96, k=14336, layouts="rc")
+@pytest.mark.parametrize("name,precision", CASES)
+def test_long_k(name, precision):
+    _run(name, precision, m=64, n=96, k=14336, layouts="rc")
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name,precision", CASES)
 @pytest.mark.parametrize("alpha,beta", [(2.0, 0.0), (0.5, -1.5), (1.0, 1.0)])
-def test_alpha_beta(name, alpha, beta):
-    _run(name, m=130, n=70, k=200, alpha=alpha, beta=beta, layouts="cr")
+def test_alpha_beta(name, precision, alpha, beta):
+    _run(name, precision, m=130, n=70, k=200, alpha=alpha, beta=beta, layouts="cr")
 
 
-@pytest.mark.parametrize("name", KERNELS)
-def test_batch_padded_and_column_major_out(name):
-    _run(name, m=100, n=36, k=77, batch=3, pad=5, layouts="rc")
-    _run(name, m=100, n=36, k=76, batch=2, pad=4, layouts="rr", out_layout="col")
+@pytest.mark.parametrize("name,precision", CASES)
+def test_batch_padded_and_column_major_out(name, precision):
+    _run(name, precision, m=100, n=36, k=77, batch=3, pad=5, layouts="rc")
+    _run(name, precision, m=100, n=36, k=76, batch=2, pad=4, layouts="rr", out_layout="col")
 
 
 def test_broadcast_batch_and_bias():
