@@ -161,6 +161,32 @@ def input_sets(m: int, n: int, k: int, precision: str, layouts: str, l2_bytes: i
     ]
 
 
+def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]],
+                    out: torch.Tensor) -> tuple[str, Callable[[int], None]] | None:
+    """(label, run(i)) of the cuBLAS call that computes the same thing, or None if cuBLAS refuses the shape.
+
+    fp32/tf32/fp16/bf16: torch.matmul (TF32 enabled only for tf32); int8: torch._int_mm (s8 x s8 -> s32),
+    which needs M > 16 and K, N multiples of 8."""
+    a0, b0 = sets[0]
+    if precision == "int8":
+        m, k = a0.shape
+        n = b0.shape[1]
+        if m <= 16 or k % 8 or n % 8:
+            return None
+
+        def run_int(i: int) -> None:
+            a, b = sets[i % len(sets)]
+            torch._int_mm(a, b, out=out)
+
+        return "torch._int_mm", run_int
+
+    def run(i: int) -> None:
+        a, b = sets[i % len(sets)]
+        torch.matmul(a, b, out=out)
+
+    return ("torch.matmul (TF32)" if precision == "tf32" else "torch.matmul"), run
+
+
 def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32", layouts: str = "rr",
                 budget_s: float = 1.0, on_row: Callable[[BenchRow], None] | None = None) -> list[BenchRow]:
     """Time cuBLAS and each named kernel (``"auto"`` allowed) on the same inputs."""
@@ -173,21 +199,21 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     flops = 2.0 * m * n * k
     rows: list[BenchRow] = []
 
-    with cublas_precision(precision):
-        def run_cublas(i: int) -> None:
-            a, b = sets[i % len(sets)]
-            torch.matmul(a, b, out=out)
-
-        times = time_runs(run_cublas, len(sets), budget_s)
-        run_cublas(0)
-        err = relative_error(out, ref)
-    med, spread = _summary(times)
-    cublas_ms = med
-    base = BenchRow("cublas", "torch.matmul", m, n, k, precision, med, flops / med / 1e9, 100.0, err,
-                    err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread)
-    rows.append(base)
-    if on_row:
-        on_row(base)
+    baseline = cublas_baseline(precision, sets, out)
+    cublas_ms: float | None = None
+    if baseline is not None:
+        label, run_cublas = baseline
+        with cublas_precision(precision):
+            times = time_runs(run_cublas, len(sets), budget_s)
+            run_cublas(0)
+            err = relative_error(out, ref)
+        med, spread = _summary(times)
+        cublas_ms = med
+        base = BenchRow("cublas", label, m, n, k, precision, med, flops / med / 1e9, 100.0, err,
+                        err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread)
+        rows.append(base)
+        if on_row:
+            on_row(base)
 
     cc, sms, arch = device_info(torch.cuda.current_device())
     prec_arg = "tf32" if precision == "tf32" else None
@@ -210,7 +236,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         row = BenchRow(
             kernel=spec.name if kernel != "auto" else f"auto ({spec.name})", config=cfg.describe(),
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
-            pct_cublas=100.0 * cublas_ms / med, error=err, passed=err <= TOLERANCE[precision],
+            pct_cublas=100.0 * cublas_ms / med if cublas_ms else None, error=err, passed=err <= TOLERANCE[precision],
             registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes, block=plan.block,
             grid=plan.grid, samples=len(times), spread_pct=spread,
         )

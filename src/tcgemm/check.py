@@ -100,6 +100,7 @@ def check(
     beta: float = 0.0,
     pad: int = 0,
     out_layout: str = "row",
+    out_dtype: torch.dtype | None = None,
     device: str | torch.device = "cuda",
     seed: int | None = None,
 ) -> CheckResult:
@@ -110,7 +111,8 @@ def check(
     a = random_operand(m, k, "row" if layouts[0] == "r" else "col", batch, dtype, device, gen, pad)
     b = random_operand(k, n, "row" if layouts[1] == "r" else "col", batch, dtype, device, gen, pad)
     c = None
-    out_dtype = torch.int32 if dtype == torch.int8 else dtype
+    if out_dtype is None:
+        out_dtype = torch.int32 if dtype == torch.int8 else dtype
     if beta != 0:
         c = random_operand(m, n, "row", batch, torch.float32, device, gen).to(out_dtype)
     shape = (m, n) if batch is None else (batch, m, n)

@@ -20,7 +20,8 @@ from rich.table import Table
 from . import registry
 from ._version import __version__
 
-console = Console()
+# A wide table even when the output is a log file, not a terminal.
+console = Console(width=None if sys.stdout.isatty() else 160)
 
 DEFAULT_SHAPES = "1024,4096,4096x10240x4096"
 
@@ -192,7 +193,7 @@ def _bench_table(rows: list, title: str) -> Table:
             r.kernel, r.config, str(r.registers or "-"),
             f"{r.smem_bytes} B" if r.smem_bytes is not None else "-",
             str(r.block or "-"), "x".join(map(str, r.grid)) if r.grid else "-",
-            f"{r.ms:.3f}", f"{r.tflops:.2f}", f"{r.pct_cublas:.1f}%", check,
+            f"{r.ms:.3f}", f"{r.tflops:.2f}", f"{r.pct_cublas:.1f}%" if r.pct_cublas is not None else "n/a", check,
         )
     return table
 

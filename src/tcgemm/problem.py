@@ -276,7 +276,7 @@ def describe(
 
     c_strides = None
     if c_expanded is not None and beta != 0.0:
-        c_strides = (c_expanded.stride(1), c_expanded.stride(2), c_expanded.stride(0))
+        c_strides = (c_expanded.stride(1), c_expanded.stride(2), c_expanded.stride(0) if batch > 1 else 0)
 
     if swapped:  # D^T (N x M) = B^T (N x K) @ A^T (K x M), all row-major views again
         m, n = n, m

@@ -1,0 +1,121 @@
+"""The whole Python path of tcgemm.gemm — validation, layout detection, the
+column-major-output swap, batch/broadcast strides, selection, launch arguments —
+checked on the CPU by replacing the one function that touches the GPU with an
+emulator of the kernel contract (gemm.cuh) that reads memory exactly as a
+kernel would: through the pointers, leading dimensions and batch strides the
+launcher passes. A wrong stride or a wrong swap gives a wrong D here."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tcgemm
+from tcgemm import api, launch
+from tcgemm.problem import GemmProblem
+
+
+def _view(t: torch.Tensor, rows: int, cols: int, layout: str, ld: int, batch: int, batch_stride: int):
+    strides = (batch_stride, ld, 1) if layout == "row" else (batch_stride, 1, ld)
+    return torch.as_strided(t, (batch, rows, cols), strides, t.storage_offset())
+
+
+def emulate(plan, problem: GemmProblem, a, b, c, d, arch) -> None:
+    p = problem
+    A = _view(a, p.m, p.k, p.a.layout, p.a.ld, p.batch, p.a.batch_stride).double()
+    B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
+    D = p.alpha * (A @ B)
+    if p.c_strides is not None:
+        row, col, bat = p.c_strides
+        D = D + p.beta * torch.as_strided(c, (p.batch, p.m, p.n), (bat, row, col), c.storage_offset()).double()
+    out = torch.as_strided(d, (p.batch, p.m, p.n), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
+    out.copy_(D.to(d.dtype))
+    emulate.calls.append((plan, problem))
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    emulate.calls = []
+    monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
+    monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
+    monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(launch, "run", emulate)
+    return emulate
+
+
+def _operand(rows, cols, layout, batch, pad, gen):
+    lead = () if batch is None else (batch,)
+    if layout == "row":
+        return torch.randn(*lead, rows, cols + pad, generator=gen)[..., :cols]
+    return torch.randn(*lead, cols, rows + pad, generator=gen)[..., :rows].transpose(-1, -2)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    m=st.integers(1, 9), n=st.integers(1, 9), k=st.integers(0, 9),
+    la=st.sampled_from(["row", "col"]), lb=st.sampled_from(["row", "col"]),
+    batch_a=st.sampled_from([None, 1, 3]), batch_b=st.sampled_from([None, 1, 3]),
+    pad=st.integers(0, 3), out_col=st.booleans(),
+    c_shape=st.sampled_from([None, "full", "row", "col"]),
+    alpha=st.sampled_from([1.0, -0.5, 2.0]), beta=st.sampled_from([0.0, 1.0, -2.0]),
+    seed=st.integers(0, 2**16),
+)
+def test_gemm_matches_torch_for_any_layout(m, n, k, la, lb, batch_a, batch_b, pad, out_col, c_shape, alpha, beta,
+                                          seed, fake_gpu):
+    gen = torch.Generator().manual_seed(seed)
+    a = _operand(m, k, la, batch_a, pad, gen)
+    b = _operand(k, n, lb, batch_b, pad, gen)
+    batched = batch_a is not None or batch_b is not None
+    batch = max(batch_a or 1, batch_b or 1)
+    c = {None: None, "full": torch.randn(m, n, generator=gen), "row": torch.randn(n, generator=gen),
+         "col": torch.randn(m, 1, generator=gen)}[c_shape]
+    if c is None:
+        beta = 0.0
+    shape = (batch, m, n) if batched else (m, n)
+    out = None
+    if out_col:
+        out = torch.full((*shape[:-2], n, m), float("nan")).transpose(-1, -2)
+    d = tcgemm.gemm(a, b, c, alpha=alpha, beta=beta, out=out)
+    ref = alpha * (a.double() @ b.double())
+    if c is not None and beta != 0:
+        ref = ref + beta * c.double()
+    assert d.shape == shape
+    torch.testing.assert_close(d.double(), ref.expand(shape), rtol=1e-5, atol=1e-5)
+
+
+def test_forced_kernel_and_config_reach_the_launch(fake_gpu):
+    a, b = torch.randn(300, 200), torch.randn(200, 100)
+    tcgemm.gemm(a, b, kernel="simt_warp_tiling", config="64x64x8")
+    plan, _problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "simt_warp_tiling" and plan.config.name == "64x64x8"
+    assert plan.grid == (2, 5, 1) and plan.block == 128
+
+
+def test_auto_picks_the_top_simt_stage_for_fp32(fake_gpu):
+    tcgemm.gemm(torch.randn(4096, 64), torch.randn(64, 4096))
+    plan, _ = fake_gpu.calls[-1]
+    assert plan.spec.family == "simt" and plan.spec.name == "simt_warp_tiling"
+
+
+def test_vector_loads_only_when_aligned(fake_gpu):
+    tcgemm.gemm(torch.randn(64, 64), torch.randn(64, 64), kernel="simt_vectorized")
+    assert dict(fake_gpu.calls[-1][0].defines)["VEC"] == "4"
+    tcgemm.gemm(torch.randn(64, 63), torch.randn(63, 64), kernel="simt_vectorized")  # lda = 63
+    assert dict(fake_gpu.calls[-1][0].defines)["VEC"] == "1"
+
+
+def test_unknown_kernel_and_config_are_named(fake_gpu):
+    a, b = torch.randn(8, 8), torch.randn(8, 8)
+    with pytest.raises(ValueError, match=r"unknown kernel .fastest.*simt_naive"):
+        tcgemm.gemm(a, b, kernel="fastest")
+    with pytest.raises(ValueError, match="no tile config 'huge'"):
+        tcgemm.gemm(a, b, kernel="simt_warp_tiling", config="huge")
+
+
+def test_k_zero_gives_beta_c(fake_gpu):
+    a, b, c = torch.randn(4, 0), torch.randn(0, 3), torch.randn(4, 3)
+    torch.testing.assert_close(tcgemm.gemm(a, b, c, beta=2.0), 2 * c)
+    assert torch.equal(tcgemm.gemm(a, b), torch.zeros(4, 3))
+    assert not fake_gpu.calls  # nothing launched

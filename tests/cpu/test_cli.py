@@ -1,0 +1,56 @@
+"""The command line works without a GPU where it can, and says so where it cannot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+import torch
+
+from tcgemm import cli
+
+
+def test_help_teaches(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for word in ("bench", "check", "compile", "info", "list", "Examples"):
+        assert word in text
+
+
+def test_list_and_info_without_gpu():
+    assert cli.main(["list"]) == 0
+    assert cli.main(["info"]) == 0
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_gpu_commands_explain_missing_gpu():
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["bench", "--shapes", "64"])
+    assert exc.value.code == 2
+
+
+def test_compile_for_a_named_arch(cache_dir, monkeypatch):
+    from tcgemm import launch
+
+    few = launch.all_builds()[:3]
+    monkeypatch.setattr(launch, "all_builds", lambda: few)
+    assert cli.main(["compile", "--arch", "sm_80", "--jobs", "2"]) == 0
+    assert len(list(cache_dir.glob("*.cubin"))) == 3
+
+
+def test_parse_shapes():
+    assert cli.parse_shapes("1024,4096x10240x4096") == [(1024, 1024, 1024), (4096, 10240, 4096)]
+    for bad in ("0", "12x3", "axb"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            cli.parse_shape(bad)
+
+
+def test_unknown_kernel_is_an_error_not_a_traceback(capsys):
+    assert cli.main(["list"]) == 0
+    assert cli._kernel_names("simt_naive,auto", "fp32") == ["simt_naive", "auto"]
+    with pytest.raises(ValueError, match="unknown kernel"):
+        cli._kernel_names("warp9", "fp32")
+    json.dumps(cli._kernel_names("ladder", "fp32"))
