@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything GPU-side in one call on the device machine:
-#   environment -> compile all kernels (parallel) -> pytest (CPU + GPU tests)
-#   -> first-call latency (cold and warm disk cache) -> benchmarks (JSON).
-# Usage: tools/gpu_suite.sh OUT_DIR [quick]
+#   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
+#   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
+# Usage: tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
+#   PRECISIONS: comma list (default: every precision some kernel computes)
 # Runs from the checkout with PYTHONPATH=src; needs no network.
 set -uo pipefail
 OUT=${1:-${OUT:-out}}
@@ -11,8 +12,9 @@ mkdir -p "$OUT"
 cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
 export TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cache}
+PRECISIONS=${3:-$(python3 -c "from tcgemm.problem import available_precisions as a; print(','.join(a()))")}
 status=0
-step() { echo; echo "=== $* ==="; }
+step() { echo; echo "=== $* [$(date +%T)] ==="; }
 
 step info
 python3 -m tcgemm info 2>&1 | tee "$OUT/info.txt"
@@ -29,11 +31,24 @@ step "first call, warm disk cache"
 python3 tools/first_call.py 2>&1 | tee "$OUT/first_call_warm.json"
 
 step pytest
-python3 -m pytest tests -q -x -p no:cacheprovider --junitxml="$OUT/pytest.xml" 2>&1 | tee "$OUT/pytest.log" | tail -25
+# A hung kernel must not take the whole run: each test gets a wall-clock limit, after which
+# pytest-timeout (present on the GPU machine) ends the process and the suite moves on.
+timeout_opts=""
+python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --timeout-method=thread"
+python3 -m pytest tests -q -p no:cacheprovider $timeout_opts --junitxml="$OUT/pytest.xml" 2>&1 \
+  | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
-step "bench (fp32 ladder)"
-if [ "$MODE" = quick ]; then shapes=1024,4096; else shapes=1024,4096,4096x10240x4096; fi
-python3 -m tcgemm bench --kernels all --shapes "$shapes" --json "$OUT/bench_fp32.json" 2>&1 | tee "$OUT/bench.log" | grep -v "━"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+for precision in ${PRECISIONS//,/ }; do
+  step "bench $precision"
+  case "$precision:$MODE" in
+    fp32:quick) shapes=1024,4096 ;;
+    fp32:*) shapes=1024,4096,4096x10240x4096 ;;
+    *:quick) shapes=4096 ;;
+    *) shapes=1024,4096,8192,4095 ;;
+  esac
+  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels all --shapes "$shapes" \
+    --json "$OUT/bench_$precision.json" 2>&1 | tee "$OUT/bench_$precision.log" | grep -v "━"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+done
 exit $status
