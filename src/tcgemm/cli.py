@@ -119,7 +119,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .jit import cubin
+    from .jit import _cuda_core, cubin
 
     arch = args.arch
     if arch is None:
@@ -132,6 +132,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from .launch import all_builds
 
     builds = all_builds()
+    _cuda_core()  # import once before the worker threads start
     with _progress() as progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:
         task = progress.add_task(f"compiling for {arch}", total=len(builds))
         futures = [pool.submit(cubin, spec.source, d, arch) for spec, d in builds]

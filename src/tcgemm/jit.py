@@ -40,10 +40,18 @@ class JitUnavailable(RuntimeError):
     """The CUDA compiler packages are missing."""
 
 
-def _cuda_core() -> Any:
-    try:
-        import cuda.core as cc
+_import_lock = threading.Lock()
 
+
+@lru_cache(maxsize=1)
+def _cuda_core() -> Any:
+    # cuda.core fills its namespace at import time; threads importing it at once can see it
+    # half-built, so the first import happens under a lock (the result is then cached).
+    try:
+        with _import_lock:
+            import cuda.core as cc
+
+            cc.Program  # noqa: B018 - fail here, not later, if the namespace is incomplete
         return cc
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise JitUnavailable(
