@@ -111,3 +111,25 @@ def test_second_call_does_not_compile(monkeypatch):
     monkeypatch.setattr(jit, "compile_source", lambda *a, **k: pytest.fail("compiled on the second call"))
     monkeypatch.setattr(jit, "cubin", lambda *a, **k: pytest.fail("read the disk cache on the second call"))
     tcgemm.gemm(a, b)
+
+
+@pytest.mark.parametrize("name,precision", [c for c in CASES if c.values[1] in ("fp16", "bf16")])
+def test_16bit_inputs_to_fp32_output(name, precision):
+    kernel, _, config = name.partition(":")
+    for layouts in LAYOUTS:
+        r = check(m=97, n=130, k=300, kernel=kernel, config=config or None, precision=precision,
+                  layouts=layouts, out_dtype=torch.float32, alpha=1.5, beta=0.5)
+        assert r.passed, r
+
+
+def test_int8_is_bit_exact_and_alpha_beta_integral():
+    if "int8" not in tcgemm.problem.available_precisions():
+        pytest.skip("no int8 kernel registered")
+    a = torch.randint(-128, 128, (300, 1000), dtype=torch.int8, device="cuda")
+    b = torch.randint(-128, 128, (1000, 200), dtype=torch.int8, device="cuda")
+    c = torch.randint(-1000, 1000, (300, 200), dtype=torch.int32, device="cuda")
+    d = tcgemm.gemm(a, b, c, alpha=3, beta=-2)
+    exact = 3 * (a.double() @ b.double()) - 2 * c.double()  # integers < 2**53: exact in float64
+    assert torch.equal(d, exact.int())
+    with pytest.raises(ValueError, match="integer"):
+        tcgemm.gemm(a, b, alpha=0.5)
