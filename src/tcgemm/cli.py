@@ -225,6 +225,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .inspection import inspect_kernel
+
+    info = inspect_kernel(args.kernel, config=args.config, precision=args.precision, layouts=args.layouts,
+                          arch=args.arch)
+    if args.sass:
+        console.print(info.sass, markup=False, highlight=False)
+        return 0
+    if args.ptx:
+        from . import jit
+
+        text = jit.ptx(registry.get(args.kernel).source, jit.as_defines(info.defines.items()), info.arch)
+        console.print(text, markup=False, highlight=False)
+        return 0
+    table = Table(title=f"{info.kernel} [{info.config}] for {info.arch}", show_header=False)
+    table.add_row("registers / thread", str(info.registers))
+    table.add_row("threads / CTA", str(info.threads))
+    table.add_row("shared memory", f"{info.static_smem} B static + {info.dynamic_smem} B dynamic")
+    table.add_row("stack (spills)", f"{info.stack} B" + ("  [red]spills![/]" if info.stack else ""))
+    table.add_row("CTAs / SM on this GPU", str(info.occupancy_ctas) if info.occupancy_ctas is not None
+                  else "- (no GPU of this architecture)")
+    for group, count in info.mix.items():
+        table.add_row(f"SASS: {group}", str(count))
+    table.add_row("defines", " ".join(f"{k}={v}" for k, v in info.defines.items()))
+    console.print(table)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcgemm",
@@ -247,6 +275,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--arch", help="NVRTC target such as sm_80 or sm_90a (default: the current GPU's)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiles (default: CPU count)")
     p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("inspect", help="registers, shared memory, spills, occupancy and SASS mix of one kernel "
+                                       "(no GPU needed with --arch)")
+    p.add_argument("kernel", help="a kernel name from `tcgemm list`")
+    p.add_argument("--config", help="tile config name (default: the kernel's first for the precision)")
+    p.add_argument("--precision", choices=list(registry.PRECISIONS), help="default: the kernel's first")
+    p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc")
+    p.add_argument("--arch", help="target such as sm_80 or sm_90a (default: this GPU's, else sm_90a)")
+    p.add_argument("--sass", action="store_true", help="print the SASS listing instead of the summary")
+    p.add_argument("--ptx", action="store_true", help="print the PTX instead of the summary")
+    p.set_defaults(func=cmd_inspect)
 
     def common(p: argparse.ArgumentParser, shapes: str) -> None:
         p.add_argument("--kernels", default="ladder",

@@ -190,6 +190,29 @@ def compile_source(source: str, defines: Defines, arch: str) -> bytes:
     return bytes(obj.code)
 
 
+def ptx(source: str, defines: Defines, arch: str) -> str:
+    """PTX text of a kernel build (through NVRTC directly: cuda.core's PTX path asks for a driver)."""
+    from cuda.bindings import nvrtc
+
+    opts = [f"--gpu-architecture={arch.replace('sm_', 'compute_')}", "-std=c++17",
+            *(f"-I{d}" for d in (str(INCLUDE_DIR), *_cuda_include_dirs())),
+            *(f"-D{k}={v}" for k, v in defines)]
+    err, prog = nvrtc.nvrtcCreateProgram(_read_source(source).encode(), source.encode(), 0, [], [])
+    try:
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+            log = b" " * size
+            nvrtc.nvrtcGetProgramLog(prog, log)
+            raise CompileError(f"NVRTC failed on {source} for {arch}:\n{log.decode(errors='replace')}")
+        _, size = nvrtc.nvrtcGetPTXSize(prog)
+        text = b" " * size
+        nvrtc.nvrtcGetPTX(prog, text)
+        return text.rstrip(b"\0").decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
 def cubin(source: str, defines: Defines, arch: str, *, use_cache: bool = True, refresh: bool = False) -> bytes:
     """The cubin for (source, defines, arch), from the disk cache when possible.
 

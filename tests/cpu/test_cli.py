@@ -54,3 +54,14 @@ def test_unknown_kernel_is_an_error_not_a_traceback(capsys):
     with pytest.raises(ValueError, match="unknown kernel"):
         cli._kernel_names("warp9", "fp32")
     json.dumps(cli._kernel_names("ladder", "fp32"))
+
+
+def test_inspect_without_gpu(capsys):
+    assert cli.main(["inspect", "simt_warp_tiling", "--arch", "sm_90a"]) == 0
+    out = capsys.readouterr().out
+    assert "registers / thread" in out and "fp32 FMA" in out
+    assert cli.main(["inspect", "simt_naive", "--arch", "sm_80", "--sass"]) == 0
+    assert "FFMA" in capsys.readouterr().out
+    assert cli.main(["inspect", "simt_naive", "--arch", "sm_80", "--ptx"]) == 0
+    assert ".entry simt_naive" in capsys.readouterr().out
+    assert cli.main(["inspect", "simt_naive", "--precision", "fp16"]) == 2  # refused with a message
