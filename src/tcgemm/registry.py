@@ -104,6 +104,7 @@ class KernelSpec:
 
 _SEED_004 = "004 (CUDA Matrix Multiplication Optimization)"
 _SEED_002 = "002 (cuMM)"
+_SEED_000 = "000 (a gentle introduction to mma.sync: fragments, ldmatrix)"
 
 LADDER: tuple[KernelSpec, ...] = (
     KernelSpec(
@@ -208,6 +209,46 @@ LADDER: tuple[KernelSpec, ...] = (
         seed=f"{_SEED_004} v06; {_SEED_002} stage 5",
         vector_loads=True,
         min_blocks=2,
+    ),
+    KernelSpec(
+        name="mma_fragments",
+        family="mma_sync",
+        stage=0,
+        technique="mma.sync tensor cores; fragments loaded register by register at their PTX coordinates",
+        source="mma_sync/00_mma_fragments.cu",
+        entry="mma_fragments",
+        precisions=("fp16", "bf16", "tf32", "int8"),
+        configs=(
+            _cfg("128x128x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+            _cfg("128x128x16", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+            _cfg("128x128x64", ("int8",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+        ),
+        seed=f"{_SEED_000} (mma fragments)",
+        min_arch=80,
+        auto=False,
+    ),
+    KernelSpec(
+        name="mma_ldmatrix",
+        family="mma_sync",
+        stage=1,
+        technique="fragments through ldmatrix.x4 (.trans for MN-major 16-bit operands)",
+        source="mma_sync/01_mma_ldmatrix.cu",
+        entry="mma_ldmatrix",
+        precisions=("fp16", "bf16", "tf32", "int8"),
+        configs=(
+            _cfg("128x128x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+            _cfg("128x128x16", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+            _cfg("128x128x64", ("int8",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+        ),
+        seed=f"{_SEED_000} (ldmatrix)",
+        min_arch=80,
+        auto=False,
     ),
 )
 

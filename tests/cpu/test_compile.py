@@ -11,8 +11,21 @@ from tcgemm import jit, launch, sass
 ARCHS = ("sm_80", "sm_90a")
 BUILDS = launch.all_builds()
 
-# Instructions each family must show in SASS.
-EXPECTED = {"simt": {"FFMA"}}
+def _mma_sync_expected(spec, defines) -> set[str]:
+    """HMMA (IMMA for int8); LDSM from stage 1 on (the pipeline stage reads MN-major tf32/int8
+    operands with plain loads, so a cr build of those has none); LDGSTS (cp.async) in stage 2."""
+    d = dict(defines)
+    ops = {"IMMA" if "PRECISION_INT8" in d else "HMMA"}
+    narrow_or_wide = "PRECISION_INT8" in d or "PRECISION_TF32" in d
+    if spec.stage == 1 or (spec.stage >= 2 and not (narrow_or_wide and d["A_LAYOUT"] == "1" and d["B_LAYOUT"] == "0")):
+        ops.add("LDSM")
+    if spec.stage >= 2:
+        ops.add("LDGSTS")
+    return ops
+
+
+# Instructions each family must show in SASS (a set, or a function of (spec, defines) giving one).
+EXPECTED = {"simt": {"FFMA"}, "mma_sync": _mma_sync_expected}
 
 
 def _build_id(build: tuple) -> str:
@@ -33,7 +46,8 @@ def test_kernel_compiles_without_spills(build, arch):
     assert not sass.has_local_memory(code), f"{spec.name} spills to local memory: {usage}"
     assert usage.get("LOCAL", 0) == 0 and usage.get("STACK", 0) == 0, usage
     mix = sass.instruction_mix(code)
-    for opcode in EXPECTED[spec.family]:
+    expected = EXPECTED[spec.family]
+    for opcode in expected(spec, defines) if callable(expected) else expected:
         assert mix[opcode] > 0, f"{spec.name} has no {opcode} in its SASS"
 
 

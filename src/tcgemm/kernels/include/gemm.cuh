@@ -53,6 +53,7 @@ typedef ELEM_B elem_b;
 typedef ELEM_C elem_c;
 typedef ELEM_D elem_d;
 typedef long long i64;
+typedef unsigned int u32;
 
 // Everything a kernel knows about its problem.  Offsets are 64-bit: an operand
 // may hold more than 2^31 elements.
