@@ -2,7 +2,7 @@
 # Everything GPU-side in one call on the device machine:
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
-# Usage: tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
+# Usage: [TESTS_K=expr] tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
 #   PRECISIONS: comma list (default: every precision some kernel computes)
 # Runs from the checkout with PYTHONPATH=src; needs no network.
 set -uo pipefail
@@ -35,7 +35,8 @@ step pytest
 # pytest-timeout (present on the GPU machine) ends the process and the suite moves on.
 timeout_opts=""
 python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --timeout-method=thread"
-python3 -m pytest tests -q -p no:cacheprovider $timeout_opts --junitxml="$OUT/pytest.xml" 2>&1 \
+# TESTS_K: optional pytest -k expression to run a subset (default: everything)
+python3 -m pytest tests -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} --junitxml="$OUT/pytest.xml" 2>&1 \
   | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
