@@ -4,6 +4,7 @@
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
 # Usage: [TESTS_K=expr] tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
 #   PRECISIONS: comma list (default: every precision some kernel computes)
+# At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json.
 # Runs from the checkout with PYTHONPATH=src; needs no network.
 set -uo pipefail
 OUT=${1:-${OUT:-out}}
@@ -22,13 +23,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 
 step "first call, cold disk cache"
 rm -rf "$TCGEMM_CACHE_DIR"
-python3 tools/first_call.py 2>&1 | tee "$OUT/first_call_cold.json"
+echo -n "cold cache: " >> "$OUT/info.txt"
+python3 tools/first_call.py 2>&1 | tee -a "$OUT/info.txt"
 
 step "compile every kernel build"
 python3 -m tcgemm compile --jobs 16 2>&1 | tail -2
 
 step "first call, warm disk cache"
-python3 tools/first_call.py 2>&1 | tee "$OUT/first_call_warm.json"
+echo -n "warm cache: " >> "$OUT/info.txt"
+python3 tools/first_call.py 2>&1 | tee -a "$OUT/info.txt"
 
 step pytest
 # A hung kernel must not take the whole run: each test gets a wall-clock limit, after which
@@ -36,7 +39,7 @@ step pytest
 timeout_opts=""
 python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --timeout-method=thread"
 # TESTS_K: optional pytest -k expression to run a subset (default: everything)
-python3 -m pytest tests -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} --junitxml="$OUT/pytest.xml" 2>&1 \
+python3 -m pytest tests -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
   | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
@@ -49,7 +52,7 @@ for precision in ${PRECISIONS//,/ }; do
     *) shapes=1024,4096,8192,4095 ;;
   esac
   timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels all --shapes "$shapes" \
-    --json "$OUT/bench_$precision.json" 2>&1 | tee "$OUT/bench_$precision.log" | grep -v "━"
+    --json "$OUT/bench_$precision.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 exit $status
