@@ -253,6 +253,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .plot import ladder_chart
+
+    shape = parse_shape(args.shape) if args.shape else None
+    out = ladder_chart([Path(p) for p in args.results], Path(args.output), shape)
+    console.print(f"wrote {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcgemm",
@@ -286,6 +295,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sass", action="store_true", help="print the SASS listing instead of the summary")
     p.add_argument("--ptx", action="store_true", help="print the PTX instead of the summary")
     p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("plot", help="bar chart of each ladder stage vs cuBLAS from bench JSON files (no GPU needed)")
+    p.add_argument("results", nargs="+", help="JSON files written by `tcgemm bench --json`")
+    p.add_argument("-o", "--output", default="ladder.png", help="PNG file to write (default ladder.png)")
+    p.add_argument("--shape", help="N or MxNxK to draw (default: the largest shape in the files)")
+    p.set_defaults(func=cmd_plot)
 
     def common(p: argparse.ArgumentParser, shapes: str) -> None:
         p.add_argument("--kernels", default="ladder",

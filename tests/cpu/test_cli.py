@@ -65,3 +65,12 @@ def test_inspect_without_gpu(capsys):
     assert cli.main(["inspect", "simt_naive", "--arch", "sm_80", "--ptx"]) == 0
     assert ".entry simt_naive" in capsys.readouterr().out
     assert cli.main(["inspect", "simt_naive", "--precision", "fp16"]) == 2  # refused with a message
+
+
+def test_plot_from_committed_results(tmp_path):
+    pytest.importorskip("matplotlib")
+    results = sorted(__import__("pathlib").Path("benchmarks/results").glob("*.json"))
+    assert results, "no committed results"
+    out = tmp_path / "ladder.png"
+    assert cli.main(["plot", *map(str, results), "-o", str(out)]) == 0
+    assert out.stat().st_size > 10_000
