@@ -262,6 +262,31 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+_RUN_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "int8": "int8"}
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import torch
+
+    from .api import gemm
+    from .fileio import load_matrix, save_matrix
+
+    a = load_matrix(args.a, "A")
+    b = load_matrix(args.b, "B")
+    c = load_matrix(args.c, "C") if args.c else None
+    _need_gpu()
+    dtype = getattr(torch, args.dtype) if args.dtype else a.dtype
+    out_dtype = torch.int32 if dtype == torch.int8 else (torch.float32 if args.fp32_out else dtype)
+    a, b = a.to("cuda", dtype), b.to("cuda", dtype)
+    if c is not None:
+        c = c.to("cuda", out_dtype)
+    d = gemm(a, b, c, alpha=args.alpha, beta=args.beta if c is not None else 0.0, kernel=args.kernel,
+             precision=args.precision, out_dtype=out_dtype)
+    path = save_matrix(d, args.output)
+    console.print(f"D {tuple(d.shape)} {d.dtype} written to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcgemm",
@@ -302,6 +327,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shape", help="N or MxNxK to draw (default: the largest shape in the files)")
     p.set_defaults(func=cmd_plot)
 
+    p = sub.add_parser("run", help="multiply matrices stored in .npy/.pt files: D = alpha*A@B + beta*C")
+    p.add_argument("a", help="A: (M, K) or (batch, M, K), .npy or .pt")
+    p.add_argument("b", help="B: (K, N) or (batch, K, N), .npy or .pt")
+    p.add_argument("-o", "--output", required=True, help="where to write D (.npy or .pt; written atomically)")
+    p.add_argument("--c", help="C for beta (broadcasts to D's shape)")
+    p.add_argument("--alpha", type=float, default=1.0)
+    p.add_argument("--beta", type=float, default=1.0, help="scale of C (default 1; ignored without --c)")
+    p.add_argument("--dtype", choices=list(_RUN_DTYPES), help="convert A and B to this dtype (default: A's)")
+    p.add_argument("--precision", choices=list(registry.PRECISIONS), help="e.g. tf32 for float32 on tensor cores")
+    p.add_argument("--fp32-out", action="store_true", help="float32 output for float16/bfloat16 inputs")
+    p.add_argument("--kernel", default="auto", help="kernel name (default auto; see `tcgemm list`)")
+    p.set_defaults(func=cmd_run)
+
     def common(p: argparse.ArgumentParser, shapes: str) -> None:
         p.add_argument("--kernels", default="ladder",
                        help="'ladder' (each kernel, default config), 'all' (every config), or a comma list "
@@ -330,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (ValueError, TypeError, NotImplementedError) as exc:
+    except (ValueError, TypeError, NotImplementedError, FileNotFoundError) as exc:
         console.print(f"[red]error:[/] {exc}")
         return 2
 

@@ -74,3 +74,36 @@ def test_plot_from_committed_results(tmp_path):
     out = tmp_path / "ladder.png"
     assert cli.main(["plot", *map(str, results), "-o", str(out)]) == 0
     assert out.stat().st_size > 10_000
+
+
+def test_run_reports_file_problems_before_needing_a_gpu(tmp_path, capsys):
+    import numpy as np
+
+    missing = tmp_path / "nope.npy"
+    assert cli.main(["run", str(missing), str(missing), "-o", str(tmp_path / "d.npy")]) == 2
+    assert "no such file" in capsys.readouterr().out
+    bad = tmp_path / "a.txt"
+    bad.write_text("1 2 3")
+    assert cli.main(["run", str(bad), str(bad), "-o", str(tmp_path / "d.npy")]) == 2
+    np.save(tmp_path / "v.npy", np.zeros((2, 2, 2, 2)))
+    assert cli.main(["run", str(tmp_path / "v.npy"), str(tmp_path / "v.npy"), "-o", str(tmp_path / "d.npy")]) == 2
+    assert not (tmp_path / "d.npy").exists()
+
+
+def test_save_matrix_is_atomic(tmp_path, monkeypatch):
+    import numpy as np
+
+    from tcgemm.fileio import load_matrix, save_matrix
+
+    path = tmp_path / "d.npy"
+    save_matrix(torch.ones(3, 4), path)
+    assert torch.equal(load_matrix(path, "D"), torch.ones(3, 4))
+
+    def explode(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "save", explode)
+    with pytest.raises(KeyboardInterrupt):
+        save_matrix(torch.zeros(3, 4), path)
+    assert torch.equal(load_matrix(path, "D"), torch.ones(3, 4))  # old file intact
+    assert [p.name for p in tmp_path.iterdir()] == ["d.npy"]  # no temp file left
