@@ -135,3 +135,18 @@ def test_int8_is_bit_exact_and_alpha_beta_integral():
     assert torch.equal(d, exact.int())
     with pytest.raises(ValueError, match="integer"):
         tcgemm.gemm(a, b, alpha=0.5)
+
+
+def test_cli_run_end_to_end(tmp_path):
+    import numpy as np
+
+    from tcgemm import cli
+
+    a = np.random.default_rng(0).standard_normal((70, 40)).astype(np.float32)
+    b = np.random.default_rng(1).standard_normal((40, 30)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    torch.save(torch.from_numpy(b), tmp_path / "b.pt")
+    assert cli.main(["run", str(tmp_path / "a.npy"), str(tmp_path / "b.pt"), "-o", str(tmp_path / "d.npy"),
+                     "--alpha", "2"]) == 0
+    d = np.load(tmp_path / "d.npy")
+    np.testing.assert_allclose(d, 2 * a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
