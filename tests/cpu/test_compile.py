@@ -11,8 +11,20 @@ from tcgemm import jit, launch, sass
 ARCHS = ("sm_80", "sm_90a")
 BUILDS = launch.all_builds()
 
-# Instructions each family must show in SASS.
-EXPECTED = {"simt": {"FFMA"}}
+# Instructions each family must show in SASS: a set, or a dict from precision
+# ("fp16", "int8", ...; "*" for the rest) to a set where that depends on it.
+EXPECTED = {
+    "simt": {"FFMA"},
+    "wmma": {"int8": {"IMMA"}, "*": {"HMMA"}},
+}
+
+
+def _expected(family: str, defines: dict) -> set:
+    want = EXPECTED[family]
+    if isinstance(want, dict):
+        precision = next((k.removeprefix("PRECISION_").lower() for k in defines if k.startswith("PRECISION_")), "*")
+        want = want.get(precision, want["*"])
+    return want
 
 
 def _build_id(build: tuple) -> str:
@@ -33,7 +45,7 @@ def test_kernel_compiles_without_spills(build, arch):
     assert not sass.has_local_memory(code), f"{spec.name} spills to local memory: {usage}"
     assert usage.get("LOCAL", 0) == 0 and usage.get("STACK", 0) == 0, usage
     mix = sass.instruction_mix(code)
-    for opcode in EXPECTED[spec.family]:
+    for opcode in _expected(spec.family, dict(defines)):
         assert mix[opcode] > 0, f"{spec.name} has no {opcode} in its SASS"
 
 
