@@ -32,6 +32,12 @@
 //   one wavefront, conflict-free.  16 bytes is also the smallest skew wmma
 //   allows (leading dimension a multiple of 16 bytes, fragment pointers
 //   32-byte aligned: tile offsets are even multiples of the line pitch).
+// int8 caveats: a 16 x 16 int8 fragment is 16 bytes wide, so fragments at odd
+// multiples of 16 along a line start 16-byte (not 32-byte) aligned; the code
+// generated for them (LDSM, byte loads) needs no more than 16.  And IMMA
+// wants A row-major and B column-major: for the other layouts wmma gathers
+// bytes one at a time (LDS.U8) — correct, but the slow transposes of this
+// stage; the mma_sync ladder transposes while copying instead.
 // The epilogue reuses the operand buffers to turn each warp's accumulators
 // into row-major strips that whole 128-byte rows of D can be written from.
 #include "epilogue.cuh"
