@@ -104,6 +104,8 @@ class KernelSpec:
 
 _SEED_004 = "004 (CUDA Matrix Multiplication Optimization)"
 _SEED_002 = "002 (cuMM)"
+_SEED_003 = "003 (NVIDIA Tensor Core Programming: HMMA/IMMA wmma, transposes via fragment layouts)"
+_SEED_001 = "001 (slides: wmma with zero padding at the edges)"
 _SEED_000 = "000 (a gentle introduction to mma.sync: fragments, ldmatrix)"
 
 LADDER: tuple[KernelSpec, ...] = (
@@ -209,6 +211,38 @@ LADDER: tuple[KernelSpec, ...] = (
         seed=f"{_SEED_004} v06; {_SEED_002} stage 5",
         vector_loads=True,
         min_blocks=2,
+    ),
+    KernelSpec(
+        name="wmma_naive",
+        family="wmma",
+        stage=0,
+        technique="one warp per 16x16 tile, wmma fragments straight from global (zero-padded copies at edges)",
+        source="wmma/00_wmma_naive.cu",
+        entry="wmma_naive",
+        precisions=("fp16", "bf16", "tf32", "int8"),
+        configs=(_cfg("32x64", BLOCK_M=32, BLOCK_N=64, THREADS=256),),
+        seed=f"{_SEED_003}; {_SEED_001}",
+        auto=False,
+    ),
+    KernelSpec(
+        name="wmma_smem",
+        family="wmma",
+        stage=1,
+        technique="CTA tiles in skewed shared memory, warp tiles of wmma fragments, register double buffering",
+        source="wmma/01_wmma_smem.cu",
+        entry="wmma_smem",
+        precisions=("fp16", "bf16", "tf32", "int8"),
+        # Every config's K tile is 64 bytes per line (32 halves, 16 floats, 64 int8).
+        configs=(
+            _cfg("128x128x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+            _cfg("128x128x16", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+            _cfg("128x128x64", ("int8",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=32,
+                 THREADS=256),
+        ),
+        seed=f"{_SEED_004} v07; {_SEED_003}",
+        vector_loads=True,
     ),
     KernelSpec(
         name="mma_fragments",

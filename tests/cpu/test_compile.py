@@ -24,8 +24,12 @@ def _mma_sync_expected(spec, defines) -> set[str]:
     return ops
 
 
+def _wmma_expected(spec, defines) -> set[str]:
+    return {"IMMA" if "PRECISION_INT8" in dict(defines) else "HMMA"}
+
+
 # Instructions each family must show in SASS (a set, or a function of (spec, defines) giving one).
-EXPECTED = {"simt": {"FFMA"}, "mma_sync": _mma_sync_expected}
+EXPECTED = {"simt": {"FFMA"}, "mma_sync": _mma_sync_expected, "wmma": _wmma_expected}
 
 
 def _build_id(build: tuple) -> str:
