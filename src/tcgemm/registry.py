@@ -238,6 +238,26 @@ LADDER: tuple[KernelSpec, ...] = (
         requires_aligned16=True,
         tma=True,
     ),
+    KernelSpec(
+        name="wgmma_ws",
+        family="hopper",
+        stage=1,
+        technique="warp specialisation: TMA producer warpgroup, two wgmma consumers, full/empty mbarriers, "
+                  "setmaxnreg, grouped tile order",
+        source="hopper/01_warp_specialized.cu",
+        entry="wgmma_ws",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+    ),
 )
 
 _BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}
