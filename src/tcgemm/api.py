@@ -105,7 +105,8 @@ def kernels() -> list[dict[str, object]]:
             "precisions": list(s.precisions),
             "min_arch": f"sm_{s.min_arch}",
             "configs": [c.describe() for c in s.configs],
-            "needs": "16-byte alignment for float4 loads (else scalar)" if s.vector_loads else "none",
+            "needs": ("16-byte aligned A and B for TMA (else kernel='auto' falls back)" if s.requires_aligned16
+                      else "16-byte alignment for float4 loads (else scalar)" if s.vector_loads else "none"),
             "source": s.source,
             "seed": s.seed,
         }

@@ -131,7 +131,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
         arch = device_info(torch.cuda.current_device())[2]
     from .launch import all_builds
 
-    builds = all_builds()
+    cc = int("".join(ch for ch in arch[3:] if ch.isdigit()))  # sm_90a -> 90
+    builds = [(spec, d) for spec, d in all_builds() if cc >= spec.min_arch]  # wgmma/TMA: sm_90a only
     _cuda_core()  # import once before the worker threads start
     with _progress() as progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:
         task = progress.add_task(f"compiling for {arch}", total=len(builds))

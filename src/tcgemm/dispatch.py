@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import registry
+from . import registry, tma
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
 
@@ -28,7 +28,21 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
         return f"it computes {', '.join(spec.precisions)}, not {problem.precision}"
     if arch < spec.min_arch:
         return f"it needs sm_{spec.min_arch} or newer, this GPU is sm_{arch}"
+    if spec.requires_aligned16 and not (problem.a.aligned16 and problem.b.aligned16):
+        return (
+            "it needs A and B 16-byte aligned (base address, leading dimension and batch stride "
+            "multiples of 16 bytes); kernel='auto' falls back to a kernel without that need"
+        )
+    if spec.tma:
+        reason = tma.why_not(problem)
+        if reason is not None:
+            return reason
     return None
+
+
+def _tma_ok(problem: GemmProblem) -> bool:
+    """Whether kernels needing aligned operands / TMA tensor maps can serve ``problem``."""
+    return problem.a.aligned16 and problem.b.aligned16 and tma.why_not(problem) is None
 
 
 def shape_class(m: int, n: int, batch: int, sms: int) -> str:
@@ -48,9 +62,10 @@ def pick_config(spec: KernelSpec, cls: str, precision: str) -> TileConfig:
 
 
 @lru_cache(maxsize=4096)
-def _auto(precision: str, arch: int, cls: str) -> tuple[KernelSpec, TileConfig] | None:
+def _auto(precision: str, arch: int, cls: str, aligned: bool = True) -> tuple[KernelSpec, TileConfig] | None:
     candidates = [s for s in registry.all_specs()
-                  if precision in s.precisions and arch >= s.min_arch and s.auto]
+                  if precision in s.precisions and arch >= s.min_arch and s.auto
+                  and (aligned or not (s.requires_aligned16 or s.tma))]
     if not candidates:
         return None
     best = min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
@@ -63,9 +78,11 @@ def select(
     """The kernel and tile config to run ``problem`` with."""
     if kernel == "auto":
         cls = shape_class(problem.m, problem.n, problem.batch, sms)
-        chosen = _auto(problem.precision, arch, cls)
+        aligned = _tma_ok(problem)
+        chosen = _auto(problem.precision, arch, cls, aligned)
         if chosen is None:
-            raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}")
+            detail = "" if aligned else " for operands that are not 16-byte aligned"
+            raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
         spec, cfg = chosen
         return (spec, spec.config(config, problem.precision)) if config else (spec, cfg)
     spec = registry.get(kernel)

@@ -8,6 +8,7 @@ tests can replace it with a recorder.
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -145,6 +146,34 @@ def _launch(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, args
     cc.launch(stream, _launch_config(grid, block, smem), kernel, *args)
 
 
+# C types of the TCGEMM_KERNEL parameters, for the driver's own argument packing.
+_ARG_CTYPES = (
+    ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_float,
+    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+)
+
+
+def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, maps: tuple[Any, Any],
+                args: tuple, device: int) -> None:
+    """Launch a TCGEMM_TMA_KERNEL: the two CUtensorMaps (128 bytes each, by value) go first.
+
+    cuda.core's launch cannot pass a driver CUtensorMap, so this goes through
+    cuLaunchKernel, whose argument packer copies objects with ``getPtr()`` (type
+    None) by value and the scalars by their ctypes."""
+    from cuda.bindings import driver
+
+    _allow_dynamic_smem(kernel, smem, device)
+    stream = driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
+    values = (*maps, *(a.item() if isinstance(a, np.generic) else a for a in args))
+    types = (None, None, *_ARG_CTYPES)
+    (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuLaunchKernel failed: {err}")
+
+
 def kernel_for(p: LaunchPlan, arch: str, device: int) -> Any:
     return jit.load_kernel(p.spec.source, p.spec.entry, p.defines, arch, device)
 
@@ -162,4 +191,9 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         c.data_ptr() if c is not None else 0, np.int64(c_row), np.int64(c_col), np.int64(c_batch),
         d.data_ptr(), np.int64(problem.d_ld), np.int64(problem.d_batch_stride),
     )
-    _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)
+    if p.spec.tma:
+        from . import tma
+
+        _launch_tma(kernel, p.grid, p.block, p.config.smem_bytes, tma.maps(problem, p.config, a, b), args, device)
+    else:
+        _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

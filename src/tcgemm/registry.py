@@ -84,6 +84,8 @@ class KernelSpec:
     vector_loads: bool = False  # compiled with VEC=4 when the operands are 16-byte aligned
     min_blocks: int = 1  # __launch_bounds__ minimum CTAs per SM
     auto: bool = True  # may kernel="auto" choose it (False for teaching stages that are never fastest)
+    requires_aligned16: bool = False  # serves only problems whose A and B are 16-byte aligned (else: fall back)
+    tma: bool = False  # takes TMA tensor maps of A and B as its first two arguments (tcgemm.tma)
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
@@ -107,6 +109,13 @@ _SEED_002 = "002 (cuMM)"
 _SEED_003 = "003 (NVIDIA Tensor Core Programming: HMMA/IMMA wmma, transposes via fragment layouts)"
 _SEED_001 = "001 (slides: wmma with zero padding at the edges)"
 _SEED_000 = "000 (a gentle introduction to mma.sync: fragments, ldmatrix)"
+_SEED_HOPPER = "issue 4 (Hopper path)"
+
+
+def _hopper_smem(stages: int, block_m: int, block_n: int, block_k: int = 64) -> int:
+    """Dynamic shared memory of a TMA ring: the tiles, 1 KB to align them for the
+    128-byte swizzle, 1 KB for the mbarriers."""
+    return stages * (block_m + block_n) * block_k * 2 + 2048
 
 LADDER: tuple[KernelSpec, ...] = (
     KernelSpec(
@@ -283,6 +292,46 @@ LADDER: tuple[KernelSpec, ...] = (
         seed=f"{_SEED_000} (ldmatrix)",
         min_arch=80,
         auto=False,
+    ),
+    KernelSpec(
+        name="wgmma_tma",
+        family="hopper",
+        stage=0,
+        technique="TMA tile loads into 128B-swizzled shared memory, mbarrier ring, async wgmma from shared memory",
+        source="hopper/00_wgmma_tma.cu",
+        entry="wgmma_tma",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=3, THREADS=256,
+                 SMEM_BYTES=_hopper_smem(3, 128, 128)),
+            _cfg("128x64x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=4, THREADS=256,
+                 SMEM_BYTES=_hopper_smem(4, 128, 64)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        min_blocks=2,
+        requires_aligned16=True,
+        tma=True,
+    ),
+    KernelSpec(
+        name="wgmma_ws",
+        family="hopper",
+        stage=1,
+        technique="warp specialisation: TMA producer warpgroup, two wgmma consumers, full/empty mbarriers, "
+                  "setmaxnreg, grouped tile order",
+        source="hopper/01_warp_specialized.cu",
+        entry="wgmma_ws",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
     ),
 )
 

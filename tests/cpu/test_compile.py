@@ -29,7 +29,18 @@ def _wmma_expected(spec, defines) -> set[str]:
 
 
 # Instructions each family must show in SASS (a set, or a function of (spec, defines) giving one).
-EXPECTED = {"simt": {"FFMA"}, "mma_sync": _mma_sync_expected, "wmma": _wmma_expected}
+EXPECTED = {
+    "simt": {"FFMA"},
+    "wmma": _wmma_expected,
+    "mma_sync": _mma_sync_expected,
+    # wgmma, TMA tile loads, mbarrier operations (SYNCS.*), warpgroup fences/waits
+    "hopper": {"HGMMA", "UTMALDG", "SYNCS", "WARPGROUP"},
+}
+
+
+def _archs(spec) -> tuple[str, ...]:
+    """Targets a spec is compiled for: sm_90a-only kernels (wgmma, TMA) skip sm_80."""
+    return tuple(a for a in ARCHS if int(a[3:5]) >= spec.min_arch)
 
 
 def _build_id(build: tuple) -> str:
@@ -37,11 +48,15 @@ def _build_id(build: tuple) -> str:
     d = dict(defines)
     tile = "x".join(d[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K") if k in d)
     layouts = "rc"[int(d["A_LAYOUT"])] + "rc"[int(d["B_LAYOUT"])]
-    return f"{spec.name}-{tile}-{layouts}-vec{d.get('VEC', '1')}-{d['ELEM_A'].replace(' ', '')}"
+    out = "" if d["ELEM_D"] == d["ELEM_A"] else f"-to-{d['ELEM_D'].replace(' ', '')}"
+    return f"{spec.name}-{tile}-{layouts}-vec{d.get('VEC', '1')}-{d['ELEM_A'].replace(' ', '')}{out}"
 
 
-@pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("build", BUILDS, ids=[_build_id(b) for b in BUILDS])
+CASES = [pytest.param(build, arch, id=f"{_build_id(build)}-{arch}")
+         for build in BUILDS for arch in _archs(build[0])]
+
+
+@pytest.mark.parametrize("build,arch", CASES)
 def test_kernel_compiles_without_spills(build, arch):
     spec, defines = build
     cubin = jit.cubin(spec.source, defines, arch)

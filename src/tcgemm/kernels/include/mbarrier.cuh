@@ -1,0 +1,66 @@
+// mbarrier.cuh — shared-memory transaction barriers (sm_90), as thin PTX wrappers.
+//
+// An mbarrier is a 64-bit word in shared memory that counts two things for
+// its current *phase*: pending arrivals (set by init, decremented by arrive)
+// and pending transaction bytes (raised by expect_tx, lowered by the TMA unit
+// as bytes land, "complete_tx").  When both reach zero the phase completes, the
+// barrier flips to the next phase (parity 0 -> 1 -> 0 ...) and re-arms its
+// arrival count.  Waiters name the phase they wait for by its parity: a wait
+// on parity P returns once the phase with parity P has completed, i.e. once
+// the barrier's current phase parity differs from P.  Parity is only one bit,
+// so a protocol must guarantee that a barrier never runs two phases ahead of
+// any of its waiters (the kernels' headers say why theirs cannot).
+//
+// All addresses are 32-bit shared-window addresses (smem_u32).
+#pragma once
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// One thread initialises; `count` arrivals complete each phase.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// After the inits and before any other thread or the TMA unit (the async
+// proxy) uses the barriers: make the initialised words visible to both.
+// Follow with __syncthreads().
+__device__ __forceinline__ void mbar_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// Arrive once and raise the phase's pending transaction count by `bytes`
+// (the bytes the TMA loads issued against this barrier will deliver).
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// Plain arrival (release semantics: this thread's earlier accesses are
+// ordered before the phase completion that waiters observe).
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// Non-blocking probe: has the phase with this parity completed?
+__device__ __forceinline__ bool mbar_try_wait(unsigned bar, unsigned parity) {
+    unsigned done;
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return done != 0;
+}
+
+// Block until the phase with this parity has completed (acquire semantics:
+// the data the phase guarded, e.g. TMA-written shared memory, is visible).
+// try_wait itself suspends the thread for a hardware time limit, so the loop
+// does not burn issue slots.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    while (!mbar_try_wait(bar, parity)) {
+    }
+}

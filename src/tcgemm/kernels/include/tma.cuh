@@ -1,0 +1,60 @@
+// tma.cuh — the Tensor Memory Accelerator (sm_90): bulk tensor loads described
+// by a tensor map (CUtensorMap), and the kernel entry that receives the maps.
+//
+// A tensor map, encoded on the host (tcgemm/tma.py, cuTensorMapEncodeTiled),
+// holds a global base address, up to 5 dimensions with byte strides, a *box*
+// (the tile one instruction copies) and a shared-memory swizzle mode.  One
+// thread issues `cp.async.bulk.tensor`: the TMA unit fetches the box
+// asynchronously, writes it (swizzled) to shared memory and reports the bytes
+// to an mbarrier ("complete_tx").  Parts of the box outside the tensor are
+// filled with zeros and still count: every load delivers exactly the box's
+// bytes, which is what makes the expect_tx arithmetic of the kernels exact and
+// any M, N, K (ragged edges included) safe.
+//
+// Limits the host checks: base address 16-byte aligned, every byte stride a
+// multiple of 16, box inner extent <= 128 bytes with the 128-byte swizzle.
+#pragma once
+#include "gemm.cuh"
+
+// The 128-byte opaque CUtensorMap, declared here so NVRTC needs no cuda.h.
+struct alignas(64) TmaDesc {
+    unsigned long long opaque[16];
+};
+
+// Fetch the descriptor into the TMA unit's cache ahead of the first load.
+__device__ __forceinline__ void tma_prefetch_desc(const TmaDesc* desc) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(desc)) : "memory");
+}
+
+// Copy the 3-D box whose first element is at coordinates (c0, c1, c2)
+// (c0 along the contiguous dimension) into shared memory at `dst`, completing
+// `box bytes` transactions on the mbarrier `bar`.  `desc` must point to a
+// __grid_constant__ kernel parameter (or global/const memory).
+__device__ __forceinline__ void tma_load_3d(unsigned dst, const TmaDesc* desc, unsigned bar, int c0, int c1,
+                                            int c2) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(desc)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+        : "memory");
+}
+
+// Entry point of a TMA kernel: the TCGEMM_KERNEL scalars, preceded by the
+// tensor maps of A and B.  The maps are __grid_constant__ so that their
+// address (in parameter space) can be handed to the TMA unit without a copy.
+// Pointers A/B still arrive (they describe the same memory) but the body
+// reads A and B only through the maps; the batch index goes into the maps'
+// third coordinate instead.
+#define TCGEMM_TMA_KERNEL(NAME, BODY)                                                   \
+    extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) NAME(             \
+        const __grid_constant__ TmaDesc tma_a, const __grid_constant__ TmaDesc tma_b,   \
+        int M, int N, int K, float alpha, float beta,                                   \
+        const elem_a* A, i64 lda, i64 batch_a, const elem_b* B, i64 ldb, i64 batch_b,   \
+        const elem_c* C, i64 c_row, i64 c_col, i64 batch_c,                             \
+        elem_d* D, i64 ldd, i64 batch_d) {                                              \
+        const i64 z = blockIdx.z;                                                       \
+        Gemm g = {M, N, K, alpha, beta, A + z * batch_a, lda, batch_a,                  \
+                  B + z * batch_b, ldb, batch_b, C ? C + z * batch_c : C,               \
+                  c_row, c_col, batch_c, D + z * batch_d, ldd, batch_d};                \
+        BODY(g, &tma_a, &tma_b);                                                        \
+    }

@@ -1,0 +1,132 @@
+"""TMA tensor maps for the Hopper kernels (``KernelSpec.tma``).
+
+A tensor map (``CUtensorMap``, 128 opaque bytes) tells the TMA unit where an
+operand lives (base address, extents, byte strides), which box one load copies
+and how to swizzle it in shared memory. The kernels receive the maps of A and
+B as their first two (``__grid_constant__``) parameters; see
+``kernels/include/tma.cuh``.
+
+Each operand is described as a 3-D tensor, innermost dimension first:
+
+* K-major (A row-major, B column-major): ``(K, M|N, batch)``, box
+  ``(BLOCK_K, BLOCK_M|N, 1)``;
+* MN-major (A column-major, B row-major): ``(M|N, K, batch)``, box
+  ``(64, BLOCK_K, 1)`` (one load per 64 columns of the tile).
+
+Byte strides are ``ld * 2`` and ``batch_stride * 2``. A batch stride of 0 (an
+operand broadcast over the batch) is not describable (TMA strides must be
+positive multiples of 16), so such an operand gets a batch extent of 1 and
+the kernel reads its batch entry 0 (it checks ``batch_a``/``batch_b``).
+
+Encoding goes through ``cuTensorMapEncodeTiled`` of the driver
+(``cuda.bindings``); the driver only reads the arguments, so no context or
+stream is involved. Maps are cached by (address, geometry, box): a repeated
+call with the same tensors costs a dict lookup. A cached map stays valid even
+when the memory behind the address is freed and reused: it describes the
+address range, not the tensor.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import torch
+
+from .problem import GemmProblem, Operand
+from .registry import TileConfig
+
+SWIZZLE_BYTES = 128  # CU_TENSOR_MAP_SWIZZLE_128B: box rows of at most 128 bytes
+_ELEMENT_BYTES = 2  # the TMA kernels take fp16 / bf16
+
+
+def why_not(problem: GemmProblem) -> str | None:
+    """None when TMA can describe A and B of ``problem``, else the reason."""
+    if not (problem.a.aligned16 and problem.b.aligned16):
+        return (
+            "its TMA loads need 16-byte aligned operands (base address, leading dimension and batch "
+            "stride multiples of 8 elements for 16-bit types)"
+        )
+    for name, op, rows in (("a", problem.a, _outer(problem, problem.a, "a")),
+                           ("b", problem.b, _outer(problem, problem.b, "b"))):
+        if op.batch_stride and op.batch_stride < rows * op.ld:
+            return f"{name}'s batch stride {op.batch_stride} is smaller than one matrix ({rows} x ld {op.ld})"
+    return None
+
+
+def _outer(problem: GemmProblem, op: Operand, name: str) -> int:
+    """Number of ``ld``-strided lines of the operand (the tensor map's second extent)."""
+    k_major = _k_major(op, name)
+    if name == "a":
+        return problem.m if k_major else problem.k
+    return problem.n if k_major else problem.k
+
+
+def _k_major(op: Operand, name: str) -> bool:
+    return op.layout == "row" if name == "a" else op.layout == "col"
+
+
+@lru_cache(maxsize=1)
+def _driver() -> Any:
+    from cuda.bindings import driver
+
+    return driver
+
+
+@lru_cache(maxsize=4096)
+def encode(ptr: int, bf16: bool, dims: tuple[int, int, int], strides: tuple[int, int],
+           box: tuple[int, int, int]) -> Any:
+    """A ``cuda.bindings.driver.CUtensorMap`` for a 3-D 16-bit tensor at ``ptr``.
+
+    ``dims`` in elements (innermost first), ``strides`` in bytes of dims 1 and 2,
+    ``box`` in elements; 128-byte swizzle, zero fill out of bounds."""
+    d = _driver()
+    dtype = (d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 if bf16
+             else d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16)
+    err, tensor_map = d.cuTensorMapEncodeTiled(
+        dtype,
+        3,
+        ptr,
+        [d.cuuint64_t(x) for x in dims],
+        [d.cuuint64_t(x) for x in strides],
+        [d.cuuint32_t(x) for x in box],
+        [d.cuuint32_t(1)] * 3,
+        d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        d.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        d.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+    )
+    if err != d.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(
+            f"cuTensorMapEncodeTiled failed ({err}) for address 0x{ptr:x}, dims {dims}, byte strides {strides}, "
+            f"box {box}"
+        )
+    return tensor_map
+
+
+def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[int, int, int],
+                                                                        tuple[int, int], tuple[int, int, int]]:
+    """(dims, byte strides, box) of operand ``name`` ("a" or "b") for ``cfg``'s tiles."""
+    op = problem.a if name == "a" else problem.b
+    mn = problem.m if name == "a" else problem.n
+    block_mn = cfg["BLOCK_M"] if name == "a" else cfg["BLOCK_N"]
+    block_k = cfg["BLOCK_K"]
+    if _k_major(op, name):
+        inner, outer = problem.k, mn
+        box = (block_k, block_mn, 1)
+    else:
+        inner, outer = mn, problem.k
+        box = (SWIZZLE_BYTES // _ELEMENT_BYTES, block_k, 1)
+    row_bytes = op.ld * _ELEMENT_BYTES
+    if op.batch_stride:
+        batch, batch_bytes = problem.batch, op.batch_stride * _ELEMENT_BYTES
+    else:  # broadcast: one entry; the stride only has to be a legal value
+        batch, batch_bytes = 1, outer * row_bytes
+    return (inner, outer, batch), (row_bytes, batch_bytes), box
+
+
+def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor) -> tuple[Any, Any]:
+    """The tensor maps of A and B for one launch (cached)."""
+    bf16 = problem.in_dtype == torch.bfloat16
+    return (encode(a.data_ptr(), bf16, *geometry(problem, cfg, "a")),
+            encode(b.data_ptr(), bf16, *geometry(problem, cfg, "b")))

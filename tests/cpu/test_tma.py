@@ -1,0 +1,69 @@
+"""TMA host side without a GPU: tensor-map geometry per layout, alignment refusal, auto fallback."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tcgemm import dispatch, registry, tma
+from tcgemm.check import random_operand
+from tcgemm.problem import describe
+
+SPEC = registry.get("wgmma_tma")
+CFG = SPEC.configs[0]
+
+
+def _problem(m, n, k, layouts, batch=None, pad=0, dtype=torch.bfloat16):
+    a = random_operand(m, k, "row" if layouts[0] == "r" else "col", batch, dtype, "cpu", pad=pad)
+    b = random_operand(k, n, "row" if layouts[1] == "r" else "col", batch, dtype, "cpu", pad=pad)
+    return describe(a, b)[0]
+
+
+@pytest.mark.parametrize("layouts", ["rr", "rc", "cr", "cc"])
+def test_geometry_follows_the_contiguous_dimension(layouts):
+    p = _problem(200, 136, 72, layouts)
+    bm, bn, bk = CFG["BLOCK_M"], CFG["BLOCK_N"], CFG["BLOCK_K"]
+    dims, strides, box = tma.geometry(p, CFG, "a")
+    if layouts[0] == "r":  # K-major A: (K, M), box 64 k x BLOCK_M rows
+        assert dims == (72, 200, 1) and box == (bk, bm, 1) and strides[0] == 72 * 2
+    else:  # M-major A: (M, K), box 64 m x BLOCK_K rows
+        assert dims == (200, 72, 1) and box == (64, bk, 1) and strides[0] == 200 * 2
+    dims, strides, box = tma.geometry(p, CFG, "b")
+    if layouts[1] == "c":  # K-major B
+        assert dims == (72, 136, 1) and box == (bk, bn, 1) and strides[0] == 72 * 2
+    else:
+        assert dims == (136, 72, 1) and box == (64, bk, 1) and strides[0] == 136 * 2
+    for name in "ab":
+        dims, strides, box = tma.geometry(p, CFG, name)
+        assert all(s % 16 == 0 and s > 0 for s in strides)
+        assert box[0] * 2 <= tma.SWIZZLE_BYTES
+
+
+def test_batched_and_broadcast_operands():
+    a = torch.randn(3, 40, 64, dtype=torch.float16)
+    b = torch.randn(64, 24, dtype=torch.float16)  # broadcast over the batch
+    p = describe(a, b)[0]
+    dims, strides, _ = tma.geometry(p, CFG, "a")
+    assert dims == (64, 40, 3) and strides == (128, 40 * 64 * 2)
+    dims, strides, _ = tma.geometry(p, CFG, "b")
+    assert dims == (24, 64, 1) and strides[1] > 0
+
+
+def test_unaligned_problems_are_refused_with_a_reason():
+    p = _problem(33, 9, 7, "rr", dtype=torch.float16)
+    reason = dispatch.why_not(SPEC, p, 90)
+    assert reason is not None and "16-byte aligned" in reason
+    assert dispatch.why_not(SPEC, _problem(33, 8, 8, "rr", dtype=torch.float16), 90) is None
+    assert "sm_90" in dispatch.why_not(SPEC, _problem(33, 8, 8, "rr", dtype=torch.float16), 80)
+
+
+def test_auto_never_picks_a_tma_kernel_for_unaligned_operands():
+    p = _problem(33, 9, 7, "rr")
+    try:
+        spec, _ = dispatch.select(p, 90, 132)
+    except dispatch.KernelUnavailable as exc:  # no non-TMA bf16 kernel on this branch
+        assert "not 16-byte aligned" in str(exc)
+    else:
+        assert not spec.tma and not spec.requires_aligned16
+    spec, _ = dispatch.select(_problem(256, 256, 256, "rr"), 90, 132)
+    assert spec.family == "hopper"
