@@ -86,14 +86,23 @@ def nvrtc_version() -> str:
 
 @lru_cache(maxsize=1)
 def _cuda_include_dirs() -> tuple[str, ...]:
-    """CUDA's own headers (cuda_fp16.h, mma.h, ...) from the nvidia-cuda-runtime wheel or a toolkit."""
+    """CUDA's own headers (cuda_fp16.h, mma.h, crt/...): the nvidia-cuda-runtime/-crt wheels, then a
+    toolkit (CUDA_HOME or /usr/local/cuda) as a fallback for headers a wheel lacks."""
+    found: list[str] = []
     try:
         from cuda.pathfinder import find_nvidia_header_directory
 
-        found = find_nvidia_header_directory("cudart")
+        wheel = find_nvidia_header_directory("cudart")
+        if wheel:
+            found.append(wheel)
     except Exception:  # noqa: BLE001 - headers are optional for kernels that include none
-        found = None
-    return (found,) if found else ()
+        pass
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        inc = os.path.join(root, "include") if root else None
+        if inc and os.path.isfile(os.path.join(inc, "cuda_fp16.h")) and inc not in found:
+            found.append(inc)
+            break
+    return tuple(found)
 
 
 def _read_source(rel: str) -> str:
