@@ -161,11 +161,9 @@ def test_second_call_does_not_compile(monkeypatch):
 
 @pytest.mark.parametrize("name,precision", [c for c in CASES if c.values[1] in ("fp16", "bf16")])
 def test_16bit_inputs_to_fp32_output(name, precision):
-    kernel, _, config = name.partition(":")
-    for layouts in LAYOUTS:
-        r = check(m=97, n=130, k=300, kernel=kernel, config=config or None, precision=precision,
-                  layouts=layouts, out_dtype=torch.float32, alpha=1.5, beta=0.5)
-        assert r.passed, r
+    for layouts in LAYOUTS:  # K and N multiples of 8 keep rr aligned for TMA kernels; others skip there
+        _run(name, precision, m=96, n=136, k=304, layouts=layouts, out_dtype=torch.float32, alpha=1.5, beta=0.5)
+        _run(name, precision, m=97, n=130, k=300, layouts=layouts, out_dtype=torch.float32, alpha=1.5, beta=0.5)
 
 
 def test_int8_is_bit_exact_and_alpha_beta_integral():
