@@ -51,7 +51,7 @@ for precision in ${PRECISIONS//,/ }; do
     *:quick) shapes=4096 ;;
     *) shapes=1024,4096,8192,4095 ;;
   esac
-  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels all --shapes "$shapes" \
+  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels all,auto --shapes "$shapes" \
     --json "$OUT/bench_$precision.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done

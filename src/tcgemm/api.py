@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import torch
 
-from . import launch, registry
+from . import launch, registry, staging
 from .dispatch import select
 from .jit import target_arch
 from .problem import describe
@@ -71,6 +71,11 @@ def gemm(
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = device_info(index)
     spec, cfg = select(problem, arch_cc, sms, kernel, config)
+    if kernel == "auto" and spec.family != "hopper" and staging.worthwhile(problem, arch_cc):
+        # Unaligned 16-bit operands on Hopper: pad them into aligned buffers and use the TMA kernels.
+        a, b = staging.aligned_copy(a), staging.aligned_copy(b)
+        problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
+        spec, cfg = select(problem, arch_cc, sms, kernel, config)
 
     d = out
     if d is None:

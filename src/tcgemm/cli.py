@@ -145,16 +145,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _kernel_names(text: str, precision: str) -> list[str]:
+    """Comma list of 'ladder' (each kernel's default config), 'all' (every config), 'auto' or name[:config]."""
     from .bench import ladder_names
 
-    if text == "ladder":
-        return ladder_names(precision)
-    if text == "all":
-        return ladder_names(precision, all_configs=True)
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    for n in names:
-        if n.split(":")[0] != "auto":
-            registry.get(n.split(":")[0])
+    names: list[str] = []
+    for token in (t.strip() for t in text.split(",")):
+        if token == "ladder":
+            names += ladder_names(precision)
+        elif token == "all":
+            names += ladder_names(precision, all_configs=True)
+        elif token:
+            if token.split(":")[0] != "auto":
+                registry.get(token.split(":")[0])
+            names.append(token)
     return names
 
 

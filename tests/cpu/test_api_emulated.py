@@ -119,3 +119,22 @@ def test_k_zero_gives_beta_c(fake_gpu):
     torch.testing.assert_close(tcgemm.gemm(a, b, c, beta=2.0), 2 * c)
     assert torch.equal(tcgemm.gemm(a, b), torch.zeros(4, 3))
     assert not fake_gpu.calls  # nothing launched
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_unaligned_16bit_operands_are_staged_for_hopper(fake_gpu, transpose):
+    a = torch.randn(1023, 1021).half()  # K = 1021: rows are not 16-byte aligned
+    b = torch.randn(1021, 1025).half()
+    if transpose:
+        a = a.t().contiguous().t()
+    d = tcgemm.gemm(a, b)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.family == "hopper" and problem.a.aligned16 and problem.b.aligned16
+    assert problem.layouts == ("cr" if transpose else "rr")
+    torch.testing.assert_close(d.float(), (a.double() @ b.double()).float(), rtol=2e-3, atol=2e-2)
+
+
+def test_small_unaligned_problems_are_not_staged(fake_gpu):
+    tcgemm.gemm(torch.randn(64, 63).half(), torch.randn(63, 64).half())
+    plan, _ = fake_gpu.calls[-1]
+    assert plan.spec.family != "hopper"
