@@ -250,6 +250,31 @@ LADDER: tuple[KernelSpec, ...] = (
         min_arch=80,
         auto=False,
     ),
+    KernelSpec(
+        name="mma_pipeline",
+        family="mma_sync",
+        stage=2,
+        technique="multistage cp.async pipeline, XOR-swizzled shared memory, 64x64 warp tiles, ldmatrix",
+        source="mma_sync/02_cp_async_pipeline.cu",
+        entry="mma_pipeline",
+        precisions=("fp16", "bf16", "tf32", "int8"),
+        configs=(
+            _cfg("128x256x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=4 * (128 + 256) * 32 * 2),
+            _cfg("128x64x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, WARP_M=64, WARP_N=32,
+                 STAGES=4, THREADS=128, SMEM_BYTES=4 * (128 + 64) * 32 * 2),
+            _cfg("128x256x16", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=16, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=4 * (128 + 256) * 16 * 4),
+            _cfg("128x64x16", ("tf32",), BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=64, WARP_N=32,
+                 STAGES=4, THREADS=128, SMEM_BYTES=4 * (128 + 64) * 16 * 4),
+            _cfg("128x256x64", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=4 * (128 + 256) * 64),
+            _cfg("128x128x64", ("int8",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=128, SMEM_BYTES=4 * (128 + 128) * 64),
+        ),
+        seed=f"{_SEED_000} (ldmatrix); {_SEED_002} stage 6 (cp.async + swizzle + warp tiling, generalised)",
+        min_arch=80,
+    ),
 )
 
 _BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}
