@@ -97,9 +97,9 @@ __device__ __forceinline__ int swz(int row, int chunk) {
 // --- producer: one operand's tile for one stage -------------------------------
 // The tile is ROWS x ROW_BYTES in the source layout; "slow" is its row index
 // (outer for K-major, k for MN-major), "fast" the contiguous one.
-template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
-__device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i64 ld, int outer0, int outer_n,
-                                          int k0, int k_n, bool aligned) {
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ALIGNED, typename T>
+__device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ src, i64 ld, int outer0,
+                                               int outer_n, int k0, int k_n) {
     constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
     static_assert(CHUNKS % THREADS == 0, "whole chunks per thread");
 #pragma unroll
@@ -112,7 +112,7 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i6
         const T* p = src + (i64)slow * ld + fast;
         const u32 d = dst + swz<ROW_BYTES, PERM>(row, chunk);
         const int left = slow < slow_n ? fast_n - fast : 0;          // elements of this chunk in range
-        if (aligned) {
+        if constexpr (ALIGNED) {
             const int bytes = left <= 0 ? 0 : left >= CHUNK_E ? 16 : left * E;
             cp_async_16_zfill(d, bytes > 0 ? (const void*)p : (const void*)src, bytes);
         } else if constexpr (E == 4) {
@@ -128,6 +128,14 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i6
                          "r"(buf.u.z), "r"(buf.u.w));
         }
     }
+}
+
+// `aligned` is uniform across the CTA: one branch per operand and tile.
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
+__device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i64 ld, int outer0, int outer_n,
+                                          int k0, int k_n, bool aligned) {
+    if (aligned) load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, true>(dst, src, ld, outer0, outer_n, k0, k_n);
+    else load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, false>(dst, src, ld, outer0, outer_n, k0, k_n);
 }
 
 // --- consumer: fragments of one MMA_K step ---------------------------------------
@@ -247,35 +255,22 @@ __device__ __forceinline__ int acc_col(int j, int c) {
     else return j * MMA_N + c;
 }
 
-__device__ __forceinline__ void mma_pipeline(const Gemm& g) {
-    extern __shared__ __align__(128) unsigned char smem[];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-
-    // Grouped rasterisation: consecutive CTAs walk GROUP_M tile rows before moving right.
-    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
-    const int id = blockIdx.y * tiles_n + blockIdx.x;
-    const int first_m = (id / (GROUP_M * tiles_n)) * GROUP_M;
-    const int group_rows = min(tiles_m - first_m, GROUP_M);
-    const int tile_m = first_m + (id % (GROUP_M * tiles_n)) % group_rows;
-    const int tile_n = (id % (GROUP_M * tiles_n)) / group_rows;
-    const int m0 = tile_m * BLOCK_M, n0 = tile_n * BLOCK_N;
-    const int wm = (warp / WARPS_N) * WARP_M, wn = (warp % WARPS_N) * WARP_N;
-
-    // 16-byte copies need every row start 16-byte aligned: base pointer and leading dimension.
-    const bool a_aligned = (reinterpret_cast<unsigned long long>(g.A) % 16 == 0) && (g.lda % CHUNK_E == 0);
-    const bool b_aligned = (reinterpret_cast<unsigned long long>(g.B) % 16 == 0) && (g.ldb % CHUNK_E == 0);
-    // Operand pointers at this CTA's first row/column (outer offset only; k is added per tile).
+// The K loop.  FAST: both operands 16-byte aligned, the copies are plain
+// cp.async 16 (with src-size zero-fill at the edges) and the element-wise
+// fallback is not even compiled into this copy of the loop.
+template <bool FAST>
+__device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4], unsigned char* smem, int m0, int n0,
+                                         int wm, int wn, int lane, bool a_aligned, bool b_aligned) {
     const elem_a* A = g.A;
     const elem_b* B = g.B;
-
     const u32 smem_base = cvta_shared(smem);
     const int tiles = (g.K + BLOCK_K - 1) / BLOCK_K;
     auto issue = [&](int tile) {
         const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
         const int k0 = tile * BLOCK_K;
-        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM>(slot, A, g.lda, m0, g.M, k0, g.K, a_aligned);
+        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM>(slot, A, g.lda, m0, g.M, k0, g.K, FAST || a_aligned);
         load_tile<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM>(slot + A_STAGE_BYTES, B, g.ldb, n0, g.N, k0, g.K,
-                                                         b_aligned);
+                                                         FAST || b_aligned);
     };
 
     // Prologue: STAGES - 1 tiles in flight (empty groups keep the wait count uniform).
@@ -285,7 +280,6 @@ __device__ __forceinline__ void mma_pipeline(const Gemm& g) {
         cp_async_commit();
     }
 
-    acc_t acc[MT][NT][4] = {};
     Fragments frag[FRAG_BUFS];
     for (int t = 0; t < tiles; ++t) {
         cp_async_wait<STAGES - 2>();  // tile t has landed (this thread's copies) ...
@@ -310,6 +304,29 @@ __device__ __forceinline__ void mma_pipeline(const Gemm& g) {
         }
     }
     cp_async_wait<0>();
+}
+
+__device__ __forceinline__ void mma_pipeline(const Gemm& g) {
+    extern __shared__ __align__(128) unsigned char smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    // Grouped rasterisation: consecutive CTAs walk GROUP_M tile rows before moving right.
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x;
+    const int first_m = (id / (GROUP_M * tiles_n)) * GROUP_M;
+    const int group_rows = min(tiles_m - first_m, GROUP_M);
+    const int tile_m = first_m + (id % (GROUP_M * tiles_n)) % group_rows;
+    const int tile_n = (id % (GROUP_M * tiles_n)) / group_rows;
+    const int m0 = tile_m * BLOCK_M, n0 = tile_n * BLOCK_N;
+    const int wm = (warp / WARPS_N) * WARP_M, wn = (warp % WARPS_N) * WARP_N;
+
+    // 16-byte copies need every row start 16-byte aligned: base pointer and leading dimension.
+    const bool a_aligned = (reinterpret_cast<unsigned long long>(g.A) % 16 == 0) && (g.lda % CHUNK_E == 0);
+    const bool b_aligned = (reinterpret_cast<unsigned long long>(g.B) % 16 == 0) && (g.ldb % CHUNK_E == 0);
+
+    acc_t acc[MT][NT][4] = {};
+    if (a_aligned && b_aligned) mainloop<true>(g, acc, smem, m0, n0, wm, wn, lane, true, true);
+    else mainloop<false>(g, acc, smem, m0, n0, wm, wn, lane, a_aligned, b_aligned);
 
     // Epilogue: accumulators straight from registers to D (alpha, beta, C, conversion in store_d_run).
     const int gq = lane / 4, tq = lane % 4;
