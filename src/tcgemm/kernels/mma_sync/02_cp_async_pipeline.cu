@@ -130,6 +130,25 @@ __device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ sr
     }
 }
 
+// tf32: round the thread's own chunks of a landed tile in place (cvt.rna), so
+// fragments go to the MMA as loaded.  Rounding at fragment load would cost a
+// conversion per element per reading warp (4 warps read each A element, 2 each
+// B element) plus register shuffles; here it is one per element, and the
+// thread's own cp.async writes are visible to it after cp.async.wait_group.
+template <int ROWS, int ROW_BYTES, bool PERM>
+__device__ __forceinline__ void round_tile_tf32(u32 dst) {
+    constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
+#pragma unroll
+    for (int it = 0; it < CHUNKS / THREADS; ++it) {
+        const int idx = threadIdx.x + it * THREADS;
+        const u32 d = dst + swz<ROW_BYTES, PERM>(idx / CPR, idx % CPR);
+        u32 x, y, z, w;
+        asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(d));
+        asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(d), "r"(to_tf32(x)), "r"(to_tf32(y)),
+                     "r"(to_tf32(z)), "r"(to_tf32(w)));
+    }
+}
+
 // `aligned` is uniform across the CTA: one branch per operand and tile.
 template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
 __device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i64 ld, int outer0, int outer_n,
@@ -157,7 +176,7 @@ __device__ __forceinline__ uint4 lds128(u32 addr) {
 __device__ __forceinline__ void load_perm4(u32 (&out)[4], u32 row_addr, int row_bytes_stride) {
     if constexpr (E == 4) {
         const uint4 v = lds128(row_addr);
-        out[0] = to_tf32(v.x); out[1] = to_tf32(v.y); out[2] = to_tf32(v.z); out[3] = to_tf32(v.w);
+        out[0] = v.x; out[1] = v.y; out[2] = v.z; out[3] = v.w;
     } else {
         // w_i: bytes (tile 0..3) of k row 4t + i.  Word jj wants byte jj of w0..w3, lowest k lowest.
         const u32 w0 = lds32(row_addr), w1 = lds32(row_addr + row_bytes_stride);
@@ -214,7 +233,6 @@ __device__ __forceinline__ void load_fragments(Fragments& f, u32 sa, u32 sb, int
             if constexpr (A_KMAJOR) off = swz<A_ROW_BYTES, false>(wm + i * MMA_M + r8 + 8 * (q % 2), 2 * s + q / 2);
             else off = swz<A_ROW_BYTES, false>(s * MMA_K + r8 + 8 * (q / 2), (wm + i * MMA_M) / 8 + q % 2);
             ldmatrix4<!A_KMAJOR>(f.a[i], sa + off);
-            prepare_fragment(f.a[i]);
         }
     }
     // B
@@ -238,8 +256,6 @@ __device__ __forceinline__ void load_fragments(Fragments& f, u32 sa, u32 sb, int
             u32 r[4];
             ldmatrix4<!B_KMAJOR>(r, sb + off);
             f.b[j][0] = r[0]; f.b[j][1] = r[1]; f.b[j + 1][0] = r[2]; f.b[j + 1][1] = r[3];
-            prepare_fragment(f.b[j]);
-            prepare_fragment(f.b[j + 1]);
         }
     }
 }
@@ -280,6 +296,18 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
         cp_async_commit();
     }
 
+    auto round_tf32 = [&](int tile) {  // once this thread's copies of `tile` have landed
+        if constexpr (E == 4) {
+            const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
+            round_tile_tf32<A_ROWS, A_ROW_BYTES, A_PERM>(slot);
+            round_tile_tf32<B_ROWS, B_ROW_BYTES, B_PERM>(slot + A_STAGE_BYTES);
+        }
+    };
+    if constexpr (E == 4) {
+        cp_async_wait<STAGES - 2>();
+        round_tf32(0);
+    }
+
     Fragments frag[FRAG_BUFS];
     for (int t = 0; t < tiles; ++t) {
         cp_async_wait<STAGES - 2>();  // tile t has landed (this thread's copies) ...
@@ -294,13 +322,24 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
             if constexpr (FRAG_BUFS == 1) load_fragments(frag[0], sa, sb, s, wm, wn, lane);
             else if (s + 1 < KSTEPS) load_fragments(frag[(s + 1) % 2], sa, sb, s + 1, wm, wn, lane);
 #pragma unroll
-            for (int i = 0; i < MT; ++i)
+            for (int j = 0; j < NT; ++j)
 #pragma unroll
-                for (int j = 0; j < NT; ++j) {
-                    // Serpentine order: consecutive MMAs share an A or B fragment.
-                    const int jj = (i % 2) ? NT - 1 - j : j;
-                    mma(acc[i][jj], frag[s % FRAG_BUFS].a[i], frag[s % FRAG_BUFS].b[jj]);
+                for (int i = 0; i < MT; ++i) {
+                    // Serpentine order: consecutive MMAs share an A or B fragment.  j outermost:
+                    // a PERM B fragment's two registers come from two different loads, and the
+                    // MMA wants them as an aligned register pair; built once, used MT times.
+                    const int ii = (j % 2) ? MT - 1 - i : i;
+                    mma(acc[ii][j], frag[s % FRAG_BUFS].a[ii], frag[s % FRAG_BUFS].b[j]);
                 }
+        }
+        // tf32: tile t + 1 has landed once at most STAGES - 2 groups are pending; round
+        // it now, overlapping the tail of this tile's MMAs (the barrier above it in the
+        // next iteration publishes the result).
+        if constexpr (E == 4) {
+            if (t + 1 < tiles) {
+                cp_async_wait<STAGES - 2>();
+                round_tf32(t + 1);
+            }
         }
     }
     cp_async_wait<0>();
