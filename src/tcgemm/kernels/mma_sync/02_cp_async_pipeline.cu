@@ -1,0 +1,398 @@
+// mma_sync stage 2 — multistage cp.async pipeline, swizzled shared memory.
+//
+// Stage 1 still copies tiles through registers and waits for them: load,
+// barrier, compute, barrier, with the global latency (~1 us) in the open.
+// Here:
+//   * cp.async (cp_async.cuh) copies global -> shared without registers and
+//     without blocking; tiles are issued STAGES - 1 K steps ahead into a ring
+//     of STAGES shared buffers, so while the tensor cores work on tile t the
+//     copies of tiles t+1 .. t+STAGES-1 are in flight.  One barrier per tile.
+//   * shared tiles keep the source layout (cp.async moves 16-byte chunks, it
+//     cannot transpose) and are XOR-swizzled (swizzle.cuh) instead of padded:
+//     cp.async stores and ldmatrix reads are both conflict-free, and rows stay
+//     dense and 16-byte aligned.
+//   * bigger warp tiles (64 x 64: 4 x 8 MMAs per MMA_K step, each A fragment
+//     used 8 times and each B fragment 4 times from registers), fully
+//     unrolled, fragments of the next MMA_K step loaded while the current one
+//     multiplies, and a 128 x 256 CTA tile for 8 warps, 1 CTA per SM.
+//   * CTAs are rasterised in groups of GROUP_M tile rows so the A and B
+//     panels a wave of CTAs reads stay in L2.
+//
+// Fragment loads per operand layout in shared memory:
+//   K-major, any precision:    ldmatrix.x4 (see stage 1).
+//   MN-major f16/bf16:         ldmatrix.x4.trans.
+//   MN-major tf32/s8 ("PERM"): ldmatrix cannot split 32-bit or 8-bit elements.
+//     Instead of transposing through registers, the kernel relabels which
+//     actual rows/columns each MMA tile holds.  For B, the four n8 tiles of a
+//     32-column group are interleaved: tile jj's fragment column c is actual
+//     column 4c + jj.  Lane (g, t) then needs columns 4g .. 4g+3 — four
+//     CONTIGUOUS elements, one per tile — at its k rows:
+//       tf32: one 16-byte shared load per k row = b0 (or b1) of 4 tiles;
+//       s8:   one 32-bit load per k row, 4 rows (4t .. 4t+3) transposed as a
+//             4x4 byte matrix with 8 PRMTs = b0 (or b1) of 4 tiles.
+//     A (column-major) is treated alike over 64-row groups: m16 tile jj's
+//     fragment row r is actual row 4r + jj (r < 8) or 32 + 4(r-8) + jj.
+//     The accumulators inherit the relabelling; the epilogue writes each back
+//     to its actual (row, col) — with interleaved B the four tiles' c0 (c1)
+//     values are 4 consecutive columns, a 4-wide vector store.  These reads
+//     use their own swizzle (swizzle.cuh, ROWS_PER_T) that keeps them
+//     conflict-free.  (fragments.py: perm_row / perm_col.)
+//
+// Edges and alignment: a 16-byte chunk that is partly outside the matrix is
+// copied with cp.async's src-size form (the missing bytes become zeros), one
+// wholly outside with src-size 0.  16-byte copies need 16-byte aligned rows
+// (base pointer and leading dimension); the kernel tests that once per CTA
+// and otherwise copies element by element — 4-byte cp.async for tf32,
+// synchronous loads and a 16-byte shared store for f16/bf16/s8.
+#include "cp_async.cuh"
+#include "epilogue.cuh"
+#include "ldmatrix.cuh"
+#include "mma.cuh"
+#include "swizzle.cuh"
+
+#ifndef BLOCK_M
+#define BLOCK_M 128
+#define BLOCK_N 256
+#define BLOCK_K 32
+#define WARP_M 64
+#define WARP_N 64
+#define STAGES 4
+#define THREADS 256
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+
+constexpr int E = sizeof(elem_a);
+constexpr int CHUNK_E = 16 / E;  // elements per 16-byte chunk
+constexpr int MT = WARP_M / MMA_M, NT = WARP_N / MMA_N;
+constexpr int WARPS_N = BLOCK_N / WARP_N;
+constexpr int KSTEPS = BLOCK_K / MMA_K;
+static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B share an element type");
+static_assert((BLOCK_M / WARP_M) * WARPS_N * 32 == THREADS, "one warp per warp tile");
+static_assert(WARP_M % MMA_M == 0 && WARP_N % 16 == 0 && BLOCK_K % MMA_K == 0, "whole MMA tiles, n8 pairs");
+
+// Shared layout: the source layout, K-major or MN-major.
+constexpr bool A_KMAJOR = A_LAYOUT == LAYOUT_ROW, B_KMAJOR = B_LAYOUT == LAYOUT_COL;
+constexpr bool A_PERM = !A_KMAJOR && E != 2, B_PERM = !B_KMAJOR && E != 2;
+static_assert(!A_PERM || WARP_M % 64 == 0, "interleaved A needs 64-row warp tiles");
+static_assert(!B_PERM || WARP_N % 32 == 0, "interleaved B needs 32-column groups");
+constexpr int ROWS_PER_T = E == 4 ? 1 : 4;  // k rows per fragment word for the PERM swizzle
+constexpr int A_ROWS = A_KMAJOR ? BLOCK_M : BLOCK_K, A_ROW_BYTES = (A_KMAJOR ? BLOCK_K : BLOCK_M) * E;
+constexpr int B_ROWS = B_KMAJOR ? BLOCK_N : BLOCK_K, B_ROW_BYTES = (B_KMAJOR ? BLOCK_K : BLOCK_N) * E;
+constexpr int A_STAGE_BYTES = A_ROWS * A_ROW_BYTES, B_STAGE_BYTES = B_ROWS * B_ROW_BYTES;
+constexpr int STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;
+#ifdef SMEM_BYTES
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES, "SMEM_BYTES in the config covers the pipeline");
+#endif
+
+template <int BYTES> struct Raw { typedef unsigned char type; };
+template <> struct Raw<2> { typedef unsigned short type; };
+
+template <int ROW_BYTES, bool PERM>
+__device__ __forceinline__ int swz(int row, int chunk) {
+    return swizzled_offset<ROW_BYTES, PERM ? ROWS_PER_T : 0>(row, chunk);
+}
+
+// --- producer: one operand's tile for one stage -------------------------------
+// The tile is ROWS x ROW_BYTES in the source layout; "slow" is its row index
+// (outer for K-major, k for MN-major), "fast" the contiguous one.
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ALIGNED, typename T>
+__device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ src, i64 ld, int outer0,
+                                               int outer_n, int k0, int k_n) {
+    constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
+    static_assert(CHUNKS % THREADS == 0, "whole chunks per thread");
+#pragma unroll
+    for (int it = 0; it < CHUNKS / THREADS; ++it) {
+        const int idx = threadIdx.x + it * THREADS;
+        const int row = idx / CPR, chunk = idx % CPR;
+        const int slow = KMAJOR ? outer0 + row : k0 + row;          // in the matrix
+        const int fast = (KMAJOR ? k0 : outer0) + chunk * CHUNK_E;
+        const int slow_n = KMAJOR ? outer_n : k_n, fast_n = KMAJOR ? k_n : outer_n;
+        const T* p = src + (i64)slow * ld + fast;
+        const u32 d = dst + swz<ROW_BYTES, PERM>(row, chunk);
+        const int left = slow < slow_n ? fast_n - fast : 0;          // elements of this chunk in range
+        if constexpr (ALIGNED) {
+            const int bytes = left <= 0 ? 0 : left >= CHUNK_E ? 16 : left * E;
+            cp_async_16_zfill(d, bytes > 0 ? (const void*)p : (const void*)src, bytes);
+        } else if constexpr (E == 4) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) cp_async_4_zfill(d + 4 * e, e < left ? p + e : src, e < left ? 4 : 0);
+        } else {
+            typedef typename Raw<E>::type raw;
+            const raw* q = reinterpret_cast<const raw*>(p);
+            union { raw v[CHUNK_E]; uint4 u; } buf;
+#pragma unroll
+            for (int e = 0; e < CHUNK_E; ++e) buf.v[e] = e < left ? q[e] : raw(0);
+            asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(d), "r"(buf.u.x), "r"(buf.u.y),
+                         "r"(buf.u.z), "r"(buf.u.w));
+        }
+    }
+}
+
+// tf32: round the thread's own chunks of a landed tile in place (cvt.rna), so
+// fragments go to the MMA as loaded.  Rounding at fragment load would cost a
+// conversion per element per reading warp (4 warps read each A element, 2 each
+// B element) plus register shuffles; here it is one per element, and the
+// thread's own cp.async writes are visible to it after cp.async.wait_group.
+template <int ROWS, int ROW_BYTES, bool PERM>
+__device__ __forceinline__ void round_tile_tf32(u32 dst) {
+    constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
+#pragma unroll
+    for (int it = 0; it < CHUNKS / THREADS; ++it) {
+        const int idx = threadIdx.x + it * THREADS;
+        const u32 d = dst + swz<ROW_BYTES, PERM>(idx / CPR, idx % CPR);
+        u32 x, y, z, w;
+        asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(d));
+        asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(d), "r"(to_tf32(x)), "r"(to_tf32(y)),
+                     "r"(to_tf32(z)), "r"(to_tf32(w)));
+    }
+}
+
+// `aligned` is uniform across the CTA: one branch per operand and tile.
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
+__device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i64 ld, int outer0, int outer_n,
+                                          int k0, int k_n, bool aligned) {
+    if (aligned) load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, true>(dst, src, ld, outer0, outer_n, k0, k_n);
+    else load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, false>(dst, src, ld, outer0, outer_n, k0, k_n);
+}
+
+// --- consumer: fragments of one MMA_K step ---------------------------------------
+
+__device__ __forceinline__ u32 lds32(u32 addr) {
+    u32 v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+    return v;
+}
+__device__ __forceinline__ uint4 lds128(u32 addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+    return v;
+}
+
+// Four fragment words of 4 interleaved tiles (PERM operands): element jj of
+// the 4 contiguous ones at (k row, column 4g) belongs to tile jj.
+// tf32: one 16-byte load.  s8: rows k .. k+3 (4 k per word), 4x4 byte transpose.
+__device__ __forceinline__ void load_perm4(u32 (&out)[4], u32 row_addr, int row_bytes_stride) {
+    if constexpr (E == 4) {
+        const uint4 v = lds128(row_addr);
+        out[0] = v.x; out[1] = v.y; out[2] = v.z; out[3] = v.w;
+    } else {
+        // w_i: bytes (tile 0..3) of k row 4t + i.  Word jj wants byte jj of w0..w3, lowest k lowest.
+        const u32 w0 = lds32(row_addr), w1 = lds32(row_addr + row_bytes_stride);
+        const u32 w2 = lds32(row_addr + 2 * row_bytes_stride), w3 = lds32(row_addr + 3 * row_bytes_stride);
+        const u32 t0 = __byte_perm(w0, w1, 0x5140), t1 = __byte_perm(w0, w1, 0x7362);
+        const u32 t2 = __byte_perm(w2, w3, 0x5140), t3 = __byte_perm(w2, w3, 0x7362);
+        out[0] = __byte_perm(t0, t2, 0x5410); out[1] = __byte_perm(t0, t2, 0x7632);
+        out[2] = __byte_perm(t1, t3, 0x5410); out[3] = __byte_perm(t1, t3, 0x7632);
+    }
+}
+
+// For the PERM rows (a separate swizzle per row), the (row, chunk) of this
+// lane's word for k row `k` and 4-element column group starting at `col`
+// (a multiple of 4): swizzled address within the stage.
+template <int ROW_BYTES>
+__device__ __forceinline__ int perm_offset(int k, int col) {
+    const int byte = col * E;
+    return swz<ROW_BYTES, true>(k, byte / 16) + (byte % 16);
+}
+
+// Fragments of the next MMA_K step are loaded while the current one multiplies
+// (two register sets), except where both operands take the PERM path, whose
+// 16-byte / 4 x 32-bit loads would need more than 255 registers.
+#ifndef FRAG_BUFS
+#define FRAG_BUFS ((A_PERM && B_PERM) ? 1 : 2)
+#endif
+
+struct Fragments {
+    u32 a[MT][4];
+    u32 b[NT][2];
+};
+
+__device__ __forceinline__ void load_fragments(Fragments& f, u32 sa, u32 sb, int s, int wm, int wn, int lane) {
+    const int q = lane / 8, r8 = lane % 8, g = lane / 4, t = lane % 4;
+    // A
+    if constexpr (A_PERM) {
+#pragma unroll
+        for (int grp = 0; grp < MT / 4; ++grp)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)        // rows g (a0, a2) or g + 8 (a1, a3)
+#pragma unroll
+                for (int kh = 0; kh < 2; ++kh) {  // k words t (a0, a1) or t + 4 (a2, a3)
+                    const int k = s * MMA_K + (t + 4 * kh) * ELEMS_PER_WORD;
+                    const int m = wm + 64 * grp + 32 * h + 4 * g;
+                    u32 w[4];
+                    load_perm4(w, sa + perm_offset<A_ROW_BYTES>(k, m), A_ROW_BYTES);
+#pragma unroll
+                    for (int jj = 0; jj < 4; ++jj) f.a[4 * grp + jj][h + 2 * kh] = w[jj];
+                }
+    } else {
+#pragma unroll
+        for (int i = 0; i < MT; ++i) {
+            int off;
+            if constexpr (A_KMAJOR) off = swz<A_ROW_BYTES, false>(wm + i * MMA_M + r8 + 8 * (q % 2), 2 * s + q / 2);
+            else off = swz<A_ROW_BYTES, false>(s * MMA_K + r8 + 8 * (q / 2), (wm + i * MMA_M) / 8 + q % 2);
+            ldmatrix4<!A_KMAJOR>(f.a[i], sa + off);
+        }
+    }
+    // B
+    if constexpr (B_PERM) {
+#pragma unroll
+        for (int grp = 0; grp < NT / 4; ++grp)
+#pragma unroll
+            for (int kh = 0; kh < 2; ++kh) {  // k words t (b0) or t + 4 (b1)
+                const int k = s * MMA_K + (t + 4 * kh) * ELEMS_PER_WORD;
+                u32 w[4];
+                load_perm4(w, sb + perm_offset<B_ROW_BYTES>(k, wn + 32 * grp + 4 * g), B_ROW_BYTES);
+#pragma unroll
+                for (int jj = 0; jj < 4; ++jj) f.b[4 * grp + jj][kh] = w[jj];
+            }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NT; j += 2) {
+            int off;
+            if constexpr (B_KMAJOR) off = swz<B_ROW_BYTES, false>(wn + j * MMA_N + r8 + 8 * (q / 2), 2 * s + q % 2);
+            else off = swz<B_ROW_BYTES, false>(s * MMA_K + r8 + 8 * (q % 2), (wn + j * MMA_N) / 8 + q / 2);
+            u32 r[4];
+            ldmatrix4<!B_KMAJOR>(r, sb + off);
+            f.b[j][0] = r[0]; f.b[j][1] = r[1]; f.b[j + 1][0] = r[2]; f.b[j + 1][1] = r[3];
+        }
+    }
+}
+
+// Actual row (within the warp tile) of accumulator row `r` (0..15) of m16 tile i,
+// and actual column of fragment column `c` (0..7) of n8 tile j (fragments.py: perm_row, perm_col).
+__device__ __forceinline__ int acc_row(int i, int r) {
+    if constexpr (A_PERM) return 64 * (i / 4) + 32 * (r / 8) + 4 * (r % 8) + i % 4;
+    else return i * MMA_M + r;
+}
+__device__ __forceinline__ int acc_col(int j, int c) {
+    if constexpr (B_PERM) return 32 * (j / 4) + 4 * c + j % 4;
+    else return j * MMA_N + c;
+}
+
+// The K loop.  FAST: both operands 16-byte aligned, the copies are plain
+// cp.async 16 (with src-size zero-fill at the edges) and the element-wise
+// fallback is not even compiled into this copy of the loop.
+template <bool FAST>
+__device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4], unsigned char* smem, int m0, int n0,
+                                         int wm, int wn, int lane, bool a_aligned, bool b_aligned) {
+    const elem_a* A = g.A;
+    const elem_b* B = g.B;
+    const u32 smem_base = cvta_shared(smem);
+    const int tiles = (g.K + BLOCK_K - 1) / BLOCK_K;
+    auto issue = [&](int tile) {
+        const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
+        const int k0 = tile * BLOCK_K;
+        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM>(slot, A, g.lda, m0, g.M, k0, g.K, FAST || a_aligned);
+        load_tile<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM>(slot + A_STAGE_BYTES, B, g.ldb, n0, g.N, k0, g.K,
+                                                         FAST || b_aligned);
+    };
+
+    // Prologue: STAGES - 1 tiles in flight (empty groups keep the wait count uniform).
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles) issue(s);
+        cp_async_commit();
+    }
+
+    auto round_tf32 = [&](int tile) {  // once this thread's copies of `tile` have landed
+        if constexpr (E == 4) {
+            const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
+            round_tile_tf32<A_ROWS, A_ROW_BYTES, A_PERM>(slot);
+            round_tile_tf32<B_ROWS, B_ROW_BYTES, B_PERM>(slot + A_STAGE_BYTES);
+        }
+    };
+    if constexpr (E == 4) {
+        cp_async_wait<STAGES - 2>();
+        round_tf32(0);
+    }
+
+    Fragments frag[FRAG_BUFS];
+    for (int t = 0; t < tiles; ++t) {
+        cp_async_wait<STAGES - 2>();  // tile t has landed (this thread's copies) ...
+        __syncthreads();              // ... everyone's; and everyone is done with tile t - 1's slot
+        if (t + STAGES - 1 < tiles) issue(t + STAGES - 1);  // refills the slot tile t - 1 used
+        cp_async_commit();
+
+        const u32 sa = smem_base + (t % STAGES) * STAGE_BYTES, sb = sa + A_STAGE_BYTES;
+        if constexpr (FRAG_BUFS == 2) load_fragments(frag[0], sa, sb, 0, wm, wn, lane);
+#pragma unroll
+        for (int s = 0; s < KSTEPS; ++s) {
+            if constexpr (FRAG_BUFS == 1) load_fragments(frag[0], sa, sb, s, wm, wn, lane);
+            else if (s + 1 < KSTEPS) load_fragments(frag[(s + 1) % 2], sa, sb, s + 1, wm, wn, lane);
+#pragma unroll
+            for (int j = 0; j < NT; ++j)
+#pragma unroll
+                for (int i = 0; i < MT; ++i) {
+                    // Serpentine order: consecutive MMAs share an A or B fragment.  j outermost:
+                    // a PERM B fragment's two registers come from two different loads, and the
+                    // MMA wants them as an aligned register pair; built once, used MT times.
+                    const int ii = (j % 2) ? MT - 1 - i : i;
+                    mma(acc[ii][j], frag[s % FRAG_BUFS].a[ii], frag[s % FRAG_BUFS].b[j]);
+                }
+        }
+        // tf32: tile t + 1 has landed once at most STAGES - 2 groups are pending; round
+        // it now, overlapping the tail of this tile's MMAs (the barrier above it in the
+        // next iteration publishes the result).
+        if constexpr (E == 4) {
+            if (t + 1 < tiles) {
+                cp_async_wait<STAGES - 2>();
+                round_tf32(t + 1);
+            }
+        }
+    }
+    cp_async_wait<0>();
+}
+
+__device__ __forceinline__ void mma_pipeline(const Gemm& g) {
+    extern __shared__ __align__(128) unsigned char smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    // Grouped rasterisation: consecutive CTAs walk GROUP_M tile rows before moving right.
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x;
+    const int first_m = (id / (GROUP_M * tiles_n)) * GROUP_M;
+    const int group_rows = min(tiles_m - first_m, GROUP_M);
+    const int tile_m = first_m + (id % (GROUP_M * tiles_n)) % group_rows;
+    const int tile_n = (id % (GROUP_M * tiles_n)) / group_rows;
+    const int m0 = tile_m * BLOCK_M, n0 = tile_n * BLOCK_N;
+    const int wm = (warp / WARPS_N) * WARP_M, wn = (warp % WARPS_N) * WARP_N;
+
+    // 16-byte copies need every row start 16-byte aligned: base pointer and leading dimension.
+    const bool a_aligned = (reinterpret_cast<unsigned long long>(g.A) % 16 == 0) && (g.lda % CHUNK_E == 0);
+    const bool b_aligned = (reinterpret_cast<unsigned long long>(g.B) % 16 == 0) && (g.ldb % CHUNK_E == 0);
+
+    acc_t acc[MT][NT][4] = {};
+#if defined(ASSUME_ALIGNED)  // analysis builds only: the fast loop alone in the SASS
+    mainloop<true>(g, acc, smem, m0, n0, wm, wn, lane, true, true);
+#else
+    if (a_aligned && b_aligned) mainloop<true>(g, acc, smem, m0, n0, wm, wn, lane, true, true);
+    else mainloop<false>(g, acc, smem, m0, n0, wm, wn, lane, a_aligned, b_aligned);
+#endif
+
+    // Epilogue: accumulators straight from registers to D (alpha, beta, C, conversion in store_d_run).
+    const int gq = lane / 4, tq = lane % 4;
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {  // accumulator rows g (c0, c1) and g + 8 (c2, c3)
+            const int row = m0 + wm + acc_row(i, gq + 8 * h);
+            if constexpr (B_PERM) {
+                // Tiles 4p .. 4p+3 hold columns 8t .. 8t+3 (c0) and 8t+4 .. 8t+7 (c1) of group p.
+#pragma unroll
+                for (int p = 0; p < NT / 4; ++p)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const acc_t v[4] = {acc[i][4 * p][2 * h + e], acc[i][4 * p + 1][2 * h + e],
+                                            acc[i][4 * p + 2][2 * h + e], acc[i][4 * p + 3][2 * h + e]};
+                        store_d_run<4>(g, row, n0 + wn + acc_col(4 * p, 2 * tq + e), v);
+                    }
+            } else {
+#pragma unroll
+                for (int j = 0; j < NT; ++j) store_d_run<2>(g, row, n0 + wn + acc_col(j, 2 * tq), &acc[i][j][2 * h]);
+            }
+        }
+}
+
+TCGEMM_KERNEL(mma_pipeline, mma_pipeline)
