@@ -93,6 +93,22 @@ def perm_row(i: int, r: int) -> int:
     return 64 * (i // 4) + 32 * (r // 8) + 4 * (r % 8) + i % 4
 
 
+def perm_row_paired(i: int, r: int) -> int:
+    """Actual row of fragment row ``r`` of m16 tile ``i`` for an interleaved tf32 A whose rows
+    k and k+4 were re-interleaved by the rounding pass (acc_row with A_PAIRED)."""
+    return 64 * (i // 4) + 32 * ((i % 4) // 2) + 4 * (r % 8) + 2 * (i % 2) + r // 8
+
+
+def chunk_coords(it: int, tid: int, threads: int, rows: int, cpr: int, paired: bool) -> tuple[int, int]:
+    """(row, chunk) a thread copies in iteration ``it`` (02_cp_async_pipeline.cu: chunk_coords)."""
+    if paired:
+        lin = tid + (it // 2) * threads
+        p = lin // cpr
+        return (p // 4) * 8 + p % 4 + 4 * (it % 2), lin % cpr
+    idx = tid + it * threads
+    return idx // cpr, idx % cpr
+
+
 def perm_col(j: int, c: int) -> int:
     """Actual column (within the warp tile) of fragment column ``c`` (0..7) of n8 tile ``j``
     for an interleaved B (acc_col)."""

@@ -152,6 +152,30 @@ def emulate_warp(precision, kernel, layouts, block_m, block_n, block_k, warp_m, 
     nbytes = 2 * max(block_m, block_n) * max(block_k, block_m, block_n) * e + 4096
     A = Operand(a, a_kmajor, dtype, a_addr, nbytes)
     B = Operand(b.T, b_kmajor, dtype, b_addr, nbytes)
+    a_paired, b_paired = a_perm and e == 4, b_perm and e == 4
+    threads = 32 * (block_m // warp_m) * (block_n // warp_n)
+    if kernel == "pipeline":
+        for op, rows, row_bytes, paired in ((A, block_m if a_kmajor else block_k, a_row_bytes, a_paired),
+                                            (B, block_n if b_kmajor else block_k, b_row_bytes, b_paired)):
+            cpr = row_bytes // 16
+            owned = [fr.chunk_coords(it, tid, threads, rows, cpr, paired)
+                     for tid in range(threads) for it in range(rows * cpr // threads)]
+            assert sorted(owned) == [(r, c) for r in range(rows) for c in range(cpr)], "chunk ownership"
+            if paired:  # round_tile_tf32's re-interleave of rows k and k + 4
+                for tid in range(threads):
+                    for u in range(rows * cpr // threads // 2):
+                        row, chunk = fr.chunk_coords(2 * u, tid, threads, rows, cpr, True)
+                        assert row % 8 < 4
+                        dx, dy = op.addr(row, chunk), op.addr(row + 4, chunk)
+                        assert dy == dx + 4 * row_bytes
+                        x = op.smem.buf[dx:dx + 16].view(np.uint32).copy()
+                        y = op.smem.buf[dy:dy + 16].view(np.uint32).copy()
+                        if op is A:
+                            nx, ny = [x[0], x[1], y[0], y[1]], [x[2], x[3], y[2], y[3]]
+                        else:
+                            nx, ny = [x[0], y[0], x[1], y[1]], [x[2], y[2], x[3], y[3]]
+                        op.smem.buf[dx:dx + 16] = np.array(nx, np.uint32).view(np.uint8)
+                        op.smem.buf[dy:dy + 16] = np.array(ny, np.uint32).view(np.uint8)
 
     # cp.async stores: 8 consecutive chunks of a pipeline tile fill 8 different bank groups.
     if kernel == "pipeline":
@@ -170,7 +194,17 @@ def emulate_warp(precision, kernel, layouts, block_m, block_n, block_k, warp_m, 
         a_regs = [[[b""] * 4 for _ in range(mt)] for _ in range(32)]
         b_regs = [[[b""] * 2 for _ in range(nt)] for _ in range(32)]
         # ---- A fragments
-        if a_perm:
+        if a_paired:
+            for grp in range(mt // 4):
+                for q2 in range(2):
+                    for v in range(2):
+                        addrs = []
+                        for lane in range(32):
+                            g, t = divmod(lane, 4)
+                            addrs.append(A.element_addr(s * mk + t + 4 * v, wm + 64 * grp + 32 * q2 + 4 * g))
+                            a_regs[lane][4 * grp + 2 * q2 + v] = [A.smem.word(addrs[-1] + 4 * w) for w in range(4)]
+                        check_perm_conflicts(addrs, e)
+        elif a_perm:
             for grp in range(mt // 4):
                 for h in range(2):
                     for kh in range(2):
@@ -198,7 +232,18 @@ def emulate_warp(precision, kernel, layouts, block_m, block_n, block_k, warp_m, 
                 for lane in range(32):
                     a_regs[lane][i] = regs[lane]
         # ---- B fragments
-        if b_perm:
+        if b_paired:
+            for grp in range(nt // 4):
+                for v in range(2):
+                    addrs = []
+                    for lane in range(32):
+                        g, t = divmod(lane, 4)
+                        addrs.append(B.element_addr(s * mk + t + 4 * v, wn + 32 * grp + 4 * g))
+                        words = [B.smem.word(addrs[-1] + 4 * w) for w in range(4)]
+                        b_regs[lane][4 * grp + 2 * v] = words[0:2]
+                        b_regs[lane][4 * grp + 2 * v + 1] = words[2:4]
+                    check_perm_conflicts(addrs, e)
+        elif b_perm:
             for grp in range(nt // 4):
                 for kh in range(2):
                     addrs = []
@@ -235,7 +280,10 @@ def emulate_warp(precision, kernel, layouts, block_m, block_n, block_k, warp_m, 
             for j in range(nt):
                 for r in range(4):
                     row, col = fr.c_coord(lane, r)
-                    row = fr.perm_row(i, row) if a_perm else 16 * i + row
+                    if a_paired:
+                        row = fr.perm_row_paired(i, row)
+                    else:
+                        row = fr.perm_row(i, row) if a_perm else 16 * i + row
                     col = fr.perm_col(j, col) if b_perm else 8 * j + col
                     assert np.isnan(d[row, col]), "two accumulators map to one output"
                     d[row, col] = acc[lane, i, j, r]

@@ -94,6 +94,41 @@ __device__ __forceinline__ int swz(int row, int chunk) {
     return swizzled_offset<ROW_BYTES, PERM ? ROWS_PER_T : 0>(row, chunk);
 }
 
+__device__ __forceinline__ u32 lds32(u32 addr) {
+    u32 v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+    return v;
+}
+__device__ __forceinline__ uint4 lds128(u32 addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+    return v;
+}
+
+__device__ __forceinline__ void sts128(u32 addr, u32 x, u32 y, u32 z, u32 w) {
+    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(addr), "r"(x), "r"(y), "r"(z), "r"(w));
+}
+
+// Which 16-byte chunk (row, chunk) of a ROWS x CPR-chunk tile this thread copies
+// in its iteration `it`: consecutive threads take consecutive chunks of a row
+// (coalesced).  PAIRED (tf32 PERM operands): iterations 2u and 2u+1 take the
+// same chunk of rows k and k + 4 (k % 8 < 4), the two rows one tf32 fragment
+// pair spans, so that the rounding pass can interleave them (round_tile_tf32).
+template <int ROWS, int CPR, bool PAIRED>
+__device__ __forceinline__ void chunk_coords(int it, int& row, int& chunk) {
+    if constexpr (PAIRED) {
+        static_assert(ROWS % 8 == 0 && (ROWS * CPR / THREADS) % 2 == 0, "row pairs divide among the threads");
+        const int lin = threadIdx.x + (it / 2) * THREADS, p = lin / CPR;
+        row = (p / 4) * 8 + p % 4 + 4 * (it % 2);
+        chunk = lin % CPR;
+    } else {
+        const int idx = threadIdx.x + it * THREADS;
+        row = idx / CPR;
+        chunk = idx % CPR;
+    }
+}
+constexpr bool A_PAIRED = A_PERM && E == 4, B_PAIRED = B_PERM && E == 4;
+
 // --- producer: one operand's tile for one stage -------------------------------
 // The tile is ROWS x ROW_BYTES in the source layout; "slow" is its row index
 // (outer for K-major, k for MN-major), "fast" the contiguous one.
@@ -104,8 +139,8 @@ __device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ sr
     static_assert(CHUNKS % THREADS == 0, "whole chunks per thread");
 #pragma unroll
     for (int it = 0; it < CHUNKS / THREADS; ++it) {
-        const int idx = threadIdx.x + it * THREADS;
-        const int row = idx / CPR, chunk = idx % CPR;
+        int row, chunk;
+        chunk_coords<ROWS, CPR, PERM && E == 4>(it, row, chunk);
         const int slow = KMAJOR ? outer0 + row : k0 + row;          // in the matrix
         const int fast = (KMAJOR ? k0 : outer0) + chunk * CHUNK_E;
         const int slow_n = KMAJOR ? outer_n : k_n, fast_n = KMAJOR ? k_n : outer_n;
@@ -133,19 +168,43 @@ __device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ sr
 // tf32: round the thread's own chunks of a landed tile in place (cvt.rna), so
 // fragments go to the MMA as loaded.  Rounding at fragment load would cost a
 // conversion per element per reading warp (4 warps read each A element, 2 each
-// B element) plus register shuffles; here it is one per element, and the
-// thread's own cp.async writes are visible to it after cp.async.wait_group.
-template <int ROWS, int ROW_BYTES, bool PERM>
+// B element); here it is one per element, and the thread's own cp.async
+// writes are visible to it after cp.async.wait_group.
+// PERM operands are also re-interleaved: the thread holds the same chunk of
+// rows k and k + 4 (x = x0..x3 at k, y = y0..y3 at k + 4) and writes back
+//     B:  row k:  x0 y0 x1 y1     row k + 4:  x2 y2 x3 y3
+//     A:  row k:  x0 x1 y0 y1     row k + 4:  x2 x3 y2 y3
+// so one 16-byte fragment load yields whole register pairs / quads: for B,
+// (b0, b1) of two n8 tiles; for A, (a0, a1, a2, a3) of one m16 tile (see
+// load_fragments).  Without it the MMA's register pairs must be assembled
+// from two loads with moves, which ptxas re-does before nearly every MMA.
+template <int ROWS, int ROW_BYTES, bool PERM, bool IS_A>
 __device__ __forceinline__ void round_tile_tf32(u32 dst) {
-    constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
+    constexpr int CPR = ROW_BYTES / 16, ITERS = ROWS * CPR / THREADS;
+    if constexpr (PERM) {
 #pragma unroll
-    for (int it = 0; it < CHUNKS / THREADS; ++it) {
-        const int idx = threadIdx.x + it * THREADS;
-        const u32 d = dst + swz<ROW_BYTES, PERM>(idx / CPR, idx % CPR);
-        u32 x, y, z, w;
-        asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(d));
-        asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(d), "r"(to_tf32(x)), "r"(to_tf32(y)),
-                     "r"(to_tf32(z)), "r"(to_tf32(w)));
+        for (int u = 0; u < ITERS / 2; ++u) {
+            int row, chunk;
+            chunk_coords<ROWS, CPR, true>(2 * u, row, chunk);
+            const u32 dx = dst + swz<ROW_BYTES, true>(row, chunk), dy = dx + 4 * ROW_BYTES;
+            const uint4 x = lds128(dx), y = lds128(dy);
+            if constexpr (IS_A) {  // quads (a0 a1 a2 a3) = (m, k) (m+1, k) (m, k+4) (m+1, k+4)
+                sts128(dx, to_tf32(x.x), to_tf32(x.y), to_tf32(y.x), to_tf32(y.y));
+                sts128(dy, to_tf32(x.z), to_tf32(x.w), to_tf32(y.z), to_tf32(y.w));
+            } else {               // pairs (b0 b1) = (k, n) (k+4, n)
+                sts128(dx, to_tf32(x.x), to_tf32(y.x), to_tf32(x.y), to_tf32(y.y));
+                sts128(dy, to_tf32(x.z), to_tf32(y.z), to_tf32(x.w), to_tf32(y.w));
+            }
+        }
+    } else {
+#pragma unroll
+        for (int it = 0; it < ITERS; ++it) {
+            int row, chunk;
+            chunk_coords<ROWS, CPR, false>(it, row, chunk);
+            const u32 d = dst + swz<ROW_BYTES, false>(row, chunk);
+            const uint4 x = lds128(d);
+            sts128(d, to_tf32(x.x), to_tf32(x.y), to_tf32(x.z), to_tf32(x.w));
+        }
     }
 }
 
@@ -158,17 +217,6 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i6
 }
 
 // --- consumer: fragments of one MMA_K step ---------------------------------------
-
-__device__ __forceinline__ u32 lds32(u32 addr) {
-    u32 v;
-    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr));
-    return v;
-}
-__device__ __forceinline__ uint4 lds128(u32 addr) {
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
-    return v;
-}
 
 // Four fragment words of 4 interleaved tiles (PERM operands): element jj of
 // the 4 contiguous ones at (k row, column 4g) belongs to tile jj.
@@ -212,7 +260,21 @@ struct Fragments {
 __device__ __forceinline__ void load_fragments(Fragments& f, u32 sa, u32 sb, int s, int wm, int wn, int lane) {
     const int q = lane / 8, r8 = lane % 8, g = lane / 4, t = lane % 4;
     // A
-    if constexpr (A_PERM) {
+    if constexpr (A_PAIRED) {
+        // Interleaved tf32 A: the chunk at (k row t + 4v, columns m .. m+3) holds
+        // a0 a1 a2 a3 of m16 tile 4grp + 2q + v (rows g, g+8 = m + 2v, m + 2v + 1).
+#pragma unroll
+        for (int grp = 0; grp < MT / 4; ++grp)
+#pragma unroll
+            for (int q2 = 0; q2 < 2; ++q2)
+#pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    const uint4 w = lds128(sa + perm_offset<A_ROW_BYTES>(s * MMA_K + t + 4 * v,
+                                                                         wm + 64 * grp + 32 * q2 + 4 * g));
+                    u32* a = f.a[4 * grp + 2 * q2 + v];
+                    a[0] = w.x; a[1] = w.y; a[2] = w.z; a[3] = w.w;
+                }
+    } else if constexpr (A_PERM) {
 #pragma unroll
         for (int grp = 0; grp < MT / 4; ++grp)
 #pragma unroll
@@ -236,7 +298,18 @@ __device__ __forceinline__ void load_fragments(Fragments& f, u32 sa, u32 sb, int
         }
     }
     // B
-    if constexpr (B_PERM) {
+    if constexpr (B_PAIRED) {
+        // Interleaved tf32 B: the chunk at (k row t + 4v, columns n .. n+3) holds
+        // b0 b1 of n8 tiles 4grp + 2v and 4grp + 2v + 1 (column g = n + 2v, n + 2v + 1).
+#pragma unroll
+        for (int grp = 0; grp < NT / 4; ++grp)
+#pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                const uint4 w = lds128(sb + perm_offset<B_ROW_BYTES>(s * MMA_K + t + 4 * v, wn + 32 * grp + 4 * g));
+                f.b[4 * grp + 2 * v][0] = w.x; f.b[4 * grp + 2 * v][1] = w.y;
+                f.b[4 * grp + 2 * v + 1][0] = w.z; f.b[4 * grp + 2 * v + 1][1] = w.w;
+            }
+    } else if constexpr (B_PERM) {
 #pragma unroll
         for (int grp = 0; grp < NT / 4; ++grp)
 #pragma unroll
@@ -263,7 +336,8 @@ __device__ __forceinline__ void load_fragments(Fragments& f, u32 sa, u32 sb, int
 // Actual row (within the warp tile) of accumulator row `r` (0..15) of m16 tile i,
 // and actual column of fragment column `c` (0..7) of n8 tile j (fragments.py: perm_row, perm_col).
 __device__ __forceinline__ int acc_row(int i, int r) {
-    if constexpr (A_PERM) return 64 * (i / 4) + 32 * (r / 8) + 4 * (r % 8) + i % 4;
+    if constexpr (A_PAIRED) return 64 * (i / 4) + 32 * ((i % 4) / 2) + 4 * (r % 8) + 2 * (i % 2) + r / 8;
+    else if constexpr (A_PERM) return 64 * (i / 4) + 32 * (r / 8) + 4 * (r % 8) + i % 4;
     else return i * MMA_M + r;
 }
 __device__ __forceinline__ int acc_col(int j, int c) {
@@ -299,8 +373,8 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
     auto round_tf32 = [&](int tile) {  // once this thread's copies of `tile` have landed
         if constexpr (E == 4) {
             const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
-            round_tile_tf32<A_ROWS, A_ROW_BYTES, A_PERM>(slot);
-            round_tile_tf32<B_ROWS, B_ROW_BYTES, B_PERM>(slot + A_STAGE_BYTES);
+            round_tile_tf32<A_ROWS, A_ROW_BYTES, A_PERM, true>(slot);
+            round_tile_tf32<B_ROWS, B_ROW_BYTES, B_PERM, false>(slot + A_STAGE_BYTES);
         }
     };
     if constexpr (E == 4) {
