@@ -2,7 +2,7 @@
 # Everything GPU-side in one call on the device machine:
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
-# Usage: [TESTS_K=expr] tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
+# Usage: [TESTS_K=expr] [BENCH_KERNELS=list] tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
 #   PRECISIONS: comma list (default: every precision some kernel computes)
 # At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json.
 # Runs from the checkout with PYTHONPATH=src; needs no network.
@@ -51,7 +51,7 @@ for precision in ${PRECISIONS//,/ }; do
     *:quick) shapes=4096 ;;
     *) shapes=1024,4096,8192,4095 ;;
   esac
-  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels all,auto --shapes "$shapes" \
+  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" --shapes "$shapes" \
     --json "$OUT/bench_$precision.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
