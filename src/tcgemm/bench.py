@@ -220,7 +220,10 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     for name in names:
         kernel, _, cfg_name = name.partition(":")
         problem, _t = describe(sets[0][0], sets[0][1], out=out, precision=prec_arg)
-        spec, cfg = select(problem, cc, sms, kernel, cfg_name or None)
+        try:
+            spec, cfg = select(problem, cc, sms, kernel, cfg_name or None)
+        except ValueError:  # this kernel does not serve the precision/shape: nothing to time
+            continue
         plan = launch.plan(problem, spec, cfg)
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
 
