@@ -40,6 +40,32 @@ def _check_devices(**tensors: torch.Tensor | None) -> torch.device:
     return next(iter(devices))
 
 
+def _prepare(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config):
+    """Validate, describe, select (and stage unaligned operands where that pays): everything gemm() does
+    before allocating and launching. Returns (device, arch, problem, tensors, spec, config)."""
+    device = _check_devices(a=a, b=b, c=c, out=out)
+    problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
+    if max(problem.m, problem.n, problem.k) > _INT32_MAX:
+        raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    arch_cc, sms, arch = device_info(index)
+    spec, cfg = select(problem, arch_cc, sms, kernel, config)
+    if kernel == "auto" and spec.family != "hopper" and staging.worthwhile(problem, arch_cc):
+        # Unaligned 16-bit operands on Hopper: pad them into aligned buffers and use the TMA kernels.
+        a, b = staging.aligned_copy(a), staging.aligned_copy(b)
+        problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
+        spec, cfg = select(problem, arch_cc, sms, kernel, config)
+    return device, arch, problem, t, spec, cfg
+
+
+def plan_for(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, *, alpha: float = 1.0,
+             beta: float = 0.0, out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
+             precision: str | None = None, kernel: str = "auto", config: str | None = None) -> launch.LaunchPlan:
+    """The launch plan (kernel, tile config, grid, defines) that :func:`gemm` would use for these arguments."""
+    _d, _arch, problem, _t, spec, cfg = _prepare(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config)
+    return launch.plan(problem, spec, cfg)
+
+
 def gemm(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -64,19 +90,7 @@ def gemm(
     float32 inputs on tensor cores. kernel: "auto" or a name from
     :func:`tcgemm.kernels`; config: a tile config name of that kernel.
     """
-    device = _check_devices(a=a, b=b, c=c, out=out)
-    problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
-    if max(problem.m, problem.n, problem.k) > _INT32_MAX:
-        raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    arch_cc, sms, arch = device_info(index)
-    spec, cfg = select(problem, arch_cc, sms, kernel, config)
-    if kernel == "auto" and spec.family != "hopper" and staging.worthwhile(problem, arch_cc):
-        # Unaligned 16-bit operands on Hopper: pad them into aligned buffers and use the TMA kernels.
-        a, b = staging.aligned_copy(a), staging.aligned_copy(b)
-        problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
-        spec, cfg = select(problem, arch_cc, sms, kernel, config)
-
+    device, arch, problem, t, spec, cfg = _prepare(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config)
     d = out
     if d is None:
         shape = (problem.batch, problem.m, problem.n) if max(a.dim(), b.dim()) == 3 else (problem.m, problem.n)

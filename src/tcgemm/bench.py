@@ -23,10 +23,8 @@ import torch
 
 from . import launch, registry
 from ._version import __version__
-from .api import device_info, gemm
+from .api import device_info, gemm, plan_for
 from .check import TOLERANCE, random_operand, reference, relative_error
-from .dispatch import select
-from .problem import describe
 
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
            "bf16": torch.bfloat16, "int8": torch.int8}
@@ -215,19 +213,20 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         if on_row:
             on_row(base)
 
-    cc, sms, arch = device_info(torch.cuda.current_device())
+    arch = device_info(torch.cuda.current_device())[2]
     prec_arg = "tf32" if precision == "tf32" else None
     for name in names:
         kernel, _, cfg_name = name.partition(":")
-        problem, _t = describe(sets[0][0], sets[0][1], out=out, precision=prec_arg)
         try:
-            spec, cfg = select(problem, cc, sms, kernel, cfg_name or None)
+            plan = plan_for(sets[0][0], sets[0][1], out=out, precision=prec_arg, kernel=kernel,
+                            config=cfg_name or None)
         except ValueError:  # this kernel does not serve the precision/shape: nothing to time
             continue
-        plan = launch.plan(problem, spec, cfg)
+        spec, cfg = plan.spec, plan.config
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
+        fixed = None if kernel == "auto" else cfg.name  # auto chooses (and stages) per call, as users see it
 
-        def run_kernel(i: int, kernel: str = kernel, cfg_name: str = cfg.name) -> None:
+        def run_kernel(i: int, kernel: str = kernel, cfg_name: str | None = fixed) -> None:
             a, b = sets[i % len(sets)]
             gemm(a, b, out=out, kernel=kernel, config=cfg_name, precision=prec_arg)
 
