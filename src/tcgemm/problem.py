@@ -15,6 +15,7 @@ only ever write row-major D.
 from __future__ import annotations
 
 import warnings
+from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -38,6 +39,7 @@ _PRECISION_INPUTS: dict[str, torch.dtype] = {
 }
 
 
+@lru_cache(maxsize=1)
 def available_precisions() -> tuple[str, ...]:
     """Precisions that at least one registered kernel computes."""
     from . import registry
