@@ -15,8 +15,8 @@ only ever write row-major D.
 from __future__ import annotations
 
 import warnings
-from functools import lru_cache
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 import torch
