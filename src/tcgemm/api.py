@@ -8,13 +8,14 @@ written.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import torch
 
 from . import launch, registry, staging
-from .dispatch import select
+from .dispatch import KernelUnavailable, select
 from .jit import target_arch
-from .problem import describe
+from .problem import GemmProblem, describe
 
 _INT32_MAX = 2**31 - 1
 
@@ -65,17 +66,13 @@ def gemm(
     :func:`tcgemm.kernels`; config: a tile config name of that kernel.
     """
     device = _check_devices(a=a, b=b, c=c, out=out)
-    problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
+    args = dict(alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
+    problem, t = describe(a, b, c, **args)
     if max(problem.m, problem.n, problem.k) > _INT32_MAX:
         raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = device_info(index)
-    spec, cfg = select(problem, arch_cc, sms, kernel, config)
-    if kernel == "auto" and spec.family != "hopper" and staging.worthwhile(problem, arch_cc):
-        # Unaligned 16-bit operands on Hopper: pad them into aligned buffers and use the TMA kernels.
-        a, b = staging.aligned_copy(a), staging.aligned_copy(b)
-        problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
-        spec, cfg = select(problem, arch_cc, sms, kernel, config)
+    a, b, problem, t, spec, cfg = resolve(a, b, c, problem, t, args, arch_cc, sms, kernel, config)
 
     d = out
     if d is None:
@@ -94,6 +91,31 @@ def gemm(
     return d
 
 
+def resolve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, problem: GemmProblem,
+            t: dict[str, torch.Tensor | None], describe_args: dict[str, Any], arch: int, sms: int,
+            kernel: str = "auto", config: str | None = None):
+    """The kernel and config for ``problem`` (= describe(a, b, c, **describe_args)), staging the
+    operands first when kernel="auto" would otherwise leave the Hopper kernels (unaligned operands,
+    or a layout wgmma cannot read for this type) and copies are worth it (tcgemm.staging).
+
+    Returns (a, b, problem, tensors, spec, cfg): the operands (copies if staged) and their problem."""
+    try:
+        spec, cfg = select(problem, arch, sms, kernel, config)
+    except KernelUnavailable:
+        if kernel != "auto":
+            raise
+        spec = cfg = None  # nothing serves the operands as they are; staged copies may be served
+    if kernel == "auto" and (spec is None or spec.family != "hopper"):
+        staged = staging.stage(a, b, problem, arch, force=spec is None)
+        if staged is not None:
+            a, b = staged
+            problem, t = describe(a, b, c, **describe_args)
+            spec, cfg = select(problem, arch, sms, kernel, config)
+    if spec is None or cfg is None:
+        spec, cfg = select(problem, arch, sms, kernel, config)  # raises KernelUnavailable, with the reason
+    return a, b, problem, t, spec, cfg
+
+
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` through :func:`gemm`, like :func:`torch.matmul` for 2-D and 3-D inputs."""
     return gemm(a, b)
@@ -110,8 +132,13 @@ def kernels() -> list[dict[str, object]]:
             "precisions": list(s.precisions),
             "min_arch": f"sm_{s.min_arch}",
             "configs": [c.describe() for c in s.configs],
-            "needs": ("16-byte aligned A and B for TMA (else kernel='auto' falls back)" if s.requires_aligned16
-                      else "16-byte alignment for float4 loads (else scalar)" if s.vector_loads else "none"),
+            "needs": "; ".join(filter(None, (
+                ("16-byte aligned A and B for TMA (else kernel='auto' falls back or stages aligned copies)"
+                 if s.requires_aligned16 else "16-byte alignment for float4 loads (else scalar)" if s.vector_loads
+                 else ""),
+                f"layouts {', '.join(s.layouts)} (else kernel='auto' stages copies or falls back)"
+                if len(s.layouts) < 4 else "",
+            ))) or "none",
             "source": s.source,
             "seed": s.seed,
         }

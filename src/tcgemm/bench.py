@@ -21,11 +21,10 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from . import launch, registry
+from . import launch, registry, staging
 from ._version import __version__
-from .api import device_info, gemm
+from .api import device_info, gemm, resolve
 from .check import TOLERANCE, random_operand, reference, relative_error
-from .dispatch import select
 from .problem import describe
 
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
@@ -219,13 +218,28 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     prec_arg = "tf32" if precision == "tf32" else None
     for name in names:
         kernel, _, cfg_name = name.partition(":")
-        problem, _t = describe(sets[0][0], sets[0][1], out=out, precision=prec_arg)
-        spec, cfg = select(problem, cc, sms, kernel, cfg_name or None)
+        kernel_sets, label = sets, kernel
+        if kernel != "auto" and layouts not in registry.get(kernel).layouts:
+            # A kernel that reads other layouts only (wgmma_ws_kmajor: "rc") is timed on copies of the
+            # same inputs in the nearest layout it serves, made outside the timing.
+            want = staging.target_layouts(layouts, registry.get(kernel).layouts)
+            kernel_sets = [(staging.aligned_copy(a, want[0]), staging.aligned_copy(b, want[1])) for a, b in sets]
+            label = f"{kernel} [{want} copies]"
+        a0, b0 = kernel_sets[0]
+        describe_args = dict(out=out, precision=prec_arg)
+        problem, t0 = describe(a0, b0, **describe_args)
+        staged_a, _b, problem, _t, spec, cfg = resolve(a0, b0, None, problem, t0, describe_args, cc, sms, kernel,
+                                                       cfg_name or None)
+        if kernel == "auto":
+            label = f"auto ({spec.name}{', staged' if staged_a is not a0 else ''})"
         plan = launch.plan(problem, spec, cfg)
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
 
-        def run_kernel(i: int, kernel: str = kernel, cfg_name: str = cfg.name) -> None:
-            a, b = sets[i % len(sets)]
+        # auto keeps choosing (and staging) per call, as a user's call would
+        fixed = cfg_name or None if kernel == "auto" else cfg.name
+
+        def run_kernel(i: int, kernel: str = kernel, cfg_name: str | None = fixed, kernel_sets=kernel_sets) -> None:
+            a, b = kernel_sets[i % len(kernel_sets)]
             gemm(a, b, out=out, kernel=kernel, config=cfg_name, precision=prec_arg)
 
         out.fill_(float("nan") if out.dtype.is_floating_point else 0)
@@ -234,7 +248,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         times = time_runs(run_kernel, len(sets), budget_s)
         med, spread = _summary(times)
         row = BenchRow(
-            kernel=spec.name if kernel != "auto" else f"auto ({spec.name})", config=cfg.describe(),
+            kernel=label, config=cfg.describe(),
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
             pct_cublas=100.0 * cublas_ms / med if cublas_ms else None, error=err, passed=err <= TOLERANCE[precision],
             registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes, block=plan.block,

@@ -53,8 +53,11 @@ def _problem(precision: str, layouts: str) -> GemmProblem:
 
 
 def inspect_kernel(name: str, *, config: str | None = None, precision: str | None = None,
-                   layouts: str = "rr", arch: str | None = None) -> Inspection:
+                   layouts: str | None = None, arch: str | None = None) -> Inspection:
     spec = registry.get(name)
+    layouts = layouts or ("rr" if "rr" in spec.layouts else spec.layouts[0])
+    if layouts not in spec.layouts:
+        raise ValueError(f"kernel {name!r} serves layouts {', '.join(spec.layouts)}, not {layouts}")
     precision = precision or spec.precisions[0]
     if precision not in spec.precisions:
         raise ValueError(f"kernel {name!r} computes {', '.join(spec.precisions)}, not {precision}")

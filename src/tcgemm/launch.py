@@ -70,6 +70,8 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
 
 
 def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
+    if problem.layouts not in spec.layouts:
+        raise ValueError(f"kernel {spec.name!r} serves layouts {', '.join(spec.layouts)}, not {problem.layouts}")
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
     if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
@@ -82,11 +84,11 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
 
 
 def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
-    """Every (kernel, defines) the launcher can ask for: configs x layouts x VEC x dtypes."""
+    """Every (kernel, defines) the launcher can ask for: configs x served layouts x VEC x dtypes."""
     builds = []
     for spec in registry.all_specs():
         for cfg in spec.configs:
-            for layouts in ("rr", "rc", "cr", "cc"):
+            for layouts in spec.layouts:
                 for vec in (1, 4) if spec.vector_loads else (1,):
                     for precision in (p for p in spec.precisions if cfg.serves(p)):
                         for in_dtype, out_dtype in _precision_outputs(precision):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import tcgemm
 from tcgemm import api, launch
+from tcgemm.dispatch import KernelUnavailable
 from tcgemm.problem import GemmProblem
 
 
@@ -33,11 +34,13 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch) -> None:
     out = torch.as_strided(d, (p.batch, p.m, p.n), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
     out.copy_(D.to(d.dtype))
     emulate.calls.append((plan, problem))
+    emulate.operands.append((a, b))
 
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
     emulate.calls = []
+    emulate.operands = []
     monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
     monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
     monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
@@ -138,3 +141,82 @@ def test_small_unaligned_problems_are_not_staged(fake_gpu):
     tcgemm.gemm(torch.randn(64, 63).half(), torch.randn(63, 64).half())
     plan, _ = fake_gpu.calls[-1]
     assert plan.spec.family != "hopper"
+
+
+def _int8(rows, cols, layout, gen, batch=None):
+    lead = () if batch is None else (batch,)
+    shape = (*lead, rows, cols) if layout == "row" else (*lead, cols, rows)
+    t = torch.randint(-128, 128, shape, dtype=torch.int8, generator=gen)
+    return t if layout == "row" else t.transpose(-1, -2)
+
+
+@pytest.mark.parametrize("layouts", ["rr", "cr", "cc", "rc"])
+@pytest.mark.parametrize("out_col", [False, True])
+def test_int8_operands_are_staged_k_major_for_hopper(fake_gpu, layouts, out_col):
+    """wgmma reads int8 K-major only: auto copies an MN-major operand (A column-major, B row-major)
+    into a K-major buffer, leaves a K-major aligned one in place, and the result stays exact."""
+    gen = torch.Generator().manual_seed(1)
+    a = _int8(640, 512, "row" if layouts[0] == "r" else "col", gen)
+    b = _int8(512, 528, "row" if layouts[1] == "r" else "col", gen)
+    out = torch.empty(528, 640, dtype=torch.int32).t() if out_col else None
+    d = tcgemm.gemm(a, b, out=out)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert problem.a.aligned16 and problem.b.aligned16
+    ka, kb = fake_gpu.operands[-1]
+    if out_col:  # D^T = B^T A^T: the kernel's A is b, its B is a
+        ka, kb = kb, ka
+    assert (ka.data_ptr() == a.data_ptr()) == (layouts[0] == "r")  # K-major A: read in place
+    assert (kb.data_ptr() == b.data_ptr()) == (layouts[1] == "c")
+    assert torch.equal(d, (a.double() @ b.double()).int())
+
+
+@pytest.mark.parametrize("layouts", ["rr", "cc"])
+def test_tf32_unaligned_operands_are_padded_and_transposed(fake_gpu, layouts):
+    gen = torch.Generator().manual_seed(2)
+    a = _operand(700, 517, "row" if layouts[0] == "r" else "col", None, 0, gen)  # K = 517: rows unaligned
+    b = _operand(517, 601, "row" if layouts[1] == "r" else "col", None, 0, gen)
+    d = tcgemm.gemm(a, b, precision="tf32")
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert problem.a.ld % 4 == 0 and problem.b.ld % 4 == 0 and problem.a.ld >= 517
+    torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=1e-5, atol=1e-4)
+
+
+def test_batched_and_broadcast_int8_operands_are_staged(fake_gpu):
+    gen = torch.Generator().manual_seed(3)
+    a = _int8(300, 1024, "col", gen, batch=3)
+    b = _int8(1024, 200, "row", gen)  # broadcast over the batch
+    d = tcgemm.gemm(a, b)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc" and problem.batch == 3
+    assert torch.equal(d, (a.double() @ b.double()).int())
+
+
+def test_small_or_pre_hopper_int8_problems_are_not_staged(fake_gpu, monkeypatch):
+    gen = torch.Generator().manual_seed(4)
+    a, b = _int8(64, 64, "row", gen), _int8(64, 64, "row", gen)
+    tcgemm.gemm(a, b)
+    assert fake_gpu.calls[-1][0].spec.family != "hopper"
+    assert fake_gpu.operands[-1][1].data_ptr() == b.data_ptr()
+    monkeypatch.setattr(api, "device_info", lambda index: (80, 108, "sm_80"))
+    a, b = _int8(1024, 1024, "row", gen), _int8(1024, 1024, "row", gen)
+    tcgemm.gemm(a, b)
+    assert fake_gpu.calls[-1][0].spec.family != "hopper"
+    assert fake_gpu.operands[-1][1].data_ptr() == b.data_ptr()
+
+
+def test_fp32_is_never_staged(fake_gpu):
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    tcgemm.gemm(a, b)
+    assert fake_gpu.calls[-1][0].spec.family == "simt"
+    assert fake_gpu.operands[-1][1].data_ptr() == b.data_ptr()
+
+
+def test_k_major_kernel_refuses_other_layouts_when_forced(fake_gpu):
+    gen = torch.Generator().manual_seed(5)
+    a, b = _int8(256, 256, "row", gen), _int8(256, 256, "row", gen)
+    with pytest.raises(KernelUnavailable, match="serves layouts rc"):
+        tcgemm.gemm(a, b, kernel="wgmma_ws_kmajor")
+    tcgemm.gemm(a, b.t().contiguous().t(), kernel="wgmma_ws_kmajor")
+    assert fake_gpu.calls[-1][1].layouts == "rc"
