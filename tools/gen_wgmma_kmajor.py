@@ -98,7 +98,7 @@ struct {struct}<{n}> {{
 def main() -> None:
     text = HEADER
     for struct in KINDS:
-        for n in (64, 128, 256):
+        for n in (64, 128, 192, 256):
             text += specialisation(struct, n)
     out = Path(__file__).resolve().parent.parent / "src/tcgemm/kernels/include/wgmma_kmajor.cuh"
     out.write_text(text)

@@ -53,6 +53,8 @@ def gemm(
     precision: str | None = None,
     kernel: str = "auto",
     config: str | None = None,
+    scale_a: float | torch.Tensor | None = None,
+    scale_b: float | torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on the GPU with a hand-written kernel.
 
@@ -64,8 +66,13 @@ def gemm(
     precision: None (from the dtype: float32 -> exact "fp32") or "tf32" for
     float32 inputs on tensor cores. kernel: "auto" or a name from
     :func:`tcgemm.kernels`; config: a tile config name of that kernel.
+    scale_a, scale_b: fp8 inputs only (torch.float8_e4m3fn / float8_e5m2), per-tensor scales as in
+    torch._scaled_mm: ``D = alpha * (a * scale_a) @ (b * scale_b) + beta * c``, accumulated in fp32,
+    written as bfloat16 (default), float16 or float32 (out_dtype). Python numbers are folded into
+    alpha; one-element float32 tensors are read by the kernel on the device (no synchronisation).
     """
-    device = _check_devices(a=a, b=b, c=c, out=out)
+    device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
+    alpha, scales = _fold_scales(a, alpha, scale_a, scale_b)
     args = dict(alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
     problem, t = describe(a, b, c, **args)
     if max(problem.m, problem.n, problem.k) > _INT32_MAX:
@@ -87,8 +94,44 @@ def gemm(
             d.zero_()
         return d
     p = launch.plan(problem, spec, cfg)
-    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    if any(s is not None for s in scales):
+        launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
+    else:
+        launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
     return d
+
+
+_FP8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
+
+
+def _fold_scales(a: torch.Tensor, alpha: float, scale_a: float | torch.Tensor | None,
+                 scale_b: float | torch.Tensor | None) -> tuple[float, tuple[torch.Tensor | None, ...]]:
+    """(alpha times the number scales, the tensor scales or None) after validating the scales."""
+    if scale_a is None and scale_b is None:
+        return alpha, (None, None)
+    if a.dtype not in _FP8_DTYPES:
+        raise ValueError(
+            f"scale_a/scale_b apply to fp8 inputs (torch.float8_e4m3fn, torch.float8_e5m2), not {a.dtype}; "
+            f"use alpha to scale other GEMMs"
+        )
+    tensors: list[torch.Tensor | None] = []
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if s is None:
+            tensors.append(None)
+        elif isinstance(s, torch.Tensor):
+            if s.numel() != 1 or s.dtype != torch.float32:
+                raise ValueError(
+                    f"{name} must be a one-element float32 tensor (a per-tensor scale, as in torch._scaled_mm); "
+                    f"got shape {tuple(s.shape)} and dtype {s.dtype}"
+                )
+            tensors.append(s)
+        elif isinstance(s, (int, float)) and not isinstance(s, bool):
+            if isinstance(alpha, (int, float)) and not isinstance(alpha, bool):
+                alpha = alpha * float(s)
+            tensors.append(None)
+        else:
+            raise TypeError(f"{name} must be a Python float or a one-element float32 tensor, got {type(s).__name__}")
+    return alpha, tuple(tensors)
 
 
 def resolve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, problem: GemmProblem,

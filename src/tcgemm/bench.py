@@ -28,7 +28,9 @@ from .check import TOLERANCE, random_operand, reference, relative_error
 from .problem import describe
 
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
-           "bf16": torch.bfloat16, "int8": torch.int8}
+           "bf16": torch.bfloat16, "int8": torch.int8,
+           "fp8e4m3": torch.float8_e4m3fn, "fp8e5m2": torch.float8_e5m2}
+_OUT_DTYPES = {"int8": torch.int32, "fp8e4m3": torch.bfloat16, "fp8e5m2": torch.bfloat16}
 
 
 @dataclass
@@ -165,8 +167,22 @@ def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]
     """(label, run(i)) of the cuBLAS call that computes the same thing, or None if cuBLAS refuses the shape.
 
     fp32/tf32/fp16/bf16: torch.matmul (TF32 enabled only for tf32); int8: torch._int_mm (s8 x s8 -> s32),
-    which needs M > 16 and K, N multiples of 8."""
+    which needs M > 16 and K, N multiples of 8; fp8: torch._scaled_mm with unit scale tensors and the
+    output's dtype, which needs B column-major (A row-major) and M, N, K multiples of 16."""
     a0, b0 = sets[0]
+    if precision.startswith("fp8"):
+        m, k = a0.shape
+        n = b0.shape[1]
+        if m % 16 or n % 16 or k % 16 or b0.stride(0) != 1 or a0.stride(1) != 1:
+            return None
+        one = torch.ones((), dtype=torch.float32, device=a0.device)
+
+        def run_fp8(i: int) -> None:
+            a, b = sets[i % len(sets)]
+            torch._scaled_mm(a, b, one, one, out_dtype=out.dtype, out=out)
+
+        return "torch._scaled_mm", run_fp8
+
     if precision == "int8":
         m, k = a0.shape
         n = b0.shape[1]
@@ -192,7 +208,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     l2 = getattr(props, "L2_cache_size", 50 * 2**20)
     sets = input_sets(m, n, k, precision, layouts, l2)
-    out_dtype = torch.int32 if precision == "int8" else _DTYPES[precision]
+    out_dtype = _OUT_DTYPES.get(precision, _DTYPES[precision])
     out = torch.empty((m, n), dtype=out_dtype, device="cuda")
     ref = reference(*sets[0], None, 1.0, 0.0)
     flops = 2.0 * m * n * k

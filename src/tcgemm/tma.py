@@ -39,8 +39,9 @@ from .registry import TileConfig
 
 SWIZZLE_BYTES = 128  # CU_TENSOR_MAP_SWIZZLE_128B: box rows of at most 128 bytes
 
-# Tensor-map element types by torch dtype name (int8 is copied as raw bytes).
-_MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8"}
+# Tensor-map element types by torch dtype name (int8 and fp8 are copied as raw bytes).
+_MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8",
+              "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
 
 
 def _element_bytes(problem: GemmProblem) -> int:

@@ -23,11 +23,16 @@ def _view(t: torch.Tensor, rows: int, cols: int, layout: str, ld: int, batch: in
     return torch.as_strided(t, (batch, rows, cols), strides, t.storage_offset())
 
 
-def emulate(plan, problem: GemmProblem, a, b, c, d, arch) -> None:
+def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -> None:
     p = problem
     A = _view(a, p.m, p.k, p.a.layout, p.a.ld, p.batch, p.a.batch_stride).double()
     B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
-    D = p.alpha * (A @ B)
+    if any(s is not None for s in scales):  # the kernel reads the scale tensors (fp8)
+        assert plan.spec.scale_args
+    scale = 1.0
+    for s in scales:
+        scale *= s.item() if s is not None else 1.0
+    D = p.alpha * scale * (A @ B)
     if p.c_strides is not None:
         row, col, bat = p.c_strides
         D = D + p.beta * torch.as_strided(c, (p.batch, p.m, p.n), (bat, row, col), c.storage_offset()).double()
@@ -35,12 +40,14 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch) -> None:
     out.copy_(D.to(d.dtype))
     emulate.calls.append((plan, problem))
     emulate.operands.append((a, b))
+    emulate.scales.append(scales)
 
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
     emulate.calls = []
     emulate.operands = []
+    emulate.scales = []
     monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
     monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
     monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
@@ -220,3 +227,64 @@ def test_k_major_kernel_refuses_other_layouts_when_forced(fake_gpu):
         tcgemm.gemm(a, b, kernel="wgmma_ws_kmajor")
     tcgemm.gemm(a, b.t().contiguous().t(), kernel="wgmma_ws_kmajor")
     assert fake_gpu.calls[-1][1].layouts == "rc"
+
+
+FP8 = [torch.float8_e4m3fn, torch.float8_e5m2]
+
+
+def _fp8(rows, cols, layout, dtype, gen):
+    t = torch.randn(rows, cols, generator=gen) if layout == "row" else torch.randn(cols, rows, generator=gen).t()
+    return t.to(dtype)
+
+
+@pytest.mark.parametrize("dtype", FP8)
+@pytest.mark.parametrize("layouts", ["rr", "rc", "cc"])
+def test_fp8_is_staged_k_major_even_when_small(fake_gpu, dtype, layouts):
+    """No other kernel computes fp8: auto stages any layout into K-major copies, however small."""
+    gen = torch.Generator().manual_seed(6)
+    a = _fp8(40, 48, "row" if layouts[0] == "r" else "col", dtype, gen)
+    b = _fp8(48, 24, "row" if layouts[1] == "r" else "col", dtype, gen)
+    d = tcgemm.gemm(a, b)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert d.dtype == torch.bfloat16 and problem.precision == ("fp8e4m3" if dtype == FP8[0] else "fp8e5m2")
+    assert dict(plan.defines)["TCGEMM_NEEDS_FP8"] == "1"
+    torch.testing.assert_close(d, (a.double() @ b.double()).to(torch.bfloat16))
+
+
+def test_fp8_number_scales_fold_into_alpha(fake_gpu):
+    gen = torch.Generator().manual_seed(7)
+    a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
+    d = tcgemm.gemm(a, b, alpha=2.0, scale_a=0.5, scale_b=3.0, out_dtype=torch.float32)
+    _plan, problem = fake_gpu.calls[-1]
+    assert problem.alpha == 3.0 and fake_gpu.scales[-1] == (None, None)
+    torch.testing.assert_close(d, (3.0 * (a.double() @ b.double())).float())
+
+
+def test_fp8_tensor_scales_reach_the_kernel(fake_gpu):
+    gen = torch.Generator().manual_seed(8)
+    a, b = _fp8(32, 64, "row", FP8[1], gen), _fp8(64, 16, "col", FP8[1], gen)
+    sa, sb = torch.tensor([0.25]), torch.tensor(4.5)
+    out = torch.empty(16, 32, dtype=torch.float16).t()  # column-major out: D^T = B^T A^T, same scales
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out=out)
+    _plan, problem = fake_gpu.calls[-1]
+    assert problem.alpha == 1.0 and fake_gpu.scales[-1] == (sa, sb) and problem.swapped
+    torch.testing.assert_close(d, (1.125 * (a.double() @ b.double())).half())
+
+
+def test_fp8_scale_and_output_validation(fake_gpu, monkeypatch):
+    gen = torch.Generator().manual_seed(9)
+    a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
+    with pytest.raises(ValueError, match="fp8 inputs"):
+        tcgemm.gemm(torch.randn(4, 4), torch.randn(4, 4), scale_a=2.0)
+    with pytest.raises(ValueError, match="one-element float32"):
+        tcgemm.gemm(a, b, scale_a=torch.tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="one-element float32"):
+        tcgemm.gemm(a, b, scale_b=torch.tensor([1.0], dtype=torch.float64))
+    with pytest.raises(TypeError, match="out_dtype"):
+        tcgemm.gemm(a, b, out_dtype=torch.int32)
+    with pytest.raises(TypeError, match="same dtype"):
+        tcgemm.gemm(a, b.to(torch.float8_e5m2))
+    monkeypatch.setattr(api, "device_info", lambda index: (80, 108, "sm_80"))
+    with pytest.raises(KernelUnavailable, match="fp8e4m3"):
+        tcgemm.gemm(a, b)

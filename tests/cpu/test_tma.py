@@ -69,7 +69,8 @@ def test_auto_never_picks_a_tma_kernel_for_unaligned_operands():
     assert spec.family == "hopper"
 
 
-@pytest.mark.parametrize("precision,dtype", [("tf32", torch.float32), ("int8", torch.int8)])
+@pytest.mark.parametrize("precision,dtype", [("tf32", torch.float32), ("int8", torch.int8),
+                                             ("fp8e4m3", torch.float8_e4m3fn), ("fp8e5m2", torch.float8_e5m2)])
 def test_k_major_kernel_boxes_are_128_byte_rows(precision, dtype):
     """wgmma_ws_kmajor: K-major boxes of BLOCK_K = 128 bytes of k (32 floats, 128 int8) x BLOCK_M|N rows,
     byte strides from the element size; the kernel's expect_tx is (BLOCK_M + BLOCK_N) * 128."""
@@ -94,4 +95,7 @@ def test_k_major_kernel_boxes_are_128_byte_rows(precision, dtype):
 
 
 def test_tensor_map_element_types():
-    assert tma._MAP_TYPES == {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8"}
+    assert tma._MAP_TYPES == {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8",
+                              "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.int8, torch.float8_e4m3fn, torch.float8_e5m2):
+        assert str(dtype).removeprefix("torch.") in tma._MAP_TYPES

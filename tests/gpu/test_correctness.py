@@ -217,9 +217,9 @@ def test_auto_stages_unaligned_16bit_inputs(dtype):
 
 
 @pytest.mark.parametrize("layouts", LAYOUTS)
-@pytest.mark.parametrize("precision", ["int8", "tf32"])
+@pytest.mark.parametrize("precision", ["int8", "tf32", "fp8e4m3", "fp8e5m2"])
 def test_auto_stages_k_major_int8_tf32(precision, layouts, monkeypatch):
-    """wgmma reads int8/tf32 K-major only: on Hopper, auto copies MN-major (and unaligned) operands into
+    """wgmma reads int8/tf32/fp8 K-major only: on Hopper, auto copies MN-major (and unaligned) operands into
     K-major aligned buffers and runs wgmma_ws_kmajor; the result must be right whatever the layouts."""
     from tcgemm import launch
 
@@ -238,3 +238,35 @@ def test_auto_stages_k_major_int8_tf32(precision, layouts, monkeypatch):
     _run("auto", precision, m=600, n=520, k=784, batch=2, layouts=layouts, out_layout="col")
     if on_hopper:
         assert chosen[-1] == ("wgmma_ws_kmajor", "rc"), chosen
+
+
+def _fp8_available(precision: str) -> bool:
+    return precision in tcgemm.problem.available_precisions() and torch.cuda.get_device_capability() >= (9, 0)
+
+
+@pytest.mark.parametrize("precision", ["fp8e4m3", "fp8e5m2"])
+def test_fp8_scales_and_output_dtypes(precision):
+    """D = alpha (A scale_a)(B scale_b) + beta C: number scales folded into alpha, tensor scales read by
+    the kernel; bf16 (default), fp16 and fp32 outputs; a partial last k-tile (K = 304)."""
+    if not _fp8_available(precision):
+        pytest.skip("fp8 needs the Hopper kernel")
+    for out_dtype in (torch.bfloat16, torch.float16, torch.float32):
+        for tensors in (False, True):
+            _run("auto", precision, m=200, n=136, k=304, layouts="rc", out_dtype=out_dtype,
+                 scales=(0.5, 3.0), scale_tensors=tensors, alpha=1.5, beta=0.5)
+    _run("auto", precision, m=96, n=40, k=1008, batch=3, layouts="cr", out_layout="col",
+         scales=(0.25, 2.0), scale_tensors=True)
+
+
+def test_fp8_matches_torch_scaled_mm():
+    if not _fp8_available("fp8e4m3"):
+        pytest.skip("fp8 needs the Hopper kernel")
+    a = torch.randn(256, 512, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(384, 512, device="cuda").to(torch.float8_e4m3fn).t()  # K x N, column-major
+    sa = torch.tensor(0.5, device="cuda")
+    sb = torch.tensor(2.5, device="cuda")
+    ref = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb)
+    assert d.dtype == torch.bfloat16 and d.shape == (256, 384)
+    err = (torch.linalg.vector_norm(d.double() - ref.double()) / torch.linalg.vector_norm(ref.double())).item()
+    assert err < 1e-2, err
