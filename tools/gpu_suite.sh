@@ -4,7 +4,8 @@
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
 # Usage: [TESTS_K=expr] [BENCH_KERNELS=list] tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
 #   PRECISIONS: comma list (default: every precision some kernel computes)
-# At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json.
+# At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json
+# (merged into bench_all.json when there are more than 5 precisions).
 # Runs from the checkout with PYTHONPATH=src; needs no network.
 set -uo pipefail
 OUT=${1:-${OUT:-out}}
@@ -51,8 +52,28 @@ for precision in ${PRECISIONS//,/ }; do
     *:quick) shapes=4096 ;;
     *) shapes=1024,4096,8192,4095 ;;
   esac
+  # fp8: cuBLAS (torch._scaled_mm) reads B column-major only, so bench the K-major layouts
+  case "$precision" in fp8*) layouts=rc ;; *) layouts=rr ;; esac
   timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" --shapes "$shapes" \
+    --layouts "$layouts" \
     --json "$OUT/bench_$precision.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
+# The device returns at most 8 files: with more than 5 precisions, one bench_all.json holds every
+# row (each row names its precision; tools/results_table.py and tcgemm plot read it as it is).
+if [ "$(ls "$OUT"/bench_*.json 2>/dev/null | wc -l)" -gt 5 ]; then
+  python3 - "$OUT" <<'PY'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+files = sorted(out.glob("bench_*.json"))
+merged = {"environment": None, "rows": []}
+for f in files:
+    data = json.loads(f.read_text())
+    merged["environment"] = merged["environment"] or data["environment"]
+    merged["rows"] += data["rows"]
+(out / "bench_all.json").write_text(json.dumps(merged, indent=1))
+for f in files:
+    f.unlink()
+PY
+fi
 exit $status

@@ -8,13 +8,14 @@ written.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import torch
 
 from . import launch, registry, staging
-from .dispatch import select
+from .dispatch import KernelUnavailable, select
 from .jit import target_arch
-from .problem import describe
+from .problem import GemmProblem, describe
 
 _INT32_MAX = 2**31 - 1
 
@@ -40,32 +41,6 @@ def _check_devices(**tensors: torch.Tensor | None) -> torch.device:
     return next(iter(devices))
 
 
-def _prepare(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config):
-    """Validate, describe, select (and stage unaligned operands where that pays): everything gemm() does
-    before allocating and launching. Returns (device, arch, problem, tensors, spec, config)."""
-    device = _check_devices(a=a, b=b, c=c, out=out)
-    problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
-    if max(problem.m, problem.n, problem.k) > _INT32_MAX:
-        raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    arch_cc, sms, arch = device_info(index)
-    spec, cfg = select(problem, arch_cc, sms, kernel, config)
-    if kernel == "auto" and spec.family != "hopper" and staging.worthwhile(problem, arch_cc):
-        # Unaligned 16-bit operands on Hopper: pad them into aligned buffers and use the TMA kernels.
-        a, b = staging.aligned_copy(a), staging.aligned_copy(b)
-        problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
-        spec, cfg = select(problem, arch_cc, sms, kernel, config)
-    return device, arch, problem, t, spec, cfg
-
-
-def plan_for(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, *, alpha: float = 1.0,
-             beta: float = 0.0, out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
-             precision: str | None = None, kernel: str = "auto", config: str | None = None) -> launch.LaunchPlan:
-    """The launch plan (kernel, tile config, grid, defines) that :func:`gemm` would use for these arguments."""
-    _d, _arch, problem, _t, spec, cfg = _prepare(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config)
-    return launch.plan(problem, spec, cfg)
-
-
 def gemm(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -78,6 +53,8 @@ def gemm(
     precision: str | None = None,
     kernel: str = "auto",
     config: str | None = None,
+    scale_a: float | torch.Tensor | None = None,
+    scale_b: float | torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on the GPU with a hand-written kernel.
 
@@ -89,8 +66,21 @@ def gemm(
     precision: None (from the dtype: float32 -> exact "fp32") or "tf32" for
     float32 inputs on tensor cores. kernel: "auto" or a name from
     :func:`tcgemm.kernels`; config: a tile config name of that kernel.
+    scale_a, scale_b: fp8 inputs only (torch.float8_e4m3fn / float8_e5m2), per-tensor scales as in
+    torch._scaled_mm: ``D = alpha * (a * scale_a) @ (b * scale_b) + beta * c``, accumulated in fp32,
+    written as bfloat16 (default), float16 or float32 (out_dtype). Python numbers are folded into
+    alpha; one-element float32 tensors are read by the kernel on the device (no synchronisation).
     """
-    device, arch, problem, t, spec, cfg = _prepare(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config)
+    device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
+    alpha, scales = _fold_scales(a, alpha, scale_a, scale_b)
+    args = dict(alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
+    problem, t = describe(a, b, c, **args)
+    if max(problem.m, problem.n, problem.k) > _INT32_MAX:
+        raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    arch_cc, sms, arch = device_info(index)
+    a, b, problem, t, spec, cfg = resolve(a, b, c, problem, t, args, arch_cc, sms, kernel, config)
+
     d = out
     if d is None:
         shape = (problem.batch, problem.m, problem.n) if max(a.dim(), b.dim()) == 3 else (problem.m, problem.n)
@@ -104,8 +94,69 @@ def gemm(
             d.zero_()
         return d
     p = launch.plan(problem, spec, cfg)
-    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    if any(s is not None for s in scales):
+        launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
+    else:
+        launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
     return d
+
+
+_FP8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
+
+
+def _fold_scales(a: torch.Tensor, alpha: float, scale_a: float | torch.Tensor | None,
+                 scale_b: float | torch.Tensor | None) -> tuple[float, tuple[torch.Tensor | None, ...]]:
+    """(alpha times the number scales, the tensor scales or None) after validating the scales."""
+    if scale_a is None and scale_b is None:
+        return alpha, (None, None)
+    if a.dtype not in _FP8_DTYPES:
+        raise ValueError(
+            f"scale_a/scale_b apply to fp8 inputs (torch.float8_e4m3fn, torch.float8_e5m2), not {a.dtype}; "
+            f"use alpha to scale other GEMMs"
+        )
+    tensors: list[torch.Tensor | None] = []
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if s is None:
+            tensors.append(None)
+        elif isinstance(s, torch.Tensor):
+            if s.numel() != 1 or s.dtype != torch.float32:
+                raise ValueError(
+                    f"{name} must be a one-element float32 tensor (a per-tensor scale, as in torch._scaled_mm); "
+                    f"got shape {tuple(s.shape)} and dtype {s.dtype}"
+                )
+            tensors.append(s)
+        elif isinstance(s, (int, float)) and not isinstance(s, bool):
+            if isinstance(alpha, (int, float)) and not isinstance(alpha, bool):
+                alpha = alpha * float(s)
+            tensors.append(None)
+        else:
+            raise TypeError(f"{name} must be a Python float or a one-element float32 tensor, got {type(s).__name__}")
+    return alpha, tuple(tensors)
+
+
+def resolve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, problem: GemmProblem,
+            t: dict[str, torch.Tensor | None], describe_args: dict[str, Any], arch: int, sms: int,
+            kernel: str = "auto", config: str | None = None):
+    """The kernel and config for ``problem`` (= describe(a, b, c, **describe_args)), staging the
+    operands first when kernel="auto" would otherwise leave the Hopper kernels (unaligned operands,
+    or a layout wgmma cannot read for this type) and copies are worth it (tcgemm.staging).
+
+    Returns (a, b, problem, tensors, spec, cfg): the operands (copies if staged) and their problem."""
+    try:
+        spec, cfg = select(problem, arch, sms, kernel, config)
+    except KernelUnavailable:
+        if kernel != "auto":
+            raise
+        spec = cfg = None  # nothing serves the operands as they are; staged copies may be served
+    if kernel == "auto" and (spec is None or spec.family != "hopper"):
+        staged = staging.stage(a, b, problem, arch, force=spec is None)
+        if staged is not None:
+            a, b = staged
+            problem, t = describe(a, b, c, **describe_args)
+            spec, cfg = select(problem, arch, sms, kernel, config)
+    if spec is None or cfg is None:
+        spec, cfg = select(problem, arch, sms, kernel, config)  # raises KernelUnavailable, with the reason
+    return a, b, problem, t, spec, cfg
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -124,8 +175,13 @@ def kernels() -> list[dict[str, object]]:
             "precisions": list(s.precisions),
             "min_arch": f"sm_{s.min_arch}",
             "configs": [c.describe() for c in s.configs],
-            "needs": ("16-byte aligned A and B for TMA (else kernel='auto' falls back)" if s.requires_aligned16
-                      else "16-byte alignment for float4 loads (else scalar)" if s.vector_loads else "none"),
+            "needs": "; ".join(filter(None, (
+                ("16-byte aligned A and B for TMA (else kernel='auto' falls back or stages aligned copies)"
+                 if s.requires_aligned16 else "16-byte alignment for float4 loads (else scalar)" if s.vector_loads
+                 else ""),
+                f"layouts {', '.join(s.layouts)} (else kernel='auto' stages copies or falls back)"
+                if len(s.layouts) < 4 else "",
+            ))) or "none",
             "source": s.source,
             "seed": s.seed,
         }

@@ -21,13 +21,16 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from . import launch, registry
+from . import launch, registry, staging
 from ._version import __version__
-from .api import device_info, gemm, plan_for
+from .api import device_info, gemm, resolve
 from .check import TOLERANCE, random_operand, reference, relative_error
+from .problem import describe
 
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
-           "bf16": torch.bfloat16, "int8": torch.int8}
+           "bf16": torch.bfloat16, "int8": torch.int8,
+           "fp8e4m3": torch.float8_e4m3fn, "fp8e5m2": torch.float8_e5m2}
+_OUT_DTYPES = {"int8": torch.int32, "fp8e4m3": torch.bfloat16, "fp8e5m2": torch.bfloat16}
 
 
 @dataclass
@@ -164,8 +167,22 @@ def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]
     """(label, run(i)) of the cuBLAS call that computes the same thing, or None if cuBLAS refuses the shape.
 
     fp32/tf32/fp16/bf16: torch.matmul (TF32 enabled only for tf32); int8: torch._int_mm (s8 x s8 -> s32),
-    which needs M > 16 and K, N multiples of 8."""
+    which needs M > 16 and K, N multiples of 8; fp8: torch._scaled_mm with unit scale tensors and the
+    output's dtype, which needs B column-major (A row-major) and M, N, K multiples of 16."""
     a0, b0 = sets[0]
+    if precision.startswith("fp8"):
+        m, k = a0.shape
+        n = b0.shape[1]
+        if m % 16 or n % 16 or k % 16 or b0.stride(0) != 1 or a0.stride(1) != 1:
+            return None
+        one = torch.ones((), dtype=torch.float32, device=a0.device)
+
+        def run_fp8(i: int) -> None:
+            a, b = sets[i % len(sets)]
+            torch._scaled_mm(a, b, one, one, out_dtype=out.dtype, out=out)
+
+        return "torch._scaled_mm", run_fp8
+
     if precision == "int8":
         m, k = a0.shape
         n = b0.shape[1]
@@ -191,7 +208,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     l2 = getattr(props, "L2_cache_size", 50 * 2**20)
     sets = input_sets(m, n, k, precision, layouts, l2)
-    out_dtype = torch.int32 if precision == "int8" else _DTYPES[precision]
+    out_dtype = _OUT_DTYPES.get(precision, _DTYPES[precision])
     out = torch.empty((m, n), dtype=out_dtype, device="cuda")
     ref = reference(*sets[0], None, 1.0, 0.0)
     flops = 2.0 * m * n * k
@@ -213,21 +230,35 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         if on_row:
             on_row(base)
 
-    arch = device_info(torch.cuda.current_device())[2]
+    cc, sms, arch = device_info(torch.cuda.current_device())
     prec_arg = "tf32" if precision == "tf32" else None
     for name in names:
         kernel, _, cfg_name = name.partition(":")
+        kernel_sets, label = sets, kernel
+        if kernel != "auto" and layouts not in registry.get(kernel).layouts:
+            # A kernel that reads other layouts only (wgmma_ws_kmajor: "rc") is timed on copies of the
+            # same inputs in the nearest layout it serves, made outside the timing.
+            want = staging.target_layouts(layouts, registry.get(kernel).layouts)
+            kernel_sets = [(staging.aligned_copy(a, want[0]), staging.aligned_copy(b, want[1])) for a, b in sets]
+            label = f"{kernel} [{want} copies]"
+        a0, b0 = kernel_sets[0]
+        describe_args = dict(out=out, precision=prec_arg)
+        problem, t0 = describe(a0, b0, **describe_args)
         try:
-            plan = plan_for(sets[0][0], sets[0][1], out=out, precision=prec_arg, kernel=kernel,
-                            config=cfg_name or None)
+            staged_a, _b, problem, _t, spec, cfg = resolve(a0, b0, None, problem, t0, describe_args, cc, sms,
+                                                           kernel, cfg_name or None)
         except ValueError:  # this kernel does not serve the precision/shape: nothing to time
             continue
-        spec, cfg = plan.spec, plan.config
+        if kernel == "auto":
+            label = f"auto ({spec.name}{', staged' if staged_a is not a0 else ''})"
+        plan = launch.plan(problem, spec, cfg)
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
-        fixed = None if kernel == "auto" else cfg.name  # auto chooses (and stages) per call, as users see it
 
-        def run_kernel(i: int, kernel: str = kernel, cfg_name: str | None = fixed) -> None:
-            a, b = sets[i % len(sets)]
+        # auto keeps choosing (and staging) per call, as a user's call would
+        fixed = cfg_name or None if kernel == "auto" else cfg.name
+
+        def run_kernel(i: int, kernel: str = kernel, cfg_name: str | None = fixed, kernel_sets=kernel_sets) -> None:
+            a, b = kernel_sets[i % len(kernel_sets)]
             gemm(a, b, out=out, kernel=kernel, config=cfg_name, precision=prec_arg)
 
         out.fill_(float("nan") if out.dtype.is_floating_point else 0)
@@ -236,7 +267,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         times = time_runs(run_kernel, len(sets), budget_s)
         med, spread = _summary(times)
         row = BenchRow(
-            kernel=spec.name if kernel != "auto" else f"auto ({spec.name})", config=cfg.describe(),
+            kernel=label, config=cfg.describe(),
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
             pct_cublas=100.0 * cublas_ms / med if cublas_ms else None, error=err, passed=err <= TOLERANCE[precision],
             registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes, block=plan.block,

@@ -13,10 +13,16 @@ import torch
 
 from .api import gemm
 
-# ||D - ref|| / ||ref|| allowed per precision, on random normal data.
-TOLERANCE: dict[str, float] = {"fp32": 1e-5, "tf32": 2e-3, "fp16": 1e-2, "bf16": 1e-2, "int8": 0.0}
+# ||D - ref|| / ||ref|| allowed per precision, on random normal data. fp8: against the float64
+# product of the fp8 inputs as stored (their quantisation is the caller's), so what remains is the
+# fp32 accumulation and the bf16 output rounding.
+TOLERANCE: dict[str, float] = {"fp32": 1e-5, "tf32": 2e-3, "fp16": 1e-2, "bf16": 1e-2, "int8": 0.0,
+                               "fp8e4m3": 2e-2, "fp8e5m2": 2e-2}
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
-           "bf16": torch.bfloat16, "int8": torch.int8}
+           "bf16": torch.bfloat16, "int8": torch.int8,
+           "fp8e4m3": torch.float8_e4m3fn, "fp8e5m2": torch.float8_e5m2}
+# Default output dtype per precision (as tcgemm.gemm chooses it).
+_OUT_DTYPES = {"int8": torch.int32, "fp8e4m3": torch.bfloat16, "fp8e5m2": torch.bfloat16}
 
 
 def random_operand(rows: int, cols: int, layout: str, batch: int | None, dtype: torch.dtype,
@@ -38,9 +44,10 @@ def random_operand(rows: int, cols: int, layout: str, batch: int | None, dtype: 
     return data[..., :rows].transpose(-1, -2)
 
 
-def reference(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float) -> torch.Tensor:
-    """alpha * a @ b + beta * c in float64 (on a's device)."""
-    ref = alpha * torch.matmul(a.double(), b.double())
+def reference(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+              scale: float = 1.0) -> torch.Tensor:
+    """alpha * scale * a @ b + beta * c in float64 (on a's device); scale: scale_a * scale_b of fp8."""
+    ref = alpha * scale * torch.matmul(a.double(), b.double())
     if c is not None and beta != 0:
         ref = ref + beta * c.double()
     return ref
@@ -103,8 +110,13 @@ def check(
     out_dtype: torch.dtype | None = None,
     device: str | torch.device = "cuda",
     seed: int | None = None,
+    scales: tuple[float, float] | None = None,
+    scale_tensors: bool = False,
 ) -> CheckResult:
-    """Run one GEMM on fresh random inputs into a poisoned output and compare with float64."""
+    """Run one GEMM on fresh random inputs into a poisoned output and compare with float64.
+
+    scales: fp8 per-tensor (scale_a, scale_b), passed as Python floats or, with scale_tensors,
+    as one-element float32 tensors on the device."""
     gen = torch.Generator(device=device)
     gen.manual_seed(seed if seed is not None else torch.seed() % 2**63)
     dtype = _DTYPES[precision]
@@ -112,7 +124,7 @@ def check(
     b = random_operand(k, n, "row" if layouts[1] == "r" else "col", batch, dtype, device, gen, pad)
     c = None
     if out_dtype is None:
-        out_dtype = torch.int32 if dtype == torch.int8 else dtype
+        out_dtype = _OUT_DTYPES.get(precision, dtype)
     if beta != 0:
         c = random_operand(m, n, "row", batch, torch.float32, device, gen).to(out_dtype)
     shape = (m, n) if batch is None else (batch, m, n)
@@ -120,13 +132,18 @@ def check(
         out = poisoned_like(shape, out_dtype, device)
     else:
         out = poisoned_like((*shape[:-2], n, m), out_dtype, device).transpose(-1, -2)
+    scale_kw: dict[str, object] = {}
+    if scales is not None:
+        scale_kw = {"scale_a": scales[0], "scale_b": scales[1]}
+        if scale_tensors:
+            scale_kw = {k: torch.tensor([v], dtype=torch.float32, device=device) for k, v in scale_kw.items()}
     gemm(a, b, c, alpha=alpha, beta=beta, out=out, kernel=kernel, config=config,
-         precision=None if precision != "tf32" else "tf32")
+         precision=None if precision != "tf32" else "tf32", **scale_kw)
     if out.dtype.is_floating_point:
         unwritten = int(torch.isnan(out).sum().item())
     else:
         unwritten = int((out == torch.iinfo(out.dtype).min).sum().item())
-    ref = reference(a, b, c, alpha, beta)
+    ref = reference(a, b, c, alpha, beta, scales[0] * scales[1] if scales is not None else 1.0)
     err = relative_error(out, ref)
     return CheckResult(kernel, m, n, k, batch or 1, layouts, precision, alpha, beta, err,
                        TOLERANCE[precision], unwritten)

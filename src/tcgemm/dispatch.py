@@ -28,6 +28,11 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
         return f"it computes {', '.join(spec.precisions)}, not {problem.precision}"
     if arch < spec.min_arch:
         return f"it needs sm_{spec.min_arch} or newer, this GPU is sm_{arch}"
+    if problem.layouts not in spec.layouts:
+        return (
+            f"it serves layouts {', '.join(spec.layouts)} only (r: row-major, c: column-major, A then B), "
+            f"not {problem.layouts}; kernel='auto' copies the operands into a served layout when worth it"
+        )
     if spec.requires_aligned16 and not (problem.a.aligned16 and problem.b.aligned16):
         return (
             "it needs A and B 16-byte aligned (base address, leading dimension and batch stride "
@@ -62,10 +67,11 @@ def pick_config(spec: KernelSpec, cls: str, precision: str) -> TileConfig:
 
 
 @lru_cache(maxsize=4096)
-def _auto(precision: str, arch: int, cls: str, aligned: bool = True) -> tuple[KernelSpec, TileConfig] | None:
+def _auto(precision: str, arch: int, cls: str, aligned: bool = True,
+          layouts: str = "rr") -> tuple[KernelSpec, TileConfig] | None:
     candidates = [s for s in registry.all_specs()
                   if precision in s.precisions and arch >= s.min_arch and s.auto
-                  and (aligned or not (s.requires_aligned16 or s.tma))]
+                  and (aligned or not (s.requires_aligned16 or s.tma)) and layouts in s.layouts]
     if not candidates:
         return None
     best = min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
@@ -79,7 +85,7 @@ def select(
     if kernel == "auto":
         cls = shape_class(problem.m, problem.n, problem.batch, sms)
         aligned = _tma_ok(problem)
-        chosen = _auto(problem.precision, arch, cls, aligned)
+        chosen = _auto(problem.precision, arch, cls, aligned, problem.layouts)
         if chosen is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")

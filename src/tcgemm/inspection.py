@@ -43,9 +43,10 @@ class Inspection:
 
 def _problem(precision: str, layouts: str) -> GemmProblem:
     dtypes = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
-              "bf16": torch.bfloat16, "int8": torch.int8}
+              "bf16": torch.bfloat16, "int8": torch.int8,
+              "fp8e4m3": torch.float8_e4m3fn, "fp8e5m2": torch.float8_e5m2}
     in_dtype = dtypes[precision]
-    out_dtype = torch.int32 if precision == "int8" else in_dtype
+    out_dtype = {"int8": torch.int32, "fp8e4m3": torch.bfloat16, "fp8e5m2": torch.bfloat16}.get(precision, in_dtype)
     op = Operand("row", 4096, 0, True)
     return GemmProblem(4096, 4096, 4096, 1, precision, in_dtype, out_dtype,
                        op if layouts[0] == "r" else op.flipped(), op if layouts[1] == "r" else op.flipped(),
@@ -53,8 +54,11 @@ def _problem(precision: str, layouts: str) -> GemmProblem:
 
 
 def inspect_kernel(name: str, *, config: str | None = None, precision: str | None = None,
-                   layouts: str = "rr", arch: str | None = None) -> Inspection:
+                   layouts: str | None = None, arch: str | None = None) -> Inspection:
     spec = registry.get(name)
+    layouts = layouts or ("rr" if "rr" in spec.layouts else spec.layouts[0])
+    if layouts not in spec.layouts:
+        raise ValueError(f"kernel {name!r} serves layouts {', '.join(spec.layouts)}, not {layouts}")
     precision = precision or spec.precisions[0]
     if precision not in spec.precisions:
         raise ValueError(f"kernel {name!r} computes {', '.join(spec.precisions)}, not {precision}")

@@ -26,7 +26,10 @@ _C_TYPES = {
     torch.bfloat16: "__nv_bfloat16",
     torch.int8: "signed char",
     torch.int32: "int",
+    torch.float8_e4m3fn: "__nv_fp8_e4m3",
+    torch.float8_e5m2: "__nv_fp8_e5m2",
 }
+_FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 MAX_GRID_YZ = 65535
 
 
@@ -38,6 +41,8 @@ def _precision_outputs(precision: str) -> list[tuple[torch.dtype, torch.dtype]]:
         "fp16": [(torch.float16, torch.float16), (torch.float16, torch.float32)],
         "bf16": [(torch.bfloat16, torch.bfloat16), (torch.bfloat16, torch.float32)],
         "int8": [(torch.int8, torch.int32)],
+        "fp8e4m3": [(torch.float8_e4m3fn, out) for out in (torch.bfloat16, torch.float16, torch.float32)],
+        "fp8e5m2": [(torch.float8_e5m2, out) for out in (torch.bfloat16, torch.float16, torch.float32)],
     }[precision]
 
 
@@ -66,10 +71,14 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
         items["VEC"] = vec
     if torch.float16 in (in_dtype, out_dtype) or torch.bfloat16 in (in_dtype, out_dtype):
         items["TCGEMM_NEEDS_FP16"] = 1
+    if in_dtype in _FP8:
+        items["TCGEMM_NEEDS_FP8"] = 1
     return jit.as_defines(items.items())
 
 
 def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
+    if problem.layouts not in spec.layouts:
+        raise ValueError(f"kernel {spec.name!r} serves layouts {', '.join(spec.layouts)}, not {problem.layouts}")
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
     if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
@@ -82,11 +91,11 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
 
 
 def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
-    """Every (kernel, defines) the launcher can ask for: configs x layouts x VEC x dtypes."""
+    """Every (kernel, defines) the launcher can ask for: configs x served layouts x VEC x dtypes."""
     builds = []
     for spec in registry.all_specs():
         for cfg in spec.configs:
-            for layouts in ("rr", "rc", "cr", "cc"):
+            for layouts in spec.layouts:
                 for vec in (1, 4) if spec.vector_loads else (1,):
                     for precision in (p for p in spec.precisions if cfg.serves(p)):
                         for in_dtype, out_dtype in _precision_outputs(precision):
@@ -168,7 +177,7 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
     _allow_dynamic_smem(kernel, smem, device)
     stream = driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
     values = (*maps, *(a.item() if isinstance(a, np.generic) else a for a in args))
-    types = (None, None, *_ARG_CTYPES)
+    types = (None, None, *_ARG_CTYPES, *(ctypes.c_void_p,) * (len(args) - len(_ARG_CTYPES)))  # + scale pointers
     (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
     if err != driver.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuLaunchKernel failed: {err}")
@@ -179,7 +188,10 @@ def kernel_for(p: LaunchPlan, arch: str, device: int) -> Any:
 
 
 def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
-        c: torch.Tensor | None, d: torch.Tensor, arch: str) -> None:
+        c: torch.Tensor | None, d: torch.Tensor, arch: str,
+        scales: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None)) -> None:
+    """Launch ``p``. ``scales``: one-element float32 tensors (or None: 1) for kernels with
+    ``scale_args`` (fp8), read by the kernel on the device."""
     device = d.device.index if d.device.index is not None else torch.cuda.current_device()
     kernel = kernel_for(p, arch, device)
     c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)
@@ -191,6 +203,10 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         c.data_ptr() if c is not None else 0, np.int64(c_row), np.int64(c_col), np.int64(c_batch),
         d.data_ptr(), np.int64(problem.d_ld), np.int64(problem.d_batch_stride),
     )
+    if p.spec.scale_args:
+        args += tuple(s.data_ptr() if s is not None else 0 for s in scales)
+    elif any(s is not None for s in scales):
+        raise ValueError(f"kernel {p.spec.name!r} takes no scale tensors")
     if p.spec.tma:
         from . import tma
 

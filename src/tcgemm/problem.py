@@ -29,6 +29,8 @@ _DTYPE_PRECISION: dict[torch.dtype, tuple[str, torch.dtype]] = {
     torch.float16: ("fp16", torch.float16),
     torch.bfloat16: ("bf16", torch.bfloat16),
     torch.int8: ("int8", torch.int32),
+    torch.float8_e4m3fn: ("fp8e4m3", torch.bfloat16),
+    torch.float8_e5m2: ("fp8e5m2", torch.bfloat16),
 }
 _PRECISION_INPUTS: dict[str, torch.dtype] = {
     "fp32": torch.float32,
@@ -36,7 +38,18 @@ _PRECISION_INPUTS: dict[str, torch.dtype] = {
     "fp16": torch.float16,
     "bf16": torch.bfloat16,
     "int8": torch.int8,
+    "fp8e4m3": torch.float8_e4m3fn,
+    "fp8e5m2": torch.float8_e5m2,
 }
+# Output dtypes per precision beyond the default: 16-bit inputs may write fp32; fp8 (like
+# torch._scaled_mm) writes bf16 (default), fp16 or fp32.
+_EXTRA_OUTPUTS: dict[str, tuple[torch.dtype, ...]] = {
+    "fp16": (torch.float32,),
+    "bf16": (torch.float32,),
+    "fp8e4m3": (torch.float16, torch.float32),
+    "fp8e5m2": (torch.float16, torch.float32),
+}
+FP8_PRECISIONS = ("fp8e4m3", "fp8e5m2")
 
 
 @lru_cache(maxsize=1)
@@ -215,7 +228,7 @@ def describe(
     precision, default_out = resolve_precision(a.dtype, precision)
     if out_dtype is None:
         out_dtype = out.dtype if out is not None else default_out
-    allowed_out = {default_out, torch.float32} if precision in ("fp16", "bf16") else {default_out}
+    allowed_out = {default_out, *_EXTRA_OUTPUTS.get(precision, ())}
     if out_dtype not in allowed_out:
         allowed = ", ".join(str(d) for d in sorted(allowed_out, key=str))
         raise TypeError(f"out_dtype={out_dtype} is not available for {precision}; use {allowed}")

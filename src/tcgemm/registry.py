@@ -16,7 +16,8 @@ from types import MappingProxyType
 # Precision names: what the tensor cores / FMA units compute in.
 #   fp32: exact IEEE float32 on CUDA cores;   tf32: float32 inputs on tensor cores
 #   fp16, bf16: 16-bit inputs, fp32 accumulate;   int8: s8 x s8 -> s32
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "int8")
+#   fp8e4m3, fp8e5m2: 8-bit float inputs with per-tensor scales (torch._scaled_mm), fp32 accumulate
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "int8", "fp8e4m3", "fp8e5m2")
 
 
 @dataclass(frozen=True, eq=False)  # registry singletons: identity equality and hash
@@ -86,6 +87,12 @@ class KernelSpec:
     auto: bool = True  # may kernel="auto" choose it (False for teaching stages that are never fastest)
     requires_aligned16: bool = False  # serves only problems whose A and B are 16-byte aligned (else: fall back)
     tma: bool = False  # takes TMA tensor maps of A and B as its first two arguments (tcgemm.tma)
+    # Operand layouts served, as GemmProblem.layouts ("rc": A row-major, B column-major); only these
+    # are compiled, and auto stages other layouts into copies when that is worth it (tcgemm.staging).
+    layouts: tuple[str, ...] = ("rr", "rc", "cr", "cc")
+    # Takes per-tensor scale pointers (const float* scale_a, scale_b; null = 1) after the standard
+    # arguments (TCGEMM_TMA_SCALED_KERNEL, kernels/include/tma_scaled.cuh).
+    scale_args: bool = False
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
@@ -114,7 +121,8 @@ _SEED_HOPPER = "issue 4 (Hopper path)"
 
 def _hopper_smem(stages: int, block_m: int, block_n: int, block_k: int = 64) -> int:
     """Dynamic shared memory of a TMA ring: the tiles, 1 KB to align them for the
-    128-byte swizzle, 1 KB for the mbarriers."""
+    128-byte swizzle, 1 KB for the mbarriers. ``block_k`` counts 16-bit elements: rows of
+    128 bytes are block_k=64 whatever the type."""
     return stages * (block_m + block_n) * block_k * 2 + 2048
 
 LADDER: tuple[KernelSpec, ...] = (
@@ -357,6 +365,39 @@ LADDER: tuple[KernelSpec, ...] = (
         min_arch=90,
         requires_aligned16=True,
         tma=True,
+    ),
+    KernelSpec(
+        name="wgmma_ws_kmajor",
+        family="hopper",
+        # Stage 1's technique for the types wgmma reads K-major only; numbered 1 so that later fp16/bf16
+        # stages rank above it should they learn tf32/int8 (auto picks per precision).
+        stage=1,
+        technique="wgmma_ws for tf32, int8 and fp8: both operands K-major (auto stages other layouts as "
+                  "K-major copies), 128-byte tile rows = 32 tf32 or 128 int8/fp8 of k; fp8 with per-tensor "
+                  "scales and per-k-tile fp32 accumulation",
+        source="hopper/10_wgmma_kmajor.cu",
+        entry="wgmma_ws_kmajor",
+        precisions=("tf32", "int8", "fp8e4m3", "fp8e5m2"),
+        # Rows of 128 bytes (BLOCK_K = 32 floats or 128 int8/fp8), so the shared memory is that of wgmma_ws.
+        # fp8 keeps two accumulator arrays (per-k-tile partial sums): BLOCK_N <= 192.
+        configs=(
+            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x32", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
+            _cfg("128x256x128", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x192x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
+                 THREADS=384, SMEM_BYTES=_hopper_smem(5, 128, 192)),
+            _cfg("128x128x128", ("int8", "fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
+                 THREADS=384, SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        layouts=("rc",),
+        scale_args=True,
     ),
 )
 

@@ -1,41 +1,69 @@
-"""Aligned staging: copy unaligned operands into padded buffers so TMA kernels can read them.
+"""Operand staging: copy A and/or B into buffers a Hopper (TMA) kernel can read.
 
-TMA (and 16-byte vector loads) need every row of an operand to start on a 16-byte boundary.
-cuBLAS runs such inputs (e.g. bf16 at 4095^3) on a much slower path. A copy of A and B into
-buffers whose leading dimension is rounded up to 16 bytes costs one read and one write of the
-operands — microseconds against a GEMM of milliseconds — and lets the fastest kernel run.
+The Hopper kernels need what a tensor may not offer:
+
+* alignment: TMA (and 16-byte vector loads) need every row of an operand to start on a 16-byte
+  boundary. cuBLAS runs such inputs (e.g. bf16 at 4095^3) on a much slower path;
+* layout: wgmma reads tf32, int8 and fp8 operands K-major only (A row-major, B column-major),
+  so the kernels for those types serve ``layouts=("rc",)``.
+
+A copy of an operand into a buffer with the wanted layout and a leading dimension rounded up to
+16 bytes (a transposing copy for an MN-major operand) costs one read and one write of it —
+microseconds against a GEMM of milliseconds — and lets the fastest kernel run. Operands that
+already fit are not copied. :func:`stage` decides per operand; :func:`tcgemm.gemm` calls it only
+for ``kernel="auto"`` when the selection left the Hopper kernels.
 """
 
 from __future__ import annotations
 
 import torch
 
-from .problem import GemmProblem
+from . import registry
+from .problem import GemmProblem, _aligned16, layout_of
 
 # Below this many multiply-adds the copy is not worth it (the GEMM itself takes microseconds).
 MIN_MACS = 512**3
 
 
-def worthwhile(problem: GemmProblem, arch: int) -> bool:
-    """Stage when auto would otherwise leave the Hopper kernels for lack of alignment."""
-    return (
-        arch >= 90
-        and problem.precision in ("fp16", "bf16")
-        and not (problem.a.aligned16 and problem.b.aligned16)
-        and problem.m * problem.n * problem.k * problem.batch >= MIN_MACS
-    )
+def hopper_spec(precision: str, arch: int) -> registry.KernelSpec | None:
+    """The Hopper kernel auto would prefer for ``precision`` if the operands fitted it."""
+    specs = [s for s in registry.all_specs()
+             if s.family == "hopper" and s.auto and precision in s.precisions and arch >= s.min_arch]
+    return max(specs, key=lambda s: s.stage, default=None)
 
 
-def aligned_copy(t: torch.Tensor) -> torch.Tensor:
-    """A copy of ``t`` (2-D or 3-D) whose rows, in its own layout, start on 16-byte boundaries.
+def target_layouts(layouts: str, served: tuple[str, ...]) -> str:
+    """The served layout pair (e.g. "rc") that changes the fewest operands of ``layouts``."""
+    if layouts in served:
+        return layouts
+    return min(served, key=lambda lay: (lay[0] != layouts[0]) + (lay[1] != layouts[1]))
 
-    A row-major operand keeps row-major with its row length padded; a column-major one keeps
-    column-major with its column length padded; the padding is never read."""
+
+def _flip(layout: str) -> str:
+    return "c" if layout == "r" else "r"
+
+
+def fits(t: torch.Tensor, layout: str) -> bool:
+    """Whether ``t`` is already ``layout`` ("r"/"c") with 16-byte aligned rows (in its own layout)."""
+    found = layout_of(t)
+    if found is None or found[0][0] != layout:
+        return False
+    batch_stride = t.stride(0) if t.dim() == 3 and t.shape[0] > 1 else 0
+    return _aligned16(t, found[1], batch_stride)
+
+
+def aligned_copy(t: torch.Tensor, layout: str | None = None) -> torch.Tensor:
+    """A copy of ``t`` (2-D or 3-D) whose rows, in ``layout``, start on 16-byte boundaries.
+
+    ``layout``: "r" (row-major), "c" (column-major) or None (keep ``t``'s own). The leading
+    dimension is padded to 16 bytes; the padding is never read. A change of layout is a
+    transposing copy: a buffer of the transposed shape, viewed back transposed."""
     per_vec = 16 // t.element_size()
     rows, cols = t.shape[-2], t.shape[-1]
-    column_major = t.stride(-2) == 1 and t.stride(-1) != 1
+    if layout is None:
+        layout = "c" if t.stride(-2) == 1 and t.stride(-1) != 1 else "r"
     lead = t.shape[:-2]
-    if column_major:
+    if layout == "c":
         ld = -(-rows // per_vec) * per_vec
         buf = torch.empty((*lead, cols, ld), dtype=t.dtype, device=t.device)
         view = buf[..., :rows].transpose(-1, -2)
@@ -45,3 +73,24 @@ def aligned_copy(t: torch.Tensor) -> torch.Tensor:
         view = buf[..., :cols]
     view.copy_(t)
     return view
+
+
+def stage(a: torch.Tensor, b: torch.Tensor, problem: GemmProblem, arch: int,
+          force: bool = False) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """Replacements for the caller's ``a`` and ``b`` (copies where needed) that the preferred
+    Hopper kernel for ``problem`` can read, or None when staging is not worth it.
+
+    ``problem`` is ``describe(a, b, ...)``; with a column-major output it is the swapped problem
+    D^T = B^T A^T, whose A is ``b`` transposed: the wanted layouts are mapped back to the
+    caller's tensors. ``force``: stage even a small problem (no other kernel serves it)."""
+    if arch < 90 or not (force or problem.m * problem.n * problem.k * problem.batch >= MIN_MACS):
+        return None
+    spec = hopper_spec(problem.precision, arch)
+    if spec is None:
+        return None
+    want = target_layouts(problem.layouts, spec.layouts)
+    want_a, want_b = (_flip(want[1]), _flip(want[0])) if problem.swapped else (want[0], want[1])
+    if fits(a, want_a) and fits(b, want_b):
+        return None  # nothing to copy: the operands fit and something else ruled the kernel out
+    return (a if fits(a, want_a) else aligned_copy(a, want_a),
+            b if fits(b, want_b) else aligned_copy(b, want_b))

@@ -13,7 +13,8 @@ Each operand is described as a 3-D tensor, innermost dimension first:
 * MN-major (A column-major, B row-major): ``(M|N, K, batch)``, box
   ``(64, BLOCK_K, 1)`` (one load per 64 columns of the tile).
 
-Byte strides are ``ld * 2`` and ``batch_stride * 2``. A batch stride of 0 (an
+Byte strides are ``ld * size`` and ``batch_stride * size`` (element size: 2 for fp16/bf16,
+4 for the tf32 kernels' float32, 1 for int8; a box row is 128 bytes in every case). A batch stride of 0 (an
 operand broadcast over the batch) is not describable (TMA strides must be
 positive multiples of 16), so such an operand gets a batch extent of 1 and
 the kernel reads its batch entry 0 (it checks ``batch_a``/``batch_b``).
@@ -37,7 +38,14 @@ from .problem import GemmProblem, Operand
 from .registry import TileConfig
 
 SWIZZLE_BYTES = 128  # CU_TENSOR_MAP_SWIZZLE_128B: box rows of at most 128 bytes
-_ELEMENT_BYTES = 2  # the TMA kernels take fp16 / bf16
+
+# Tensor-map element types by torch dtype name (int8 and fp8 are copied as raw bytes).
+_MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8",
+              "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
+
+
+def _element_bytes(problem: GemmProblem) -> int:
+    return problem.in_dtype.itemsize
 
 
 def why_not(problem: GemmProblem) -> str | None:
@@ -80,9 +88,16 @@ def encode(ptr: int, bf16: bool, dims: tuple[int, int, int], strides: tuple[int,
 
     ``dims`` in elements (innermost first), ``strides`` in bytes of dims 1 and 2,
     ``box`` in elements; 128-byte swizzle, zero fill out of bounds."""
+    return encode_typed(ptr, "BFLOAT16" if bf16 else "FLOAT16", dims, strides, box)
+
+
+@lru_cache(maxsize=4096)
+def encode_typed(ptr: int, map_type: str, dims: tuple[int, int, int], strides: tuple[int, int],
+                 box: tuple[int, int, int]) -> Any:
+    """Like :func:`encode` for any element type: ``map_type`` names a ``CU_TENSOR_MAP_DATA_TYPE_*``
+    (``"FLOAT16"``, ``"FLOAT32"``, ``"UINT8"``, ...)."""
     d = _driver()
-    dtype = (d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 if bf16
-             else d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16)
+    dtype = getattr(d.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + map_type)
     err, tensor_map = d.cuTensorMapEncodeTiled(
         dtype,
         3,
@@ -116,10 +131,10 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
         box = (block_k, block_mn, 1)
     else:
         inner, outer = mn, problem.k
-        box = (SWIZZLE_BYTES // _ELEMENT_BYTES, block_k, 1)
-    row_bytes = op.ld * _ELEMENT_BYTES
+        box = (SWIZZLE_BYTES // _element_bytes(problem), block_k, 1)
+    row_bytes = op.ld * _element_bytes(problem)
     if op.batch_stride:
-        batch, batch_bytes = problem.batch, op.batch_stride * _ELEMENT_BYTES
+        batch, batch_bytes = problem.batch, op.batch_stride * _element_bytes(problem)
     else:  # broadcast: one entry; the stride only has to be a legal value
         batch, batch_bytes = 1, outer * row_bytes
     return (inner, outer, batch), (row_bytes, batch_bytes), box
@@ -127,6 +142,6 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
 
 def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor) -> tuple[Any, Any]:
     """The tensor maps of A and B for one launch (cached)."""
-    bf16 = problem.in_dtype == torch.bfloat16
-    return (encode(a.data_ptr(), bf16, *geometry(problem, cfg, "a")),
-            encode(b.data_ptr(), bf16, *geometry(problem, cfg, "b")))
+    map_type = _MAP_TYPES[str(problem.in_dtype).removeprefix("torch.")]
+    return (encode_typed(a.data_ptr(), map_type, *geometry(problem, cfg, "a")),
+            encode_typed(b.data_ptr(), map_type, *geometry(problem, cfg, "b")))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import tcgemm
 from tcgemm import api, launch
+from tcgemm.dispatch import KernelUnavailable
 from tcgemm.problem import GemmProblem
 
 
@@ -22,22 +23,31 @@ def _view(t: torch.Tensor, rows: int, cols: int, layout: str, ld: int, batch: in
     return torch.as_strided(t, (batch, rows, cols), strides, t.storage_offset())
 
 
-def emulate(plan, problem: GemmProblem, a, b, c, d, arch) -> None:
+def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -> None:
     p = problem
     A = _view(a, p.m, p.k, p.a.layout, p.a.ld, p.batch, p.a.batch_stride).double()
     B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
-    D = p.alpha * (A @ B)
+    if any(s is not None for s in scales):  # the kernel reads the scale tensors (fp8)
+        assert plan.spec.scale_args
+    scale = 1.0
+    for s in scales:
+        scale *= s.item() if s is not None else 1.0
+    D = p.alpha * scale * (A @ B)
     if p.c_strides is not None:
         row, col, bat = p.c_strides
         D = D + p.beta * torch.as_strided(c, (p.batch, p.m, p.n), (bat, row, col), c.storage_offset()).double()
     out = torch.as_strided(d, (p.batch, p.m, p.n), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
     out.copy_(D.to(d.dtype))
     emulate.calls.append((plan, problem))
+    emulate.operands.append((a, b))
+    emulate.scales.append(scales)
 
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
     emulate.calls = []
+    emulate.operands = []
+    emulate.scales = []
     monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
     monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
     monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
@@ -138,3 +148,143 @@ def test_small_unaligned_problems_are_not_staged(fake_gpu):
     tcgemm.gemm(torch.randn(64, 63).half(), torch.randn(63, 64).half())
     plan, _ = fake_gpu.calls[-1]
     assert plan.spec.family != "hopper"
+
+
+def _int8(rows, cols, layout, gen, batch=None):
+    lead = () if batch is None else (batch,)
+    shape = (*lead, rows, cols) if layout == "row" else (*lead, cols, rows)
+    t = torch.randint(-128, 128, shape, dtype=torch.int8, generator=gen)
+    return t if layout == "row" else t.transpose(-1, -2)
+
+
+@pytest.mark.parametrize("layouts", ["rr", "cr", "cc", "rc"])
+@pytest.mark.parametrize("out_col", [False, True])
+def test_int8_operands_are_staged_k_major_for_hopper(fake_gpu, layouts, out_col):
+    """wgmma reads int8 K-major only: auto copies an MN-major operand (A column-major, B row-major)
+    into a K-major buffer, leaves a K-major aligned one in place, and the result stays exact."""
+    gen = torch.Generator().manual_seed(1)
+    a = _int8(640, 512, "row" if layouts[0] == "r" else "col", gen)
+    b = _int8(512, 528, "row" if layouts[1] == "r" else "col", gen)
+    out = torch.empty(528, 640, dtype=torch.int32).t() if out_col else None
+    d = tcgemm.gemm(a, b, out=out)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert problem.a.aligned16 and problem.b.aligned16
+    ka, kb = fake_gpu.operands[-1]
+    if out_col:  # D^T = B^T A^T: the kernel's A is b, its B is a
+        ka, kb = kb, ka
+    assert (ka.data_ptr() == a.data_ptr()) == (layouts[0] == "r")  # K-major A: read in place
+    assert (kb.data_ptr() == b.data_ptr()) == (layouts[1] == "c")
+    assert torch.equal(d, (a.double() @ b.double()).int())
+
+
+@pytest.mark.parametrize("layouts", ["rr", "cc"])
+def test_tf32_unaligned_operands_are_padded_and_transposed(fake_gpu, layouts):
+    gen = torch.Generator().manual_seed(2)
+    a = _operand(700, 517, "row" if layouts[0] == "r" else "col", None, 0, gen)  # K = 517: rows unaligned
+    b = _operand(517, 601, "row" if layouts[1] == "r" else "col", None, 0, gen)
+    d = tcgemm.gemm(a, b, precision="tf32")
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert problem.a.ld % 4 == 0 and problem.b.ld % 4 == 0 and problem.a.ld >= 517
+    torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=1e-5, atol=1e-4)
+
+
+def test_batched_and_broadcast_int8_operands_are_staged(fake_gpu):
+    gen = torch.Generator().manual_seed(3)
+    a = _int8(300, 1024, "col", gen, batch=3)
+    b = _int8(1024, 200, "row", gen)  # broadcast over the batch
+    d = tcgemm.gemm(a, b)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc" and problem.batch == 3
+    assert torch.equal(d, (a.double() @ b.double()).int())
+
+
+def test_small_or_pre_hopper_int8_problems_are_not_staged(fake_gpu, monkeypatch):
+    gen = torch.Generator().manual_seed(4)
+    a, b = _int8(64, 64, "row", gen), _int8(64, 64, "row", gen)
+    tcgemm.gemm(a, b)
+    assert fake_gpu.calls[-1][0].spec.family != "hopper"
+    assert fake_gpu.operands[-1][1].data_ptr() == b.data_ptr()
+    monkeypatch.setattr(api, "device_info", lambda index: (80, 108, "sm_80"))
+    a, b = _int8(1024, 1024, "row", gen), _int8(1024, 1024, "row", gen)
+    tcgemm.gemm(a, b)
+    assert fake_gpu.calls[-1][0].spec.family != "hopper"
+    assert fake_gpu.operands[-1][1].data_ptr() == b.data_ptr()
+
+
+def test_fp32_is_never_staged(fake_gpu):
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    tcgemm.gemm(a, b)
+    assert fake_gpu.calls[-1][0].spec.family == "simt"
+    assert fake_gpu.operands[-1][1].data_ptr() == b.data_ptr()
+
+
+def test_k_major_kernel_refuses_other_layouts_when_forced(fake_gpu):
+    gen = torch.Generator().manual_seed(5)
+    a, b = _int8(256, 256, "row", gen), _int8(256, 256, "row", gen)
+    with pytest.raises(KernelUnavailable, match="serves layouts rc"):
+        tcgemm.gemm(a, b, kernel="wgmma_ws_kmajor")
+    tcgemm.gemm(a, b.t().contiguous().t(), kernel="wgmma_ws_kmajor")
+    assert fake_gpu.calls[-1][1].layouts == "rc"
+
+
+FP8 = [torch.float8_e4m3fn, torch.float8_e5m2]
+
+
+def _fp8(rows, cols, layout, dtype, gen):
+    t = torch.randn(rows, cols, generator=gen) if layout == "row" else torch.randn(cols, rows, generator=gen).t()
+    return t.to(dtype)
+
+
+@pytest.mark.parametrize("dtype", FP8)
+@pytest.mark.parametrize("layouts", ["rr", "rc", "cc"])
+def test_fp8_is_staged_k_major_even_when_small(fake_gpu, dtype, layouts):
+    """No other kernel computes fp8: auto stages any layout into K-major copies, however small."""
+    gen = torch.Generator().manual_seed(6)
+    a = _fp8(40, 48, "row" if layouts[0] == "r" else "col", dtype, gen)
+    b = _fp8(48, 24, "row" if layouts[1] == "r" else "col", dtype, gen)
+    d = tcgemm.gemm(a, b)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert d.dtype == torch.bfloat16 and problem.precision == ("fp8e4m3" if dtype == FP8[0] else "fp8e5m2")
+    assert dict(plan.defines)["TCGEMM_NEEDS_FP8"] == "1"
+    torch.testing.assert_close(d, (a.double() @ b.double()).to(torch.bfloat16))
+
+
+def test_fp8_number_scales_fold_into_alpha(fake_gpu):
+    gen = torch.Generator().manual_seed(7)
+    a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
+    d = tcgemm.gemm(a, b, alpha=2.0, scale_a=0.5, scale_b=3.0, out_dtype=torch.float32)
+    _plan, problem = fake_gpu.calls[-1]
+    assert problem.alpha == 3.0 and fake_gpu.scales[-1] == (None, None)
+    torch.testing.assert_close(d, (3.0 * (a.double() @ b.double())).float())
+
+
+def test_fp8_tensor_scales_reach_the_kernel(fake_gpu):
+    gen = torch.Generator().manual_seed(8)
+    a, b = _fp8(32, 64, "row", FP8[1], gen), _fp8(64, 16, "col", FP8[1], gen)
+    sa, sb = torch.tensor([0.25]), torch.tensor(4.5)
+    out = torch.empty(16, 32, dtype=torch.float16).t()  # column-major out: D^T = B^T A^T, same scales
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out=out)
+    _plan, problem = fake_gpu.calls[-1]
+    assert problem.alpha == 1.0 and fake_gpu.scales[-1] == (sa, sb) and problem.swapped
+    torch.testing.assert_close(d, (1.125 * (a.double() @ b.double())).half())
+
+
+def test_fp8_scale_and_output_validation(fake_gpu, monkeypatch):
+    gen = torch.Generator().manual_seed(9)
+    a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
+    with pytest.raises(ValueError, match="fp8 inputs"):
+        tcgemm.gemm(torch.randn(4, 4), torch.randn(4, 4), scale_a=2.0)
+    with pytest.raises(ValueError, match="one-element float32"):
+        tcgemm.gemm(a, b, scale_a=torch.tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="one-element float32"):
+        tcgemm.gemm(a, b, scale_b=torch.tensor([1.0], dtype=torch.float64))
+    with pytest.raises(TypeError, match="out_dtype"):
+        tcgemm.gemm(a, b, out_dtype=torch.int32)
+    with pytest.raises(TypeError, match="same dtype"):
+        tcgemm.gemm(a, b.to(torch.float8_e5m2))
+    monkeypatch.setattr(api, "device_info", lambda index: (80, 108, "sm_80"))
+    with pytest.raises(KernelUnavailable, match="fp8e4m3"):
+        tcgemm.gemm(a, b)

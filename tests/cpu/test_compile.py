@@ -28,13 +28,20 @@ def _wmma_expected(spec, defines) -> set[str]:
     return {"IMMA" if "PRECISION_INT8" in dict(defines) else "HMMA"}
 
 
+def _hopper_expected(spec, defines) -> set[str]:
+    """wgmma as HGMMA (fp16/bf16/tf32), IGMMA (int8) or QGMMA (fp8); TMA tile loads (UTMALDG),
+    mbarrier operations (SYNCS.*), warpgroup fences/waits."""
+    d = dict(defines)
+    gmma = "IGMMA" if "PRECISION_INT8" in d else "QGMMA" if any(k.startswith("PRECISION_FP8") for k in d) else "HGMMA"
+    return {gmma, "UTMALDG", "SYNCS", "WARPGROUP"}
+
+
 # Instructions each family must show in SASS (a set, or a function of (spec, defines) giving one).
 EXPECTED = {
     "simt": {"FFMA"},
     "wmma": _wmma_expected,
     "mma_sync": _mma_sync_expected,
-    # wgmma, TMA tile loads, mbarrier operations (SYNCS.*), warpgroup fences/waits
-    "hopper": {"HGMMA", "UTMALDG", "SYNCS", "WARPGROUP"},
+    "hopper": _hopper_expected,
 }
 
 

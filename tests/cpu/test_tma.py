@@ -67,3 +67,35 @@ def test_auto_never_picks_a_tma_kernel_for_unaligned_operands():
         assert not spec.tma and not spec.requires_aligned16
     spec, _ = dispatch.select(_problem(256, 256, 256, "rr"), 90, 132)
     assert spec.family == "hopper"
+
+
+@pytest.mark.parametrize("precision,dtype", [("tf32", torch.float32), ("int8", torch.int8),
+                                             ("fp8e4m3", torch.float8_e4m3fn), ("fp8e5m2", torch.float8_e5m2)])
+def test_k_major_kernel_boxes_are_128_byte_rows(precision, dtype):
+    """wgmma_ws_kmajor: K-major boxes of BLOCK_K = 128 bytes of k (32 floats, 128 int8) x BLOCK_M|N rows,
+    byte strides from the element size; the kernel's expect_tx is (BLOCK_M + BLOCK_N) * 128."""
+    spec = registry.get("wgmma_ws_kmajor")
+    size = torch.tensor([], dtype=dtype).element_size()
+    for cfg in spec.configs_for(precision):
+        a = random_operand(200, 256, "row", None, dtype, "cpu")
+        b = random_operand(256, 136, "col", None, dtype, "cpu", pad=16)
+        p = describe(a, b, precision=precision)[0]
+        assert p.layouts == "rc" and dispatch.why_not(spec, p, 90) is None
+        dims, strides, box = tma.geometry(p, cfg, "a")
+        assert dims == (256, 200, 1) and box == (cfg["BLOCK_K"], cfg["BLOCK_M"], 1) and strides[0] == 256 * size
+        assert box[0] * size == tma.SWIZZLE_BYTES
+        dims, strides, box = tma.geometry(p, cfg, "b")
+        assert dims == (256, 136, 1) and box == (cfg["BLOCK_K"], cfg["BLOCK_N"], 1) and strides[0] == 272 * size
+        total = sum(tma.geometry(p, cfg, n)[2][0] * tma.geometry(p, cfg, n)[2][1] * size for n in "ab")
+        assert total == (cfg["BLOCK_M"] + cfg["BLOCK_N"]) * 128
+        assert cfg.smem_bytes >= cfg["STAGES"] * total + 1024 + 16 * cfg["STAGES"]
+    rr = describe(random_operand(200, 256, "row", None, dtype, "cpu"),
+                  random_operand(256, 136, "row", None, dtype, "cpu"), precision=precision)[0]
+    assert "layouts" in dispatch.why_not(spec, rr, 90)
+
+
+def test_tensor_map_element_types():
+    assert tma._MAP_TYPES == {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8",
+                              "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.int8, torch.float8_e4m3fn, torch.float8_e5m2):
+        assert str(dtype).removeprefix("torch.") in tma._MAP_TYPES

@@ -38,8 +38,11 @@ def _run(name: str, precision: str, **kw):
     try:
         result = check(kernel=kernel, config=config or None, precision=precision, **kw)
     except KernelUnavailable as exc:
-        if registry.get(kernel).requires_aligned16 and "16-byte aligned" in str(exc):
+        spec = registry.get(kernel) if kernel != "auto" else None
+        if spec is not None and spec.requires_aligned16 and "16-byte aligned" in str(exc):
             pytest.skip(f"{kernel} serves 16-byte aligned operands only (auto falls back); see test_aligned_edges")
+        if spec is not None and kw.get("layouts", "rr") not in spec.layouts and "serves layouts" in str(exc):
+            pytest.skip(f"{kernel} reads layouts {', '.join(spec.layouts)} only (auto stages copies)")
         raise
     assert result.unwritten == 0, result
     assert result.passed, result
@@ -56,7 +59,9 @@ def test_shapes_and_layouts(name, precision, shape, layouts):
 
 # Kernels that need 16-byte aligned operands (TMA): shapes whose leading dimensions are multiples
 # of 8 elements in the given layouts while the other extents are odd, so every edge still shows
-# (rr: K, N; rc: K; cr: M, N; cc: M, K must be multiples of 8).
+# (rr: K, N; rc: K; cr: M, N; cc: M, K must be multiples of 8). The "rc" shapes with K a multiple
+# of 16 are aligned for int8 too (the K-major-only kernel for tf32/int8 serves rc alone); K = 16 and
+# 144 leave a partial k-tile of 128 int8 / 32 tf32.
 ALIGNED_CASES = [c for c in CASES if registry.get(c.values[0].partition(":")[0]).requires_aligned16]
 ALIGNED_SHAPES = [
     ("rc", (1, 1, 8)), ("rc", (7, 7, 8)), ("rc", (127, 127, 128)), ("rc", (129, 257, 4104)),
@@ -64,6 +69,8 @@ ALIGNED_SHAPES = [
     ("rr", (127, 8, 8)), ("rr", (7, 1000, 512)), ("rr", (333, 136, 72)),
     ("cr", (8, 8, 1)), ("cr", (128, 136, 77)), ("cr", (1000, 1000, 4095)), ("cr", (24, 520, 3)),
     ("cc", (8, 7, 8)), ("cc", (136, 1001, 520)), ("cc", (64, 33, 4104)),
+    ("rc", (1, 1, 16)), ("rc", (7, 9, 32)), ("rc", (257, 129, 144)), ("rc", (129, 257, 4112)),
+    ("rc", (16, 1000, 528)), ("rc", (1000, 16, 528)), ("rc", (1000, 1000, 1008)), ("rc", (333, 136, 80)),
 ]
 
 
@@ -77,10 +84,14 @@ def test_aligned_edges(name, precision, layouts, shape):
 
 @pytest.mark.parametrize("name,precision", ALIGNED_CASES)
 def test_aligned_alpha_beta_batch(name, precision):
-    _run(name, precision, m=136, n=72, k=200, alpha=0.5, beta=-1.5, layouts="cr")
+    alpha, beta = (2, -3) if precision == "int8" else (0.5, -1.5)  # int8 scales exactly: integers
+    _run(name, precision, m=136, n=72, k=200, alpha=alpha, beta=beta, layouts="cr")
+    _run(name, precision, m=136, n=72, k=208, alpha=alpha, beta=beta, layouts="rc")
     _run(name, precision, m=100, n=40, k=96, batch=3, layouts="rc")
     _run(name, precision, m=96, n=40, k=96, batch=2, pad=8, layouts="cc", out_layout="col")
+    _run(name, precision, m=96, n=40, k=96, batch=2, pad=16, layouts="rc", out_layout="col")
     _run(name, precision, m=4095, n=4096, k=4096, layouts="rr")
+    _run(name, precision, m=4095, n=4095, k=4096, layouts="rc")
 
 
 def test_aligned_kernels_refuse_unaligned():
@@ -203,3 +214,59 @@ def test_auto_stages_unaligned_16bit_inputs(dtype):
     ref = a.double() @ b.double()
     err = (torch.linalg.vector_norm(d.double() - ref) / torch.linalg.vector_norm(ref)).item()
     assert err < 1e-2
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+@pytest.mark.parametrize("precision", ["int8", "tf32", "fp8e4m3", "fp8e5m2"])
+def test_auto_stages_k_major_int8_tf32(precision, layouts, monkeypatch):
+    """wgmma reads int8/tf32/fp8 K-major only: on Hopper, auto copies MN-major (and unaligned) operands into
+    K-major aligned buffers and runs wgmma_ws_kmajor; the result must be right whatever the layouts."""
+    from tcgemm import launch
+
+    chosen = []
+    real_plan = launch.plan
+
+    def spy(problem, spec, cfg):
+        chosen.append((spec.name, problem.layouts))
+        return real_plan(problem, spec, cfg)
+
+    monkeypatch.setattr(launch, "plan", spy)
+    _run("auto", precision, m=1000, n=1030, k=1001, layouts=layouts)  # K odd: rows unaligned as well
+    on_hopper = torch.cuda.get_device_capability() == (9, 0)
+    if on_hopper:
+        assert chosen[-1] == ("wgmma_ws_kmajor", "rc"), chosen
+    _run("auto", precision, m=600, n=520, k=784, batch=2, layouts=layouts, out_layout="col")
+    if on_hopper:
+        assert chosen[-1] == ("wgmma_ws_kmajor", "rc"), chosen
+
+
+def _fp8_available(precision: str) -> bool:
+    return precision in tcgemm.problem.available_precisions() and torch.cuda.get_device_capability() >= (9, 0)
+
+
+@pytest.mark.parametrize("precision", ["fp8e4m3", "fp8e5m2"])
+def test_fp8_scales_and_output_dtypes(precision):
+    """D = alpha (A scale_a)(B scale_b) + beta C: number scales folded into alpha, tensor scales read by
+    the kernel; bf16 (default), fp16 and fp32 outputs; a partial last k-tile (K = 304)."""
+    if not _fp8_available(precision):
+        pytest.skip("fp8 needs the Hopper kernel")
+    for out_dtype in (torch.bfloat16, torch.float16, torch.float32):
+        for tensors in (False, True):
+            _run("auto", precision, m=200, n=136, k=304, layouts="rc", out_dtype=out_dtype,
+                 scales=(0.5, 3.0), scale_tensors=tensors, alpha=1.5, beta=0.5)
+    _run("auto", precision, m=96, n=40, k=1008, batch=3, layouts="cr", out_layout="col",
+         scales=(0.25, 2.0), scale_tensors=True)
+
+
+def test_fp8_matches_torch_scaled_mm():
+    if not _fp8_available("fp8e4m3"):
+        pytest.skip("fp8 needs the Hopper kernel")
+    a = torch.randn(256, 512, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(384, 512, device="cuda").to(torch.float8_e4m3fn).t()  # K x N, column-major
+    sa = torch.tensor(0.5, device="cuda")
+    sb = torch.tensor(2.5, device="cuda")
+    ref = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb)
+    assert d.dtype == torch.bfloat16 and d.shape == (256, 384)
+    err = (torch.linalg.vector_norm(d.double() - ref.double()) / torch.linalg.vector_norm(ref.double())).item()
+    assert err < 1e-2, err

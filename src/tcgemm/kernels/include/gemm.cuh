@@ -22,6 +22,9 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #endif
+#if defined(TCGEMM_NEEDS_FP8)
+#include <cuda_fp8.h>  // __nv_fp8_e4m3 / __nv_fp8_e5m2 inputs (kernels copy them, never convert)
+#endif
 
 #define LAYOUT_ROW 0
 #define LAYOUT_COL 1
