@@ -84,7 +84,7 @@ def gemm(
         else:
             d.zero_()
         return d
-    p = launch.plan(problem, spec, cfg)
+    p = launch.plan(problem, spec, cfg, sms)
     launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
     return d
 

@@ -221,7 +221,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         kernel, _, cfg_name = name.partition(":")
         problem, _t = describe(sets[0][0], sets[0][1], out=out, precision=prec_arg)
         spec, cfg = select(problem, cc, sms, kernel, cfg_name or None)
-        plan = launch.plan(problem, spec, cfg)
+        plan = launch.plan(problem, spec, cfg, sms)
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
 
         def run_kernel(i: int, kernel: str = kernel, cfg_name: str = cfg.name) -> None:

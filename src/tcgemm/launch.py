@@ -69,15 +69,36 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
     return jit.as_defines(items.items())
 
 
-def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
+DEFAULT_SMS = 132  # an H100 SXM: what plan assumes when the caller does not say (CPU tests, inspection)
+_INT32_MAX = 2**31 - 1
+
+
+def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int) -> tuple[int, int, int]:
+    """Grid of a persistent kernel: at most one CTA per SM, no more than there is work for.
+
+    Work comes in clusters of ``spec.cluster`` CTAs that stack their tiles along M, so
+    the grid is a multiple of the cluster size (at least one cluster)."""
+    tiles_m = -(-problem.m // cfg["BLOCK_M"])
+    tiles_n = -(-problem.n // cfg["BLOCK_N"])
+    if tiles_m * tiles_n * problem.batch > _INT32_MAX:
+        raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
+    units = -(-tiles_m // spec.cluster) * tiles_n * problem.batch
+    clusters = max(1, min(sms // spec.cluster, units))
+    return (clusters * spec.cluster, 1, 1)
+
+
+def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEFAULT_SMS) -> LaunchPlan:
+    """Defines, grid and block of one launch; ``sms`` (the GPU's SM count) sizes persistent grids."""
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
+    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
+    if spec.persistent:
+        return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
     if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
         raise ValueError(
             f"M={problem.m} or batch={problem.batch} needs a grid of {grid}, beyond CUDA's {MAX_GRID_YZ} "
             f"in y/z for kernel {spec.name!r}; split the batch or use a kernel with a larger BLOCK_M"
         )
-    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
     return LaunchPlan(spec, cfg, defines, grid, cfg.threads)
 
 
@@ -168,7 +189,8 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
     _allow_dynamic_smem(kernel, smem, device)
     stream = driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
     values = (*maps, *(a.item() if isinstance(a, np.generic) else a for a in args))
-    types = (None, None, *_ARG_CTYPES)
+    # A persistent kernel takes the batch count as one more int after the common arguments.
+    types = (None, None, *_ARG_CTYPES, *(ctypes.c_int,) * (len(args) - len(_ARG_CTYPES)))
     (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
     if err != driver.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuLaunchKernel failed: {err}")
@@ -191,6 +213,8 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         c.data_ptr() if c is not None else 0, np.int64(c_row), np.int64(c_col), np.int64(c_batch),
         d.data_ptr(), np.int64(problem.d_ld), np.int64(problem.d_batch_stride),
     )
+    if p.spec.persistent:
+        args = (*args, np.int32(problem.batch))
     if p.spec.tma:
         from . import tma
 

@@ -86,6 +86,10 @@ class KernelSpec:
     auto: bool = True  # may kernel="auto" choose it (False for teaching stages that are never fastest)
     requires_aligned16: bool = False  # serves only problems whose A and B are 16-byte aligned (else: fall back)
     tma: bool = False  # takes TMA tensor maps of A and B as its first two arguments (tcgemm.tma)
+    # Persistent: grid = (CTAs, 1, 1) with at most one CTA per SM (launch.plan), each CTA loops over
+    # output tiles of all batch entries; the batch count is passed as an extra last argument.
+    persistent: bool = False
+    cluster: int = 1  # CTAs per thread-block cluster (the kernel declares __cluster_dims__(cluster, 1, 1))
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
@@ -332,6 +336,27 @@ LADDER: tuple[KernelSpec, ...] = (
         min_arch=90,
         requires_aligned16=True,
         tma=True,
+    ),
+    KernelSpec(
+        name="wgmma_persistent",
+        family="hopper",
+        stage=2,
+        technique="persistent CTAs (one per SM) over grouped tiles; the producer loads the next tile "
+                  "during the epilogue",
+        source="hopper/02_persistent.cu",
+        entry="wgmma_persistent",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        persistent=True,
     ),
 )
 
