@@ -358,6 +358,28 @@ LADDER: tuple[KernelSpec, ...] = (
         tma=True,
         persistent=True,
     ),
+    KernelSpec(
+        name="wgmma_cluster",
+        family="hopper",
+        stage=3,
+        technique="2-CTA clusters: each CTA loads half of the shared B tile and TMA-multicasts it to both "
+                  "(a third less L2 traffic per CTA)",
+        source="hopper/03_cluster_multicast.cu",
+        entry="wgmma_cluster",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        persistent=True,
+        cluster=2,
+    ),
 )
 
 _BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}
