@@ -93,7 +93,7 @@ def gemm(
         else:
             d.zero_()
         return d
-    p = launch.plan(problem, spec, cfg)
+    p = launch.plan(problem, spec, cfg, sms)
     if any(s is not None for s in scales):
         launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
     else:

@@ -251,7 +251,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
             continue
         if kernel == "auto":
             label = f"auto ({spec.name}{', staged' if staged_a is not a0 else ''})"
-        plan = launch.plan(problem, spec, cfg)
+        plan = launch.plan(problem, spec, cfg, sms)
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
 
         # auto keeps choosing (and staging) per call, as a user's call would

@@ -76,17 +76,38 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
     return jit.as_defines(items.items())
 
 
-def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig) -> LaunchPlan:
+DEFAULT_SMS = 132  # an H100 SXM: what plan assumes when the caller does not say (CPU tests, inspection)
+_INT32_MAX = 2**31 - 1
+
+
+def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int) -> tuple[int, int, int]:
+    """Grid of a persistent kernel: at most one CTA per SM, no more than there is work for.
+
+    Work comes in clusters of ``spec.cluster`` CTAs that stack their tiles along M, so
+    the grid is a multiple of the cluster size (at least one cluster)."""
+    tiles_m = -(-problem.m // cfg["BLOCK_M"])
+    tiles_n = -(-problem.n // cfg["BLOCK_N"])
+    if tiles_m * tiles_n * problem.batch > _INT32_MAX:
+        raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
+    units = -(-tiles_m // spec.cluster) * tiles_n * problem.batch
+    clusters = max(1, min(sms // spec.cluster, units))
+    return (clusters * spec.cluster, 1, 1)
+
+
+def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEFAULT_SMS) -> LaunchPlan:
+    """Defines, grid and block of one launch; ``sms`` (the GPU's SM count) sizes persistent grids."""
     if problem.layouts not in spec.layouts:
         raise ValueError(f"kernel {spec.name!r} serves layouts {', '.join(spec.layouts)}, not {problem.layouts}")
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
+    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
+    if spec.persistent:
+        return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
     if grid[1] > MAX_GRID_YZ or grid[2] > MAX_GRID_YZ:
         raise ValueError(
             f"M={problem.m} or batch={problem.batch} needs a grid of {grid}, beyond CUDA's {MAX_GRID_YZ} "
             f"in y/z for kernel {spec.name!r}; split the batch or use a kernel with a larger BLOCK_M"
         )
-    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
     return LaunchPlan(spec, cfg, defines, grid, cfg.threads)
 
 
@@ -177,7 +198,11 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
     _allow_dynamic_smem(kernel, smem, device)
     stream = driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
     values = (*maps, *(a.item() if isinstance(a, np.generic) else a for a in args))
-    types = (None, None, *_ARG_CTYPES, *(ctypes.c_void_p,) * (len(args) - len(_ARG_CTYPES)))  # + scale pointers
+    # Extra arguments after the common ones: scale pointers (scaled kernels, Python ints) or the
+    # batch count (persistent kernels, np.int32).
+    extra_types = tuple(ctypes.c_int if isinstance(x, np.int32) else ctypes.c_void_p
+                        for x in args[len(_ARG_CTYPES):])
+    types = (None, None, *_ARG_CTYPES, *extra_types)
     (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
     if err != driver.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuLaunchKernel failed: {err}")
@@ -207,6 +232,8 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         args += tuple(s.data_ptr() if s is not None else 0 for s in scales)
     elif any(s is not None for s in scales):
         raise ValueError(f"kernel {p.spec.name!r} takes no scale tensors")
+    if p.spec.persistent:
+        args = (*args, np.int32(problem.batch))
     if p.spec.tma:
         from . import tma
 

@@ -93,6 +93,10 @@ class KernelSpec:
     # Takes per-tensor scale pointers (const float* scale_a, scale_b; null = 1) after the standard
     # arguments (TCGEMM_TMA_SCALED_KERNEL, kernels/include/tma_scaled.cuh).
     scale_args: bool = False
+    # Persistent: grid = (CTAs, 1, 1) with at most one CTA per SM (launch.plan), each CTA loops over
+    # output tiles of all batch entries; the batch count is passed as an extra last argument.
+    persistent: bool = False
+    cluster: int = 1  # CTAs per thread-block cluster (the kernel declares __cluster_dims__(cluster, 1, 1))
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
@@ -398,6 +402,49 @@ LADDER: tuple[KernelSpec, ...] = (
         tma=True,
         layouts=("rc",),
         scale_args=True,
+    ),
+    KernelSpec(
+        name="wgmma_persistent",
+        family="hopper",
+        stage=2,
+        technique="persistent CTAs (one per SM) over grouped tiles; the producer loads the next tile "
+                  "during the epilogue",
+        source="hopper/02_persistent.cu",
+        entry="wgmma_persistent",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6, THREADS=384,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        persistent=True,
+    ),
+    KernelSpec(
+        name="wgmma_cluster",
+        family="hopper",
+        stage=3,
+        technique="2-CTA clusters: each CTA loads half of the shared B tile and TMA-multicasts it to both "
+                  "(a third less L2 traffic per CTA)",
+        source="hopper/03_cluster_multicast.cu",
+        entry="wgmma_cluster",
+        precisions=("fp16", "bf16"),
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        persistent=True,
+        cluster=2,
     ),
 )
 

@@ -9,7 +9,8 @@ B as their first two (``__grid_constant__``) parameters; see
 Each operand is described as a 3-D tensor, innermost dimension first:
 
 * K-major (A row-major, B column-major): ``(K, M|N, batch)``, box
-  ``(BLOCK_K, BLOCK_M|N, 1)``;
+  ``(BLOCK_K, BLOCK_M|N, 1)`` (for B: ``(BLOCK_K, B_BOX_N, 1)`` when the config sets
+  ``B_BOX_N``, the rows of B one CTA of a cluster loads and multicasts);
 * MN-major (A column-major, B row-major): ``(M|N, K, batch)``, box
   ``(64, BLOCK_K, 1)`` (one load per 64 columns of the tile).
 
@@ -128,7 +129,9 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
     block_k = cfg["BLOCK_K"]
     if _k_major(op, name):
         inner, outer = problem.k, mn
-        box = (block_k, block_mn, 1)
+        # A cluster kernel loads B in parts of B_BOX_N rows, one per CTA (multicast to all of them).
+        rows = cfg.get("B_BOX_N", block_mn) if name == "b" else block_mn
+        box = (block_k, rows, 1)
     else:
         inner, outer = mn, problem.k
         box = (SWIZZLE_BYTES // _element_bytes(problem), block_k, 1)

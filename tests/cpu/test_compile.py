@@ -29,11 +29,17 @@ def _wmma_expected(spec, defines) -> set[str]:
 
 
 def _hopper_expected(spec, defines) -> set[str]:
-    """wgmma as HGMMA (fp16/bf16/tf32), IGMMA (int8) or QGMMA (fp8); TMA tile loads (UTMALDG),
-    mbarrier operations (SYNCS.*), warpgroup fences/waits."""
+    """wgmma as HGMMA (fp16/bf16/tf32), IGMMA (int8) or QGMMA (fp8); TMA tile loads (UTMALDG), mbarrier
+    operations (SYNCS.*), warpgroup fences/waits; warp-specialised stages move registers between roles
+    (USETMAXREG); cluster stages use the cluster barrier (UCGABAR_*)."""
     d = dict(defines)
     gmma = "IGMMA" if "PRECISION_INT8" in d else "QGMMA" if any(k.startswith("PRECISION_FP8") for k in d) else "HGMMA"
-    return {gmma, "UTMALDG", "SYNCS", "WARPGROUP"}
+    ops = {gmma, "UTMALDG", "SYNCS", "WARPGROUP"}
+    if spec.stage >= 1:
+        ops.add("USETMAXREG")
+    if spec.cluster > 1:
+        ops |= {"UCGABAR_ARV", "UCGABAR_WAIT"}
+    return ops
 
 
 # Instructions each family must show in SASS (a set, or a function of (spec, defines) giving one).
@@ -93,3 +99,22 @@ def test_warp_tiling_fits_two_ctas_per_sm_on_hopper():
         if spec.name == "simt_warp_tiling" and dict(defines)["VEC"] == "4":
             for arch in ("sm_90a",):
                 assert sass.resource_usage(jit.cubin(spec.source, defines, arch))["REG"] <= 128
+
+
+def test_cluster_kernels_multicast_and_declare_their_cluster():
+    """A cluster kernel's B loads are TMA multicasts, its slot releases reach the peer CTA, and the cubin
+    carries the compile-time cluster shape the launcher relies on (grid a multiple of spec.cluster)."""
+    found = False
+    for spec, defines in BUILDS:
+        if spec.cluster == 1:
+            continue
+        found = True
+        d = dict(defines)
+        assert d["CLUSTER_M"] == str(spec.cluster), spec.name
+        cubin = jit.cubin(spec.source, defines, "sm_90a")
+        code = sass.disassemble(cubin)
+        assert "UTMALDG.3D.MULTICAST" in code, spec.name
+        assert "SYNCS.ARRIVE.TRANS64.RED" in code, spec.name  # arrivals on the peer's empty barriers
+        # GPU-wide fences only where the cluster barrier (release) needs them, none per k-tile
+        assert code.count("MEMBAR.ALL.GPU") <= code.count("UCGABAR_ARV"), spec.name
+    assert found, "no cluster kernel registered"

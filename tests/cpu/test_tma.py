@@ -99,3 +99,16 @@ def test_tensor_map_element_types():
                               "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
     for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.int8, torch.float8_e4m3fn, torch.float8_e5m2):
         assert str(dtype).removeprefix("torch.") in tma._MAP_TYPES
+
+
+def test_cluster_kernel_loads_k_major_b_in_parts():
+    """wgmma_cluster: each CTA of a cluster loads B_BOX_N = BLOCK_N / cluster rows of a K-major B tile."""
+    spec = registry.get("wgmma_cluster")
+    for cfg in spec.configs:
+        p = _problem(300, 520, 72, "rc")
+        _, _, box = tma.geometry(p, cfg, "b")
+        assert box == (cfg["BLOCK_K"], cfg["BLOCK_N"] // spec.cluster, 1) == (cfg["BLOCK_K"], cfg["B_BOX_N"], 1)
+        _, _, box = tma.geometry(p, cfg, "a")
+        assert box == (cfg["BLOCK_K"], cfg["BLOCK_M"], 1)
+        p = _problem(300, 520, 72, "rr")  # MN-major B: 64-column boxes whatever the cluster
+        assert tma.geometry(p, cfg, "b")[2] == (64, cfg["BLOCK_K"], 1)

@@ -64,3 +64,27 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
     while (!mbar_try_wait(bar, parity)) {
     }
 }
+
+// Nanoseconds since some epoch (the GPU's global timer).
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// mbar_wait with a watchdog: a phase that never completes (a protocol bug)
+// traps after TCGEMM_WATCHDOG_NS nanoseconds instead of hanging the GPU; the
+// launch then fails with an error the host can report.  No legitimate wait in
+// a resident (persistent) kernel lasts more than microseconds.  The timer is
+// read only after a failed first probe, so a wait that succeeds at once costs
+// what mbar_wait costs.  Define TCGEMM_WATCHDOG_NS=0 to wait forever.
+#ifndef TCGEMM_WATCHDOG_NS
+#define TCGEMM_WATCHDOG_NS 10000000000ull  // 10 s
+#endif
+__device__ __forceinline__ void mbar_wait_guarded(unsigned bar, unsigned parity) {
+    if (mbar_try_wait(bar, parity)) return;
+    const unsigned long long start = global_timer_ns();
+    while (!mbar_try_wait(bar, parity)) {
+        if (TCGEMM_WATCHDOG_NS != 0 && global_timer_ns() - start > TCGEMM_WATCHDOG_NS) __trap();
+    }
+}

@@ -58,3 +58,33 @@ __device__ __forceinline__ void tma_load_3d(unsigned dst, const TmaDesc* desc, u
                   c_row, c_col, batch_c, D + z * batch_d, ldd, batch_d};                \
         BODY(g, &tma_a, &tma_b);                                                        \
     }
+
+// Multicast variant (sm_90a, clusters): one load from global memory lands at
+// the same CTA-relative shared-memory offset `dst` in every CTA of the cluster
+// whose bit is set in `cta_mask`, and completes its bytes on the mbarrier at
+// the same offset `bar` in each of those CTAs.  One L2 read feeds them all.
+__device__ __forceinline__ void tma_load_3d_multicast(unsigned dst, const TmaDesc* desc, unsigned bar, int c0,
+                                                      int c1, int c2, unsigned short cta_mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(desc)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+        : "memory");
+}
+
+// Entry point of a *persistent* TMA kernel (KernelSpec.persistent): the grid
+// is one-dimensional (about one CTA per SM, launch.plan) and every CTA walks
+// output tiles of all batch entries itself, so the Gemm pointers stay at batch
+// entry 0 and the batch count arrives as an extra last argument.  ATTRS may
+// add kernel attributes such as __cluster_dims__(2, 1, 1).
+#define TCGEMM_TMA_PERSISTENT_KERNEL(NAME, BODY, ATTRS)                                 \
+    extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) ATTRS NAME(       \
+        const __grid_constant__ TmaDesc tma_a, const __grid_constant__ TmaDesc tma_b,   \
+        int M, int N, int K, float alpha, float beta,                                   \
+        const elem_a* A, i64 lda, i64 batch_a, const elem_b* B, i64 ldb, i64 batch_b,   \
+        const elem_c* C, i64 c_row, i64 c_col, i64 batch_c,                             \
+        elem_d* D, i64 ldd, i64 batch_d, int batch) {                                   \
+        Gemm g = {M, N, K, alpha, beta, A, lda, batch_a, B, ldb, batch_b, C,            \
+                  c_row, c_col, batch_c, D, ldd, batch_d};                              \
+        BODY(g, batch, &tma_a, &tma_b);                                                 \
+    }

@@ -1,0 +1,76 @@
+// cluster.cuh — thread-block clusters (sm_90): CTA rank, cluster-wide
+// barrier, and arrivals on another CTA's mbarrier through distributed shared
+// memory.
+//
+// A cluster is a group of CTAs (here along x of a 1-D grid, declared with
+// __cluster_dims__) that the hardware schedules on SMs of one GPC at the same
+// time.  Each CTA can address the others' shared memory (the shared::cluster
+// window): `mapa` turns a local shared address into the address of the same
+// variable in CTA `rank`.  TMA multicast and remote mbarrier arrivals build
+// on that.
+#pragma once
+#include "mbarrier.cuh"
+
+__device__ __forceinline__ unsigned cluster_ctarank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ unsigned cluster_id_x() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ unsigned cluster_count_x() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
+    return r;
+}
+
+// Every thread of every CTA of the cluster arrives, then waits for all.
+// release/acquire: shared-memory writes (mbarrier inits included) before the
+// barrier are visible to all CTAs of the cluster after it.  Threads that have
+// exited count as arrived.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+// The shared::cluster address of the variable at local shared address `addr`
+// in CTA `rank` of this cluster.
+__device__ __forceinline__ unsigned cluster_map(unsigned addr, unsigned rank) {
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+
+// Arrive once on the mbarrier at shared::cluster address `bar` (possibly in
+// another CTA).  Default semantics (release at CTA scope): enough to hand back
+// a slot whose only readers were this warpgroup's retired wgmmas.  The
+// .release.cluster form would add a MEMBAR.GPU per arrival, which also waits
+// for the previous tile's epilogue stores.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// mbar_try_wait with acquire at cluster scope: for a barrier whose arrivals
+// come from other CTAs (after they finished reading our shared memory).
+__device__ __forceinline__ bool mbar_try_wait_cluster(unsigned bar, unsigned parity) {
+    unsigned done;
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return done != 0;
+}
+
+// mbar_wait_guarded (a watchdog trap instead of a hang) at cluster scope.
+__device__ __forceinline__ void mbar_wait_cluster_guarded(unsigned bar, unsigned parity) {
+    if (mbar_try_wait_cluster(bar, parity)) return;
+    const unsigned long long start = global_timer_ns();
+    while (!mbar_try_wait_cluster(bar, parity)) {
+        if (TCGEMM_WATCHDOG_NS != 0 && global_timer_ns() - start > TCGEMM_WATCHDOG_NS) __trap();
+    }
+}

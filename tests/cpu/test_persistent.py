@@ -1,0 +1,102 @@
+"""Persistent Hopper kernels without a GPU: the launch grid, the extra batch argument,
+and the tile scheduler (a Python mirror of tile_coord in hopper/02_persistent.cu and
+hopper/03_cluster_multicast.cu) covering every output tile exactly once."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tcgemm import launch, registry
+from tcgemm.check import random_operand
+from tcgemm.problem import describe
+
+PERSISTENT = [s for s in registry.all_specs() if s.persistent]
+
+
+def _problem(m, n, k, batch=None, dtype=torch.float16):
+    a = random_operand(m, k, "row", batch, dtype, "cpu")
+    b = random_operand(k, n, "col", batch, dtype, "cpu")
+    return describe(a, b)[0]
+
+
+def test_there_is_a_persistent_kernel():
+    assert PERSISTENT, "no persistent kernel registered"
+
+
+@pytest.mark.parametrize("spec", PERSISTENT, ids=lambda s: s.name)
+@pytest.mark.parametrize("m,n,batch", [(4096, 4096, None), (1, 1, None), (300, 1000, 3), (8192, 8192, None),
+                                       (129, 257, 2)])
+@pytest.mark.parametrize("sms", [132, 114, 7])
+def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
+    for cfg in spec.configs:
+        p = _problem(m, n, 64, batch)
+        plan = launch.plan(p, spec, cfg, sms)
+        tiles_m, tiles_n = -(-m // cfg["BLOCK_M"]), -(-n // cfg["BLOCK_N"])
+        units = -(-tiles_m // spec.cluster) * tiles_n * (batch or 1)
+        assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
+        assert plan.grid[0] % spec.cluster == 0 and plan.grid[0] >= spec.cluster
+        assert plan.grid[0] <= max(sms - sms % spec.cluster, spec.cluster)
+        assert plan.grid[0] == spec.cluster * min(max(1, sms // spec.cluster), units)
+
+
+def test_plan_defaults_to_an_h100():
+    spec = PERSISTENT[0]
+    p = _problem(8192, 8192, 64)
+    assert launch.plan(p, spec, spec.configs[0]).grid[0] == launch.DEFAULT_SMS - launch.DEFAULT_SMS % spec.cluster
+
+
+def test_launch_passes_the_batch_count(monkeypatch):
+    """run() appends the batch as a 32-bit int after the common arguments of a persistent kernel."""
+    spec = PERSISTENT[0]
+    cfg = spec.configs[0]
+    a = torch.zeros(3, 64, 64, dtype=torch.float16)
+    b = torch.zeros(3, 64, 64, dtype=torch.float16)
+    d = torch.zeros(3, 64, 64, dtype=torch.float16)
+    p = describe(a, b)[0]
+    plan = launch.plan(p, spec, cfg)
+    seen = {}
+    monkeypatch.setattr(launch, "kernel_for", lambda *args: object())
+    monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(launch, "_launch_tma",
+                        lambda kernel, grid, block, smem, maps, args, device: seen.update(args=args, grid=grid))
+    monkeypatch.setattr(launch, "_launch",
+                        lambda kernel, grid, block, smem, args, device: seen.update(args=args, grid=grid))
+    import tcgemm.tma as tma
+
+    monkeypatch.setattr(tma, "maps", lambda *args: (None, None))
+    launch.run(plan, p, a, b, None, d, "sm_90a")
+    assert len(seen["args"]) == len(launch._ARG_CTYPES) + 1 and int(seen["args"][-1]) == 3
+    assert seen["grid"] == plan.grid
+
+
+def tile_coord(t, tiles_m, tiles_n, group_m):
+    """Mirror of the kernels' tile_coord: tile index -> (tile row, tile column, batch)."""
+    per_batch = tiles_m * tiles_n
+    z, r = divmod(t, per_batch)
+    per_group = group_m * tiles_n
+    first_m = (r // per_group) * group_m
+    rows = min(tiles_m - first_m, group_m)
+    in_group = r % per_group
+    return first_m + in_group % rows, in_group // rows, z
+
+
+@pytest.mark.parametrize("tiles_m,tiles_n,batch", [(1, 1, 1), (32, 16, 1), (64, 32, 1), (9, 5, 3), (7, 1, 2),
+                                                   (1, 13, 4), (17, 17, 1)])
+@pytest.mark.parametrize("group_m", [1, 4, 8])
+def test_tile_order_covers_every_tile_once(tiles_m, tiles_n, batch, group_m):
+    seen = [tile_coord(t, tiles_m, tiles_n, group_m) for t in range(tiles_m * tiles_n * batch)]
+    assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
+
+
+@pytest.mark.parametrize("tiles_m,tiles_n,batch", [(1, 1, 1), (32, 16, 1), (9, 5, 3), (7, 1, 2), (2, 3, 1)])
+def test_cluster_pairs_cover_every_tile_once(tiles_m, tiles_n, batch):
+    """A cluster of C CTAs takes unit (pm, n, z) of a grid of ceil(tiles_m / C) pair rows; CTA r of
+    the cluster computes tile row C * pm + r (rows past the matrix are zero work, never stored)."""
+    cluster = 2
+    pairs_m = -(-tiles_m // cluster)
+    seen = []
+    for u in range(pairs_m * tiles_n * batch):
+        pm, n, z = tile_coord(u, pairs_m, tiles_n, 4)
+        seen += [(cluster * pm + r, n, z) for r in range(cluster) if cluster * pm + r < tiles_m]
+    assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
