@@ -2,7 +2,9 @@
 # Everything GPU-side in one call on the device machine:
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
-# Usage: [TESTS_K=expr] [BENCH_KERNELS=list] tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
+# Usage: [TESTS_K=expr] [SKIP_TESTS=1] [BENCH_KERNELS=list] [BENCH_SHAPES=list] [BENCH_BUDGET=s]
+#        tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
+#   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
 # At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json
 # (merged into bench_all.json when there are more than 5 precisions).
@@ -34,6 +36,7 @@ step "first call, warm disk cache"
 echo -n "warm cache: " >> "$OUT/info.txt"
 python3 tools/first_call.py 2>&1 | tee -a "$OUT/info.txt"
 
+if [ -z "${SKIP_TESTS:-}" ]; then
 step pytest
 # A hung kernel must not take the whole run: each test gets a wall-clock limit, after which
 # pytest-timeout (present on the GPU machine) ends the process and the suite moves on.
@@ -43,18 +46,22 @@ python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --
 python3 -m pytest tests -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
   | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 
+[ "$PRECISIONS" = none ] && PRECISIONS=""
 for precision in ${PRECISIONS//,/ }; do
   step "bench $precision"
   case "$precision:$MODE" in
     fp32:quick) shapes=1024,4096 ;;
     fp32:*) shapes=1024,4096,4096x10240x4096 ;;
     *:quick) shapes=4096 ;;
-    *) shapes=1024,4096,8192,4095 ;;
+    fp16:*|bf16:*) shapes=${BENCH_SHAPES:-1024,4096,8192,4095,4096x14336x4096,4096x4096x14336,8192x8192x1024,128x4096x4096,16x4096x4096} ;;
+    *) shapes=${BENCH_SHAPES:-1024,4096,8192,4095} ;;
   esac
   # fp8: cuBLAS (torch._scaled_mm) reads B column-major only, so bench the K-major layouts
   case "$precision" in fp8*) layouts=rc ;; *) layouts=rr ;; esac
-  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" --shapes "$shapes" \
+  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" \
+    --shapes "$shapes" --budget "${BENCH_BUDGET:-1.0}" \
     --layouts "$layouts" \
     --json "$OUT/bench_$precision.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
