@@ -1,0 +1,122 @@
+"""Write the README's measured tables from committed benchmark JSON.
+
+    python tools/readme_tables.py RESULTS.json [...] [--write README.md]
+
+Every figure comes from the given files (each row was measured next to cuBLAS in the same
+process). With --write, the text between the README's `<!-- tables:begin -->` and
+`<!-- tables:end -->` markers is replaced; otherwise it is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+_STAGE_ORDER = ["simt", "wmma", "mma_sync", "hopper"]
+
+
+def _load(paths: list[Path]) -> tuple[list[dict], list[tuple[Path, dict]]]:
+    rows: list[dict] = []
+    envs = []
+    for p in paths:
+        data = json.loads(p.read_text())
+        envs.append((p, data["environment"]))
+        for r in data["rows"]:
+            rows.append({**r, "_file": p.name})
+    return rows, envs
+
+
+def _shape(r: dict) -> str:
+    m, n, k = r["m"], r["n"], r["k"]
+    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+
+
+def _best(rows: list[dict], precision: str, shape: str) -> dict[str, dict]:
+    """Fastest row per kernel name (over configs) for one precision and shape."""
+    best: dict[str, dict] = {}
+    for r in rows:
+        if r["precision"] == precision and _shape(r) == shape:
+            name = r["kernel"]
+            if name not in best or r["tflops"] > best[name]["tflops"]:
+                best[name] = r
+    return best
+
+
+def _ratio(r: dict) -> str:
+    return f"{r['pct_cublas'] / 100:.2f}×" if r.get("pct_cublas") is not None else "n/a"
+
+
+def ladder(rows: list[dict], precision: str, shape: str) -> list[str]:
+    best = _best(rows, precision, shape)
+    if not best:
+        return []
+    unit = "TOP/s" if precision == "int8" else "TFLOP/s"
+    out = [f"**{precision}, {shape}** — {unit} (ratio to cuBLAS, same run)", "",
+           f"| kernel | best tile | {unit} | vs cuBLAS | rel. error |", "|---|---|---:|---:|---:|"]
+    for name, r in best.items():
+        err = "exact" if r["error"] == 0 else f"{r['error']:.0e}"
+        out.append(f"| {name} | {r['config']} | {r['tflops']:.1f} | {_ratio(r)} | {err} |")
+    return [*out, ""]
+
+
+def auto_vs_cublas(rows: list[dict], precision: str) -> list[str]:
+    shapes: list[str] = []
+    for r in rows:
+        if r["precision"] == precision and _shape(r) not in shapes:
+            shapes.append(_shape(r))
+    lines = [f"**{precision}: `kernel=\"auto\"` vs cuBLAS**", "",
+             "| shape | cuBLAS | tcgemm auto | ratio | kernel chosen |", "|---|---:|---:|---:|---|"]
+    found = False
+    for shape in shapes:
+        best = _best(rows, precision, shape)
+        auto = next((r for n, r in best.items() if n.startswith("auto")), None)
+        cublas = best.get("cublas")
+        if auto is None:
+            continue
+        found = True
+        base = f"{cublas['tflops']:.1f}" if cublas else "refused"
+        lines.append(f"| {shape} | {base} | {auto['tflops']:.1f} | {_ratio(auto)} | "
+                     f"{auto['kernel'].removeprefix('auto (').removesuffix(')')} |")
+    return [*lines, ""] if found else []
+
+
+def render(paths: list[Path]) -> str:
+    rows, envs = _load(paths)
+    precisions: list[str] = []
+    for r in rows:
+        if r["precision"] not in precisions:
+            precisions.append(r["precision"])
+    parts: list[str] = []
+    for precision in precisions:
+        shape = "4096³" if any(_shape(r) == "4096³" and r["precision"] == precision for r in rows) else None
+        if shape:
+            parts += ladder(rows, precision, shape)
+        parts += auto_vs_cublas(rows, precision)
+    parts.append("Sources (GPU, driver, CUDA, torch, NVRTC, commit and date are inside each file):")
+    for p, env in envs:
+        parts.append(f"- [`{p.as_posix()}`]({p.as_posix()}) — {env['gpu']}, driver {env['driver']}, "
+                     f"CUDA {env['cuda']}, torch {env['torch']}, commit {env['commit']}, {env['date']}")
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    write = None
+    if "--write" in argv:
+        i = argv.index("--write")
+        write = Path(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
+    text = render([Path(a) for a in argv])
+    if write is None:
+        print(text)
+        return 0
+    readme = write.read_text()
+    begin, end = "<!-- tables:begin -->", "<!-- tables:end -->"
+    head, _, rest = readme.partition(begin)
+    _, _, tail = rest.partition(end)
+    write.write_text(f"{head}{begin}\n{text}{end}{tail}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
