@@ -13,8 +13,17 @@
 //     dense and 16-byte aligned.
 //   * bigger warp tiles (64 x 64: 4 x 8 MMAs per MMA_K step, each A fragment
 //     used 8 times and each B fragment 4 times from registers), fully
-//     unrolled, fragments of the next MMA_K step loaded while the current one
-//     multiplies, and a 128 x 256 CTA tile for 8 warps, 1 CTA per SM.
+//     unrolled, and a 128 x 256 CTA tile for 8 warps, 1 CTA per SM, with a
+//     128-byte K tile (64 f16, 32 tf32, 128 s8): 4 MMA_K steps per barrier.
+//   * nothing but MMAs on the critical path (see "the K loop" below): the
+//     fragments of the next MMA_K step — across tile boundaries too — are
+//     loaded while the current one multiplies; the tile's one barrier comes
+//     at its last step, when every warp still has a step of MMAs queued; and
+//     the copies cost one cp.async and an address add each, because a
+//     thread's chunk positions, swizzle and bounds are fixed for the whole
+//     K loop and computed once (TileCopy).  With only 2 warps per scheduler
+//     (the 64 x 64 accumulators take 128 of 255 registers) there is little
+//     else to hide a stall behind.
 //   * CTAs are rasterised in groups of GROUP_M tile rows so the A and B
 //     panels a wave of CTAs reads stay in L2.
 //
@@ -132,14 +141,15 @@ constexpr bool A_PAIRED = A_PERM && E == 4, B_PAIRED = B_PERM && E == 4;
 // --- producer: one operand's tile for one stage -------------------------------
 // The tile is ROWS x ROW_BYTES in the source layout; "slow" is its row index
 // (outer for K-major, k for MN-major), "fast" the contiguous one.
-template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ALIGNED, typename T>
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ALIGNED, bool ROLLED, typename T>
 __device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ src, i64 ld, int outer0,
                                                int outer_n, int k0, int k_n) {
     constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
     static_assert(CHUNKS % THREADS == 0, "whole chunks per thread");
-    // Unaligned 16-bit / 8-bit operands: one chunk at a time (unroll 1), or the element loads of all
-    // chunks would be hoisted together and exceed the registers the MMA accumulators leave.
-#pragma unroll(ALIGNED || E == 4 ? CHUNKS / THREADS : 1)
+    // ROLLED (the fallback loop, where the accumulators and fragments are live): one chunk
+    // at a time, or the loads of all chunks would be hoisted together and exceed the
+    // registers the MMA accumulators leave.
+#pragma unroll(ROLLED ? 1 : CHUNKS / THREADS)
     for (int it = 0; it < CHUNKS / THREADS; ++it) {
         int row, chunk;
         chunk_coords<ROWS, CPR, PERM && E == 4>(it, row, chunk);
@@ -279,11 +289,11 @@ struct TileCopy {
 };
 
 // General path: `aligned` is uniform across the CTA, one branch per operand and tile.
-template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ROLLED, typename T>
 __device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i64 ld, int outer0, int outer_n,
                                           int k0, int k_n, bool aligned) {
-    if (aligned) load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, true>(dst, src, ld, outer0, outer_n, k0, k_n);
-    else load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, false>(dst, src, ld, outer0, outer_n, k0, k_n);
+    if (aligned) load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, true, ROLLED>(dst, src, ld, outer0, outer_n, k0, k_n);
+    else load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, false, ROLLED>(dst, src, ld, outer0, outer_n, k0, k_n);
 }
 
 // --- consumer: fragments of one MMA_K step ---------------------------------------
@@ -478,9 +488,10 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
     // The general path: all of tile `tile` at once.
     auto general = [&](int tile, u32 slot) {
         const int k0 = (tile < partial ? full : tile - partial) * BLOCK_K;
-        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM>(slot, g.A, g.lda, m0, g.M, k0, g.K, FAST || a_aligned);
-        load_tile<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM>(slot + A_STAGE_BYTES, g.B, g.ldb, n0, g.N, k0, g.K,
-                                                         FAST || b_aligned);
+        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM, !FAST>(slot, g.A, g.lda, m0, g.M, k0, g.K,
+                                                                FAST || a_aligned);
+        load_tile<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM, !FAST>(slot + A_STAGE_BYTES, g.B, g.ldb, n0, g.N, k0, g.K,
+                                                                FAST || b_aligned);
     };
     // Slice `part` (of COPY_STEPS) of the next full tile, in k order, through TileCopy.
     auto fast = [&](u32 slot, auto part_c) {
