@@ -129,6 +129,12 @@ def _hopper_smem(stages: int, block_m: int, block_n: int, block_k: int = 64) -> 
     128 bytes are block_k=64 whatever the type."""
     return stages * (block_m + block_n) * block_k * 2 + 2048
 
+
+def _pipeline_smem(stages: int, block_m: int, block_n: int, block_k: int, elem_bytes: int) -> int:
+    """Dynamic shared memory of the cp.async ring of mma_pipeline: A and B tiles per stage."""
+    return stages * (block_m + block_n) * block_k * elem_bytes
+
+
 LADDER: tuple[KernelSpec, ...] = (
     KernelSpec(
         name="simt_naive",
@@ -314,18 +320,32 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="mma_pipeline",
         precisions=("fp16", "bf16", "tf32", "int8"),
         configs=(
-            _cfg("128x256x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
-                 STAGES=4, THREADS=256, SMEM_BYTES=4 * (128 + 256) * 32 * 2),
+            # Large tiles first (the default): 8 warps of 64 x 64, one CTA per SM, a 64-element
+            # (128-byte) K tile.  Alternatives for the benchmark to decide: the transposed CTA
+            # shape, and 4-warp 128 x 128 CTAs two per SM (independent barriers, more L2 traffic).
+            # int8 has no tile under 128 x 128: MN-major s8 tiles need rows of 128 bytes.
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 128, 256, 64, 2)),
+            _cfg("256x128x64", ("fp16", "bf16"), BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 256, 128, 64, 2)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=64,
+                 STAGES=3, THREADS=128, SMEM_BYTES=_pipeline_smem(3, 128, 128, 64, 2)),
             _cfg("128x64x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, WARP_M=64, WARP_N=32,
-                 STAGES=4, THREADS=128, SMEM_BYTES=4 * (128 + 64) * 32 * 2),
-            _cfg("128x256x16", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=16, WARP_M=64, WARP_N=64,
-                 STAGES=4, THREADS=256, SMEM_BYTES=4 * (128 + 256) * 16 * 4),
+                 STAGES=4, THREADS=128, SMEM_BYTES=_pipeline_smem(4, 128, 64, 32, 2)),
+            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
+            _cfg("256x128x32", ("tf32",), BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 256, 128, 32, 4)),
+            _cfg("128x128x16", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=128, SMEM_BYTES=_pipeline_smem(4, 128, 128, 16, 4)),
             _cfg("128x64x16", ("tf32",), BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=64, WARP_N=32,
-                 STAGES=4, THREADS=128, SMEM_BYTES=4 * (128 + 64) * 16 * 4),
-            _cfg("128x256x64", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, WARP_M=64, WARP_N=64,
-                 STAGES=4, THREADS=256, SMEM_BYTES=4 * (128 + 256) * 64),
-            _cfg("128x128x64", ("int8",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, WARP_M=64, WARP_N=64,
-                 STAGES=4, THREADS=128, SMEM_BYTES=4 * (128 + 128) * 64),
+                 STAGES=4, THREADS=128, SMEM_BYTES=_pipeline_smem(4, 128, 64, 16, 4)),
+            _cfg("128x256x128", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 128, 256, 128, 1)),
+            _cfg("256x128x128", ("int8",), BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 256, 128, 128, 1)),
+            _cfg("128x128x128", ("int8",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, WARP_M=64, WARP_N=64,
+                 STAGES=3, THREADS=128, SMEM_BYTES=_pipeline_smem(3, 128, 128, 128, 1)),
         ),
         seed=f"{_SEED_000} (ldmatrix); {_SEED_002} stage 6 (cp.async + swizzle + warp tiling, generalised)",
         min_arch=80,

@@ -310,9 +310,11 @@ def check_perm_conflicts(addrs: list[int], e: int) -> None:
 
 # Pipeline configs as in the registry: (precision, BLOCK_M, BLOCK_N, BLOCK_K, WARP_M, WARP_N).
 PIPELINE = [
-    ("fp16", 128, 256, 32, 64, 64), ("fp16", 128, 64, 32, 64, 32),
-    ("tf32", 128, 256, 16, 64, 64), ("tf32", 128, 64, 16, 64, 32),
-    ("int8", 128, 256, 64, 64, 64), ("int8", 128, 128, 64, 64, 64),
+    ("fp16", 128, 256, 64, 64, 64), ("fp16", 256, 128, 64, 64, 64), ("fp16", 128, 128, 64, 64, 64),
+    ("fp16", 128, 64, 32, 64, 32),
+    ("tf32", 128, 256, 32, 64, 64), ("tf32", 256, 128, 32, 64, 64), ("tf32", 128, 128, 16, 64, 64),
+    ("tf32", 128, 64, 16, 64, 32),
+    ("int8", 128, 256, 128, 64, 64), ("int8", 256, 128, 128, 64, 64), ("int8", 128, 128, 128, 64, 64),
 ]
 LDMATRIX = [("fp16", 128, 128, 32, 64, 32), ("tf32", 128, 128, 16, 64, 32), ("int8", 128, 128, 64, 64, 32)]
 
@@ -331,3 +333,37 @@ def test_ldmatrix_warp_tile(cfg, layouts):
     precision, bm, bn, bk, wm, wn = cfg
     warps = (bm // wm) * (bn // wn)
     emulate_warp(precision, "ldmatrix", layouts, bm, bn, bk, wm, wn, warp=warps - 2)
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+@pytest.mark.parametrize("cfg", PIPELINE, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")
+def test_pipeline_copy_offsets(cfg, layouts):
+    """TileCopy (02_cp_async_pipeline.cu) walks a thread's chunks as row0 + delta(it) in one chunk
+    column and, when STRAIGHT, addresses them as offset(0) + delta(it) * ROW_BYTES: both must agree
+    with chunk_coords and the swizzle for every thread and iteration."""
+    precision, bm, bn, bk, wm, wn = cfg
+    e = np.dtype(DTYPES[precision]).itemsize
+    threads = 32 * (bm // wm) * (bn // wn)
+    rpt = 1 if e == 4 else 4
+    for kmajor, outer in ((layouts[0] == "r", bm), (layouts[1] == "c", bn)):
+        perm = not kmajor and e != 2
+        paired = perm and e == 4
+        rows, row_bytes = (outer, bk * e) if kmajor else (bk, outer * e)
+        cpr = row_bytes // 16
+        iters = rows * cpr // threads
+        assert threads % cpr == 0
+        rpi = threads // cpr
+        period = 4 * rpt if perm else 8
+        straight = paired or rpi % period == 0 or iters == 1
+
+        def delta(it):
+            return (it // 2) * 2 * rpi + 4 * (it % 2) if paired else it * rpi  # noqa: B023
+
+        for tid in range(threads):
+            row0, chunk0 = fr.chunk_coords(0, tid, threads, rows, cpr, paired)
+            off0 = fr.swizzled_offset(row_bytes, rpt if perm else 0, row0, chunk0)
+            for it in range(iters):
+                assert fr.chunk_coords(it, tid, threads, rows, cpr, paired) == (row0 + delta(it), chunk0)
+                if straight:
+                    want = fr.swizzled_offset(row_bytes, rpt if perm else 0, row0 + delta(it), chunk0)
+                    assert off0 + delta(it) * row_bytes == want

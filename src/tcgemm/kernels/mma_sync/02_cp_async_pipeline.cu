@@ -13,8 +13,17 @@
 //     dense and 16-byte aligned.
 //   * bigger warp tiles (64 x 64: 4 x 8 MMAs per MMA_K step, each A fragment
 //     used 8 times and each B fragment 4 times from registers), fully
-//     unrolled, fragments of the next MMA_K step loaded while the current one
-//     multiplies, and a 128 x 256 CTA tile for 8 warps, 1 CTA per SM.
+//     unrolled, and a 128 x 256 CTA tile for 8 warps, 1 CTA per SM, with a
+//     128-byte K tile (64 f16, 32 tf32, 128 s8): 4 MMA_K steps per barrier.
+//   * nothing but MMAs on the critical path (see "the K loop" below): the
+//     fragments of the next MMA_K step — across tile boundaries too — are
+//     loaded while the current one multiplies; the tile's one barrier comes
+//     at its last step, when every warp still has a step of MMAs queued; and
+//     the copies cost one cp.async and an address add each, because a
+//     thread's chunk positions, swizzle and bounds are fixed for the whole
+//     K loop and computed once (TileCopy).  With only 2 warps per scheduler
+//     (the 64 x 64 accumulators take 128 of 255 registers) there is little
+//     else to hide a stall behind.
 //   * CTAs are rasterised in groups of GROUP_M tile rows so the A and B
 //     panels a wave of CTAs reads stay in L2.
 //
@@ -132,12 +141,15 @@ constexpr bool A_PAIRED = A_PERM && E == 4, B_PAIRED = B_PERM && E == 4;
 // --- producer: one operand's tile for one stage -------------------------------
 // The tile is ROWS x ROW_BYTES in the source layout; "slow" is its row index
 // (outer for K-major, k for MN-major), "fast" the contiguous one.
-template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ALIGNED, typename T>
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ALIGNED, bool ROLLED, typename T>
 __device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ src, i64 ld, int outer0,
                                                int outer_n, int k0, int k_n) {
     constexpr int CPR = ROW_BYTES / 16, CHUNKS = ROWS * CPR;
     static_assert(CHUNKS % THREADS == 0, "whole chunks per thread");
-#pragma unroll
+    // ROLLED (the fallback loop, where the accumulators and fragments are live): one chunk
+    // at a time, or the loads of all chunks would be hoisted together and exceed the
+    // registers the MMA accumulators leave.
+#pragma unroll(ROLLED ? 1 : CHUNKS / THREADS)
     for (int it = 0; it < CHUNKS / THREADS; ++it) {
         int row, chunk;
         chunk_coords<ROWS, CPR, PERM && E == 4>(it, row, chunk);
@@ -165,55 +177,123 @@ __device__ __forceinline__ void load_tile_impl(u32 dst, const T* __restrict__ sr
     }
 }
 
-// tf32: round the thread's own chunks of a landed tile in place (cvt.rna), so
-// fragments go to the MMA as loaded.  Rounding at fragment load would cost a
-// conversion per element per reading warp (4 warps read each A element, 2 each
-// B element); here it is one per element, and the thread's own cp.async
-// writes are visible to it after cp.async.wait_group.
-// PERM operands are also re-interleaved: the thread holds the same chunk of
-// rows k and k + 4 (x = x0..x3 at k, y = y0..y3 at k + 4) and writes back
-//     B:  row k:  x0 y0 x1 y1     row k + 4:  x2 y2 x3 y3
-//     A:  row k:  x0 x1 y0 y1     row k + 4:  x2 x3 y2 y3
-// so one 16-byte fragment load yields whole register pairs / quads: for B,
-// (b0, b1) of two n8 tiles; for A, (a0, a1, a2, a3) of one m16 tile (see
-// load_fragments).  Without it the MMA's register pairs must be assembled
-// from two loads with moves, which ptxas re-does before nearly every MMA.
-template <int ROWS, int ROW_BYTES, bool PERM, bool IS_A>
-__device__ __forceinline__ void round_tile_tf32(u32 dst) {
-    constexpr int CPR = ROW_BYTES / 16, ITERS = ROWS * CPR / THREADS;
-    if constexpr (PERM) {
-#pragma unroll
-        for (int u = 0; u < ITERS / 2; ++u) {
-            int row, chunk;
-            chunk_coords<ROWS, CPR, true>(2 * u, row, chunk);
-            const u32 dx = dst + swz<ROW_BYTES, true>(row, chunk), dy = dx + 4 * ROW_BYTES;
-            const uint4 x = lds128(dx), y = lds128(dy);
-            if constexpr (IS_A) {  // quads (a0 a1 a2 a3) = (m, k) (m+1, k) (m, k+4) (m+1, k+4)
-                sts128(dx, to_tf32(x.x), to_tf32(x.y), to_tf32(y.x), to_tf32(y.y));
-                sts128(dy, to_tf32(x.z), to_tf32(x.w), to_tf32(y.z), to_tf32(y.w));
-            } else {               // pairs (b0 b1) = (k, n) (k+4, n)
-                sts128(dx, to_tf32(x.x), to_tf32(y.x), to_tf32(x.y), to_tf32(y.y));
-                sts128(dy, to_tf32(x.z), to_tf32(y.z), to_tf32(x.w), to_tf32(y.w));
-            }
-        }
-    } else {
-#pragma unroll
-        for (int it = 0; it < ITERS; ++it) {
-            int row, chunk;
-            chunk_coords<ROWS, CPR, false>(it, row, chunk);
-            const u32 d = dst + swz<ROW_BYTES, false>(row, chunk);
-            const uint4 x = lds128(d);
-            sts128(d, to_tf32(x.x), to_tf32(x.y), to_tf32(x.z), to_tf32(x.w));
+// The steady-state copy: everything about a thread's chunks that does not
+// change along K is computed once (TileCopy below), so issuing a tile costs,
+// per 16-byte chunk, one cp.async plus a 64-bit address add (and for K-major
+// operands a row test): the general load_tile_impl above recomputes rows,
+// swizzle and bounds for every chunk, ~15 instructions each, which in the
+// first version of this kernel was most of the non-MMA work of the K loop.
+//
+// Why the per-thread state is so small: with THREADS a multiple of the chunks
+// per row, a thread's chunks all sit in one chunk column, RPI rows apart (for
+// PAIRED tf32 operands: rows k, k + 4, k + 2 RPI, ...), and the swizzle masks
+// repeat every 8 rows (ldmatrix pattern) or 4 ROWS_PER_T rows (PERM pattern),
+// so iteration it lands at a compile-time offset from iteration 0 — an
+// immediate in the LDGSTS — and its source is `ptr + delta(it) * ld`.
+// Bounds inside full K tiles: a K-major operand's chunk row (m or n) may lie
+// past the matrix (delta >= rem: zero-filled, read from a safe address); an
+// MN-major operand's chunk column has a fixed source size (0..16 bytes) for
+// the whole loop.  The last, partial K tile and unaligned operands use the
+// general path.
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
+struct TileCopy {
+    static constexpr int CPR = ROW_BYTES / 16, ITERS = ROWS * CPR / THREADS;
+    static constexpr bool PAIRED = PERM && E == 4;
+    static constexpr int RPI = THREADS / CPR;                 // rows between consecutive iterations
+    static constexpr int PERIOD = PERM ? 4 * ROWS_PER_T : 8;  // rows after which the swizzle repeats
+    static_assert(THREADS % CPR == 0 && (ROWS * CPR) % THREADS == 0, "each thread copies one chunk column");
+    static_assert(!PAIRED || RPI % 4 == 0, "paired rows k, k + 4 stay in the thread's column");
+    static constexpr bool STRAIGHT = PAIRED || RPI % PERIOD == 0 || ITERS == 1;
+
+    int row0, chunk, off0, rem, bytes;
+    const T* ptr;  // source of iteration 0 for the next fast tile
+    i64 ld, kstep;
+
+    __device__ static constexpr int delta(int it) { return PAIRED ? (it / 2) * 2 * RPI + 4 * (it % 2) : it * RPI; }
+
+    __device__ __forceinline__ void init(const T* src, i64 ld_, int outer0, int outer_n) {
+        chunk_coords<ROWS, CPR, PAIRED>(0, row0, chunk);
+        off0 = swz<ROW_BYTES, PERM>(row0, chunk);
+        ld = ld_;
+        if constexpr (KMAJOR) {  // rows are m (n); a row past the matrix reads row outer_n - 1, zero-filled
+            rem = outer_n - outer0 - row0;
+            ptr = src + (i64)min(outer0 + row0, outer_n - 1) * ld + chunk * CHUNK_E;
+            kstep = BLOCK_K;
+            bytes = 16;
+        } else {  // rows are k; the chunk column is in, partly in or out of the matrix for good
+            const int left = outer_n - outer0 - chunk * CHUNK_E;
+            bytes = left <= 0 ? 0 : left >= CHUNK_E ? 16 : left * E;
+            ptr = src + (i64)row0 * ld + (left > 0 ? outer0 + chunk * CHUNK_E : 0);
+            kstep = BLOCK_K * ld;
+            rem = ROWS;
         }
     }
-}
+    // Byte offset of iteration `it`'s chunk within a stage.
+    __device__ __forceinline__ int offset(int it) const {
+        if constexpr (STRAIGHT) return off0 + delta(it) * ROW_BYTES;
+        else return swz<ROW_BYTES, PERM>(row0 + delta(it), chunk);
+    }
+    // Iterations [IT0, IT1) of the next full K tile into the stage at `slot`.
+    template <int IT0, int IT1>
+    __device__ __forceinline__ void copy(u32 slot) const {
+#pragma unroll
+        for (int it = IT0; it < IT1; ++it) {
+            const u32 d = slot + offset(it);
+            if constexpr (KMAJOR) {
+                const bool ok = delta(it) < rem;
+                cp_async_16_zfill(d, ok ? ptr + delta(it) * ld : ptr, ok ? 16 : 0);
+            } else {
+                cp_async_16_zfill(d, ptr + delta(it) * ld, bytes);
+            }
+        }
+    }
+    __device__ __forceinline__ void advance() { ptr += kstep; }
 
-// `aligned` is uniform across the CTA: one branch per operand and tile.
-template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, typename T>
+    // tf32: round the thread's own chunks of a landed tile in place (cvt.rna),
+    // so fragments go to the MMA as loaded.  Rounding at fragment load would
+    // cost a conversion per element per reading warp (4 warps read each A
+    // element, 2 each B element); here it is one per element, and the thread's
+    // own cp.async writes are visible to it after cp.async.wait_group.
+    // PAIRED operands are also re-interleaved: the thread holds the same chunk
+    // of rows k and k + 4 (x = x0..x3 at k, y = y0..y3 at k + 4) and writes back
+    //     B:  row k:  x0 y0 x1 y1     row k + 4:  x2 y2 x3 y3
+    //     A:  row k:  x0 x1 y0 y1     row k + 4:  x2 x3 y2 y3
+    // so one 16-byte fragment load yields whole register pairs / quads: for B,
+    // (b0, b1) of two n8 tiles; for A, (a0, a1, a2, a3) of one m16 tile (see
+    // load_fragments).  Without it the MMA's register pairs must be assembled
+    // from two loads with moves, which ptxas re-does before nearly every MMA.
+    template <bool IS_A>
+    __device__ __forceinline__ void round_tf32(u32 slot) const {
+        if constexpr (PAIRED) {
+#pragma unroll
+            for (int u = 0; u < ITERS / 2; ++u) {
+                const u32 dx = slot + offset(2 * u), dy = dx + 4 * ROW_BYTES;  // = offset(2u + 1)
+                const uint4 x = lds128(dx), y = lds128(dy);
+                if constexpr (IS_A) {  // quads (a0 a1 a2 a3) = (m, k) (m+1, k) (m, k+4) (m+1, k+4)
+                    sts128(dx, to_tf32(x.x), to_tf32(x.y), to_tf32(y.x), to_tf32(y.y));
+                    sts128(dy, to_tf32(x.z), to_tf32(x.w), to_tf32(y.z), to_tf32(y.w));
+                } else {               // pairs (b0 b1) = (k, n) (k+4, n)
+                    sts128(dx, to_tf32(x.x), to_tf32(y.x), to_tf32(x.y), to_tf32(y.y));
+                    sts128(dy, to_tf32(x.z), to_tf32(y.z), to_tf32(x.w), to_tf32(y.w));
+                }
+            }
+        } else {
+#pragma unroll
+            for (int it = 0; it < ITERS; ++it) {
+                const u32 d = slot + offset(it);
+                const uint4 x = lds128(d);
+                sts128(d, to_tf32(x.x), to_tf32(x.y), to_tf32(x.z), to_tf32(x.w));
+            }
+        }
+    }
+};
+
+// General path: `aligned` is uniform across the CTA, one branch per operand and tile.
+template <int ROWS, int ROW_BYTES, bool KMAJOR, bool PERM, bool ROLLED, typename T>
 __device__ __forceinline__ void load_tile(u32 dst, const T* __restrict__ src, i64 ld, int outer0, int outer_n,
                                           int k0, int k_n, bool aligned) {
-    if (aligned) load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, true>(dst, src, ld, outer0, outer_n, k0, k_n);
-    else load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, false>(dst, src, ld, outer0, outer_n, k0, k_n);
+    if (aligned) load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, true, ROLLED>(dst, src, ld, outer0, outer_n, k0, k_n);
+    else load_tile_impl<ROWS, ROW_BYTES, KMAJOR, PERM, false, ROLLED>(dst, src, ld, outer0, outer_n, k0, k_n);
 }
 
 // --- consumer: fragments of one MMA_K step ---------------------------------------
@@ -345,56 +425,140 @@ __device__ __forceinline__ int acc_col(int j, int c) {
     else return j * MMA_N + c;
 }
 
-// The K loop.  FAST: both operands 16-byte aligned, the copies are plain
-// cp.async 16 (with src-size zero-fill at the edges) and the element-wise
-// fallback is not even compiled into this copy of the loop.
+// --- the K loop ---------------------------------------------------------------
+//
+// Per tile t (KSTEPS MMA_K steps), with PREFETCH (two fragment sets):
+//   every step s loads the fragments of step s + 1 while step s multiplies,
+//     and the last step those of the NEXT tile's step 0: the MMAs never wait
+//     for ldmatrix, not even across tiles;
+//   steps 0 .. COPY_STEPS-1 each issue a slice of tile t + STAGES - 1's copies
+//     (into the slot of tile t - 1), spread among the MMAs rather than bunched
+//     in front of them; the slices form one cp.async group;
+//   the last step waits for tile t + 1 and holds the tile's one __syncthreads,
+//     which publishes tile t + 1 and certifies that nobody reads tile t's slot
+//     any more (each warp has all of tile t's fragments in registers by then),
+//     so tile t + 1's copies may refill it.
+// The barrier thus comes while each warp still has a whole step of MMAs
+// queued in the tensor pipe and waiting on it costs little.  Without PREFETCH
+// (tf32/s8 with both operands MN-major: two fragment sets would need more than
+// 255 registers) the barrier is at step 0, before the tile's first fragment
+// loads, as in a plain multistage loop (it then frees tile t - 1's slot).
+// tf32: each thread rounds its own chunks of tile t + 1 at ROUND_STEP, after
+// the group that carries them is committed and before a barrier publishes them.
+static_assert(KSTEPS >= 2 && STAGES >= 2, "at least two MMA_K steps per tile, two stages");
+constexpr int ROUND_STEP = KSTEPS >= 3 ? KSTEPS - 2 : KSTEPS - 1;
+constexpr int COPY_STEPS = E == 4 ? ROUND_STEP : KSTEPS - 1;
+
+typedef TileCopy<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM, elem_a> CopyA;
+typedef TileCopy<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM, elem_b> CopyB;
+
+// f(Int<0>()), ..., f(Int<N-1>()): a loop whose index is a constant expression.
+template <int V> struct Int { static constexpr int value = V; };
+template <int I, int N> struct StaticFor {
+    template <typename F> __device__ __forceinline__ static void run(F&& f) {
+        f(Int<I>());
+        StaticFor<I + 1, N>::run(f);
+    }
+};
+template <int N> struct StaticFor<N, N> {
+    template <typename F> __device__ __forceinline__ static void run(F&&) {}
+};
+
+// FAST: both operands 16-byte aligned: full K tiles take TileCopy's steady-state
+// path; the element-wise fallback is not even compiled into this copy of the loop.
 template <bool FAST>
 __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4], unsigned char* smem, int m0, int n0,
                                          int wm, int wn, int lane, bool a_aligned, bool b_aligned) {
-    const elem_a* A = g.A;
-    const elem_b* B = g.B;
-    const u32 smem_base = cvta_shared(smem);
-    const int tiles = (g.K + BLOCK_K - 1) / BLOCK_K;
-    auto issue = [&](int tile) {
-        const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
-        const int k0 = tile * BLOCK_K;
-        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM>(slot, A, g.lda, m0, g.M, k0, g.K, FAST || a_aligned);
-        load_tile<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM>(slot + A_STAGE_BYTES, B, g.ldb, n0, g.N, k0, g.K,
-                                                         FAST || b_aligned);
+    // The fallback loop (unaligned operands) keeps one fragment set: its general
+    // copies need many registers of their own, and it only has to be correct.
+    constexpr bool PREFETCH = FAST && FRAG_BUFS == 2;
+    constexpr int SYNC_STEP = PREFETCH ? KSTEPS - 1 : 0;
+    const u32 smem_base = cvta_shared(smem), smem_end = smem_base + STAGES * STAGE_BYTES;
+    // A partial K tile (K % BLOCK_K != 0) is taken FIRST: tile 0 covers k in
+    // [full * BLOCK_K, K) and tile t > 0 covers [(t - 1) * BLOCK_K, t * BLOCK_K).
+    // Then only the prologue ever needs the general copy path, and in the FAST
+    // loop body the steady-state copies are alone (fewer live registers).
+    const int full = g.K / BLOCK_K, partial = g.K % BLOCK_K != 0, tiles = full + partial;
+    CopyA ca;
+    CopyB cb;
+    ca.init(g.A, g.lda, m0, g.M);  // FAST copies; the tf32 rounding pass uses the offsets either way
+    cb.init(g.B, g.ldb, n0, g.N);
+    auto next_slot = [&](u32 slot) { return slot + STAGE_BYTES == smem_end ? smem_base : slot + STAGE_BYTES; };
+
+    // The general path: all of tile `tile` at once.
+    auto general = [&](int tile, u32 slot) {
+        const int k0 = (tile < partial ? full : tile - partial) * BLOCK_K;
+        load_tile<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM, !FAST>(slot, g.A, g.lda, m0, g.M, k0, g.K,
+                                                                FAST || a_aligned);
+        load_tile<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM, !FAST>(slot + A_STAGE_BYTES, g.B, g.ldb, n0, g.N, k0, g.K,
+                                                                FAST || b_aligned);
+    };
+    // Slice `part` (of COPY_STEPS) of the next full tile, in k order, through TileCopy.
+    auto fast = [&](u32 slot, auto part_c) {
+        constexpr int part = decltype(part_c)::value;
+        ca.template copy<part * CopyA::ITERS / COPY_STEPS, (part + 1) * CopyA::ITERS / COPY_STEPS>(slot);
+        cb.template copy<part * CopyB::ITERS / COPY_STEPS, (part + 1) * CopyB::ITERS / COPY_STEPS>(slot + A_STAGE_BYTES);
+        if constexpr (part == COPY_STEPS - 1) {
+            ca.advance();
+            cb.advance();
+        }
+    };
+    // In the loop: tile >= STAGES - 1 >= 1, never the partial one.
+    auto issue = [&](int tile, u32 slot, auto part_c) {
+        if (tile < tiles) {
+            if constexpr (FAST) fast(slot, part_c);
+            else if constexpr (decltype(part_c)::value == 0) general(tile, slot);
+        }
+    };
+    auto round_tf32 = [&](u32 slot) {
+        if constexpr (E == 4) {
+            ca.template round_tf32<true>(slot);
+            cb.template round_tf32<false>(slot + A_STAGE_BYTES);
+        }
     };
 
     // Prologue: STAGES - 1 tiles in flight (empty groups keep the wait count uniform).
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles) issue(s);
+    u32 wr = smem_base;  // then: the slot of tile t + STAGES - 1 = that of tile t - 1
+#pragma unroll 1
+    for (int p = 0; p < STAGES - 1; ++p) {
+        if (p < tiles) {
+            if (!FAST || p < partial) general(p, wr);
+            else StaticFor<0, COPY_STEPS>::run([&](auto part) { fast(wr, part); });
+        }
         cp_async_commit();
+        wr = next_slot(wr);
     }
 
-    auto round_tf32 = [&](int tile) {  // once this thread's copies of `tile` have landed
-        if constexpr (E == 4) {
-            const u32 slot = smem_base + (tile % STAGES) * STAGE_BYTES;
-            round_tile_tf32<A_ROWS, A_ROW_BYTES, A_PERM, true>(slot);
-            round_tile_tf32<B_ROWS, B_ROW_BYTES, B_PERM, false>(slot + A_STAGE_BYTES);
-        }
-    };
+    Fragments frag[PREFETCH ? 2 : 1];
+    u32 rd = smem_base;  // tile t's slot
     if constexpr (E == 4) {
         cp_async_wait<STAGES - 2>();
-        round_tf32(0);
+        round_tf32(rd);
     }
-
-    Fragments frag[FRAG_BUFS];
+    if constexpr (PREFETCH) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        load_fragments(frag[0], rd, rd + A_STAGE_BYTES, 0, wm, wn, lane);
+    }
+#pragma unroll 1
     for (int t = 0; t < tiles; ++t) {
-        cp_async_wait<STAGES - 2>();  // tile t has landed (this thread's copies) ...
-        __syncthreads();              // ... everyone's; and everyone is done with tile t - 1's slot
-        if (t + STAGES - 1 < tiles) issue(t + STAGES - 1);  // refills the slot tile t - 1 used
-        cp_async_commit();
-
-        const u32 sa = smem_base + (t % STAGES) * STAGE_BYTES, sb = sa + A_STAGE_BYTES;
-        if constexpr (FRAG_BUFS == 2) load_fragments(frag[0], sa, sb, 0, wm, wn, lane);
-#pragma unroll
-        for (int s = 0; s < KSTEPS; ++s) {
-            if constexpr (FRAG_BUFS == 1) load_fragments(frag[0], sa, sb, s, wm, wn, lane);
-            else if (s + 1 < KSTEPS) load_fragments(frag[(s + 1) % 2], sa, sb, s + 1, wm, wn, lane);
+        const u32 nx = next_slot(rd);
+        StaticFor<0, KSTEPS>::run([&](auto step) {
+            constexpr int s = decltype(step)::value;
+            if constexpr (E == 4 && s == ROUND_STEP) {
+                cp_async_wait<STAGES - 2>();  // tile t + 1: its group was committed at step COPY_STEPS - 1
+                if (t + 1 < tiles) round_tf32(nx);
+            }
+            if constexpr (s == SYNC_STEP) {
+                cp_async_wait<STAGES - 2>();  // PREFETCH: tile t + 1 has landed; else tile t
+                __syncthreads();
+            }
+            if constexpr (!PREFETCH) load_fragments(frag[0], rd, rd + A_STAGE_BYTES, s, wm, wn, lane);
+            else if constexpr (s + 1 < KSTEPS) load_fragments(frag[(s + 1) % 2], rd, rd + A_STAGE_BYTES, s + 1, wm, wn, lane);
+            else load_fragments(frag[(s + 1) % 2], nx, nx + A_STAGE_BYTES, 0, wm, wn, lane);
+            if constexpr (s < COPY_STEPS) issue(t + STAGES - 1, wr, step);
+            if constexpr (s == COPY_STEPS - 1) cp_async_commit();
+            const Fragments& f = frag[PREFETCH ? s % 2 : 0];
 #pragma unroll
             for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -403,18 +567,11 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
                     // a PERM B fragment's two registers come from two different loads, and the
                     // MMA wants them as an aligned register pair; built once, used MT times.
                     const int ii = (j % 2) ? MT - 1 - i : i;
-                    mma(acc[ii][j], frag[s % FRAG_BUFS].a[ii], frag[s % FRAG_BUFS].b[j]);
+                    mma(acc[ii][j], f.a[ii], f.b[j]);
                 }
-        }
-        // tf32: tile t + 1 has landed once at most STAGES - 2 groups are pending; round
-        // it now, overlapping the tail of this tile's MMAs (the barrier above it in the
-        // next iteration publishes the result).
-        if constexpr (E == 4) {
-            if (t + 1 < tiles) {
-                cp_async_wait<STAGES - 2>();
-                round_tf32(t + 1);
-            }
-        }
+        });
+        rd = nx;
+        wr = next_slot(wr);
     }
     cp_async_wait<0>();
 }
