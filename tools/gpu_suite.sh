@@ -2,7 +2,8 @@
 # Everything GPU-side in one call on the device machine:
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
-# Usage: [TESTS_K=expr] [SKIP_TESTS=1] [BENCH_KERNELS=list] [BENCH_SHAPES=list] [BENCH_BUDGET=s]
+# Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [BENCH_KERNELS=list] [BENCH_SHAPES=list]
+#        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr]
 #        tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
@@ -43,7 +44,9 @@ step pytest
 timeout_opts=""
 python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --timeout-method=thread"
 # TESTS_K: optional pytest -k expression to run a subset (default: everything)
-python3 -m pytest tests -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
+# TCGEMM_ALL_BUILDS: the CPU compile tests check every build (CI samples one per config), from the cache
+# `tcgemm compile` just filled.
+TCGEMM_ALL_BUILDS=1 python3 -m pytest ${TESTS_PATH:-tests} -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
   | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
@@ -59,7 +62,7 @@ for precision in ${PRECISIONS//,/ }; do
     *) shapes=${BENCH_SHAPES:-1024,4096,8192,4095} ;;
   esac
   # fp8: cuBLAS (torch._scaled_mm) reads B column-major only, so bench the K-major layouts
-  case "$precision" in fp8*) layouts=rc ;; *) layouts=rr ;; esac
+  case "$precision" in fp8*) layouts=rc ;; *) layouts=${BENCH_LAYOUTS:-rr} ;; esac
   timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" \
     --shapes "$shapes" --budget "${BENCH_BUDGET:-1.0}" \
     --layouts "$layouts" \

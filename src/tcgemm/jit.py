@@ -114,10 +114,11 @@ def _read_source(rel: str) -> str:
 
 @cache
 def _headers_digest() -> str:
+    """Digest of every header and kernel file: a stage may include another stage's source."""
     h = hashlib.sha256()
-    for header in sorted(INCLUDE_DIR.glob("*.cuh")):
-        h.update(header.name.encode())
-        h.update(header.read_bytes())
+    for path in sorted(KERNEL_DIR.rglob("*.cu*")):
+        h.update(str(path.relative_to(KERNEL_DIR)).encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 
@@ -182,7 +183,7 @@ def compile_options(defines: Defines, arch: str) -> Any:
     return cc.ProgramOptions(
         arch=arch,
         std="c++17",
-        include_path=[str(INCLUDE_DIR), *_cuda_include_dirs()],
+        include_path=[str(INCLUDE_DIR), str(KERNEL_DIR), *_cuda_include_dirs()],
         define_macro=list(defines),
     )
 
@@ -204,7 +205,7 @@ def ptx(source: str, defines: Defines, arch: str) -> str:
     from cuda.bindings import nvrtc
 
     opts = [f"--gpu-architecture={arch.replace('sm_', 'compute_')}", "-std=c++17",
-            *(f"-I{d}" for d in (str(INCLUDE_DIR), *_cuda_include_dirs())),
+            *(f"-I{d}" for d in (str(INCLUDE_DIR), str(KERNEL_DIR), *_cuda_include_dirs())),
             *(f"-D{k}={v}" for k, v in defines)]
     err, prog = nvrtc.nvrtcCreateProgram(_read_source(source).encode(), source.encode(), 0, [], [])
     try:

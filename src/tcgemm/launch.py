@@ -83,15 +83,16 @@ _INT32_MAX = 2**31 - 1
 def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int) -> tuple[int, int, int]:
     """Grid of a persistent kernel: at most one CTA per SM, no more than there is work for.
 
-    Work comes in clusters of ``spec.cluster`` CTAs that stack their tiles along M, so
-    the grid is a multiple of the cluster size (at least one cluster)."""
+    Work comes in clusters of ``spec.cluster_of(cfg)`` CTAs that stack their tiles along M,
+    so the grid is a multiple of the cluster size (at least one cluster)."""
+    cluster = spec.cluster_of(cfg)
     tiles_m = -(-problem.m // cfg["BLOCK_M"])
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
     if tiles_m * tiles_n * problem.batch > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
-    units = -(-tiles_m // spec.cluster) * tiles_n * problem.batch
-    clusters = max(1, min(sms // spec.cluster, units))
-    return (clusters * spec.cluster, 1, 1)
+    units = -(-tiles_m // cluster) * tiles_n * problem.batch
+    clusters = max(1, min(sms // cluster, units))
+    return (clusters * cluster, 1, 1)
 
 
 def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEFAULT_SMS) -> LaunchPlan:
@@ -186,9 +187,10 @@ _ARG_CTYPES = (
 )
 
 
-def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, maps: tuple[Any, Any],
+def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, maps: tuple[Any, ...],
                 args: tuple, device: int) -> None:
-    """Launch a TCGEMM_TMA_KERNEL: the two CUtensorMaps (128 bytes each, by value) go first.
+    """Launch a TCGEMM_TMA_KERNEL: the CUtensorMaps (A, B and, for TMA-store kernels, D; 128 bytes
+    each, by value) go first.
 
     cuda.core's launch cannot pass a driver CUtensorMap, so this goes through
     cuLaunchKernel, whose argument packer copies objects with ``getPtr()`` (type
@@ -202,7 +204,7 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
     # batch count (persistent kernels, np.int32).
     extra_types = tuple(ctypes.c_int if isinstance(x, np.int32) else ctypes.c_void_p
                         for x in args[len(_ARG_CTYPES):])
-    types = (None, None, *_ARG_CTYPES, *extra_types)
+    types = (*(None for _ in maps), *_ARG_CTYPES, *extra_types)
     (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
     if err != driver.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuLaunchKernel failed: {err}")
@@ -237,6 +239,11 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
     if p.spec.tma:
         from . import tma
 
-        _launch_tma(kernel, p.grid, p.block, p.config.smem_bytes, tma.maps(problem, p.config, a, b), args, device)
+        maps = tma.maps(problem, p.config, a, b)
+        if p.spec.tma_store:
+            d_map = tma.d_map(problem, d)
+            maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
+            args = (*args, np.int32(d_map is not None))
+        _launch_tma(kernel, p.grid, p.block, p.config.smem_bytes, maps, args, device)
     else:
         _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

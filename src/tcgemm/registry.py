@@ -97,7 +97,14 @@ class KernelSpec:
     # output tiles of all batch entries; the batch count is passed as an extra last argument.
     persistent: bool = False
     cluster: int = 1  # CTAs per thread-block cluster (the kernel declares __cluster_dims__(cluster, 1, 1))
+    # Stores D through a TMA tensor map (a third map, and a flag: 0 when D cannot be described, e.g. not
+    # 16-byte aligned or 32-bit, and the kernel writes from registers); see kernels/include/tma.cuh.
+    tma_store: bool = False
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def cluster_of(self, cfg: TileConfig) -> int:
+        """CTAs per cluster of a config (its CLUSTER_M, else the spec's)."""
+        return cfg.get("CLUSTER_M", self.cluster)
 
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
         return tuple(c for c in self.configs if c.serves(precision))
@@ -128,6 +135,11 @@ def _hopper_smem(stages: int, block_m: int, block_n: int, block_k: int = 64) -> 
     128-byte swizzle, 1 KB for the mbarriers. ``block_k`` counts 16-bit elements: rows of
     128 bytes are block_k=64 whatever the type."""
     return stages * (block_m + block_n) * block_k * 2 + 2048
+
+
+def _epilogue_smem(block_m: int, block_n: int) -> int:
+    """D staging buffers of the TMA-store epilogue: the whole 16-bit CTA tile."""
+    return block_m * block_n * 2
 
 
 def _pipeline_smem(stages: int, block_m: int, block_n: int, block_k: int, elem_bytes: int) -> int:
@@ -465,6 +477,32 @@ LADDER: tuple[KernelSpec, ...] = (
         tma=True,
         persistent=True,
         cluster=2,
+    ),
+    KernelSpec(
+        name="wgmma_tma_store",
+        family="hopper",
+        stage=4,
+        technique="epilogue through shared memory: stmatrix into a swizzled buffer, TMA stores overlapping "
+                  "the next tile's main loop (stage 3's kernel otherwise)",
+        source="hopper/04_tma_store_epilogue.cu",
+        entry="wgmma_tma_store",
+        precisions=("fp16", "bf16"),
+        # The staging buffers (32 KB per consumer at BLOCK_N = 256) cost one ring stage.
+        configs=(
+            _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
+                 CLUSTER_M=1, B_BOX_N=256, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        persistent=True,
+        cluster=2,
+        tma_store=True,
     ),
 )
 

@@ -148,3 +148,25 @@ def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor
     map_type = _MAP_TYPES[str(problem.in_dtype).removeprefix("torch.")]
     return (encode_typed(a.data_ptr(), map_type, *geometry(problem, cfg, "a")),
             encode_typed(b.data_ptr(), map_type, *geometry(problem, cfg, "b")))
+
+
+D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x 64 columns (128-byte swizzled rows)
+
+
+def d_geometry(problem: GemmProblem) -> tuple[tuple[int, int, int], tuple[int, int], tuple[int, int, int]] | None:
+    """(dims, byte strides, box) of D for the TMA-store epilogue, or None when TMA cannot write it:
+    D must be 16-bit (a 128-byte box row of 64 elements) with 16-byte aligned rows and batch entries."""
+    size = problem.out_dtype.itemsize
+    if size != 2 or (problem.d_ld * size) % 16 or (problem.d_batch_stride * size) % 16:
+        return None
+    row_bytes = problem.d_ld * size
+    batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else problem.m * row_bytes
+    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), (D_BOX, D_BOX, 1)
+
+
+def d_map(problem: GemmProblem, d: torch.Tensor) -> Any | None:
+    """The tensor map of D for a TMA-store kernel, or None (the kernel then writes from registers)."""
+    geo = d_geometry(problem)
+    if geo is None or d.data_ptr() % 16:
+        return None
+    return encode_typed(d.data_ptr(), _MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)

@@ -33,11 +33,12 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
         p = _problem(m, n, 64, batch)
         plan = launch.plan(p, spec, cfg, sms)
         tiles_m, tiles_n = -(-m // cfg["BLOCK_M"]), -(-n // cfg["BLOCK_N"])
-        units = -(-tiles_m // spec.cluster) * tiles_n * (batch or 1)
+        cluster = spec.cluster_of(cfg)
+        units = -(-tiles_m // cluster) * tiles_n * (batch or 1)
         assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
-        assert plan.grid[0] % spec.cluster == 0 and plan.grid[0] >= spec.cluster
-        assert plan.grid[0] <= max(sms - sms % spec.cluster, spec.cluster)
-        assert plan.grid[0] == spec.cluster * min(max(1, sms // spec.cluster), units)
+        assert plan.grid[0] % cluster == 0 and plan.grid[0] >= cluster
+        assert plan.grid[0] <= max(sms - sms % cluster, cluster)
+        assert plan.grid[0] == cluster * min(max(1, sms // cluster), units)
 
 
 def test_plan_defaults_to_an_h100():

@@ -112,3 +112,38 @@ def test_cluster_kernel_loads_k_major_b_in_parts():
         assert box == (cfg["BLOCK_K"], cfg["BLOCK_M"], 1)
         p = _problem(300, 520, 72, "rr")  # MN-major B: 64-column boxes whatever the cluster
         assert tma.geometry(p, cfg, "b")[2] == (64, cfg["BLOCK_K"], 1)
+
+
+def _out_problem(m, n, out_dtype, batch=None):
+    a = random_operand(m, 64, "row", batch, torch.bfloat16, "cpu")
+    b = random_operand(64, n, "col", batch, torch.bfloat16, "cpu")
+    return describe(a, b, out_dtype=out_dtype)[0]
+
+
+def test_d_map_geometry_of_the_tma_store_epilogue():
+    """D (row-major, 16-bit) is described as (N, M, batch) with 64 x 64 boxes; a 32-bit D, or rows that are
+    not a multiple of 16 bytes, get no map (the kernel then writes from registers)."""
+    dims, strides, box = tma.d_geometry(_out_problem(300, 520, torch.bfloat16, batch=3))
+    assert dims == (520, 300, 3) and strides == (520 * 2, 300 * 520 * 2) and box == (64, 64, 1)
+    assert tma.d_geometry(_out_problem(300, 520, torch.float32)) is None
+    assert tma.d_geometry(_out_problem(300, 517, torch.bfloat16)) is None  # rows of 1034 bytes
+
+
+def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
+    from tcgemm import launch
+
+    spec = registry.get("wgmma_tma_store")
+    seen = {}
+    monkeypatch.setattr(launch, "kernel_for", lambda *args: object())
+    monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(launch, "_launch_tma",
+                        lambda kernel, grid, block, smem, maps, args, device: seen.update(maps=maps, args=args))
+    monkeypatch.setattr(tma, "maps", lambda *args: ("A", "B"))
+    for n, flag in ((512, 1), (517, 0)):
+        monkeypatch.setattr(tma, "d_map", lambda problem, d, n=n: "D" if n % 8 == 0 else None)
+        p = _out_problem(256, n, torch.bfloat16)
+        d = torch.empty(256, n, dtype=torch.bfloat16)
+        a = b = torch.empty(1, dtype=torch.bfloat16)
+        launch.run(launch.plan(p, spec, spec.configs[0]), p, a, b, None, d, "sm_90a")
+        assert seen["maps"] == (("A", "B", "D") if flag else ("A", "B", "A"))
+        assert int(seen["args"][-1]) == flag and int(seen["args"][-2]) == 1  # d_map_ok after the batch count

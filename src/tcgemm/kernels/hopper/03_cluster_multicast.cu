@@ -63,6 +63,12 @@
 #include "cluster.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
+#ifndef TMA_STORE_EPILOGUE
+#define TMA_STORE_EPILOGUE 0  // stage 4 (04_tma_store_epilogue.cu) sets it
+#endif
+#if TMA_STORE_EPILOGUE
+#include "epilogue_tma.cuh"
+#endif
 
 #ifndef BLOCK_M
 #define BLOCK_M 128
@@ -101,6 +107,8 @@ constexpr int B_CHUNK = 64 * BLOCK_K * 2;
 constexpr int B_PART = BLOCK_N / CLUSTER_M;  // columns of B each CTA loads for the cluster
 constexpr unsigned short CLUSTER_MASK = (1u << CLUSTER_M) - 1;
 constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
+// Stage 4: a D staging buffer per consumer warpgroup (64 x BLOCK_N 16-bit), between the ring and the barriers.
+constexpr int D_BUF = TMA_STORE_EPILOGUE ? 64 * BLOCK_N * 2 : 0;
 
 static_assert(sizeof(elem_a) == 2 && sizeof(elem_b) == 2, "wgmma_cluster takes fp16 or bf16 inputs");
 static_assert(BLOCK_K == 64, "one 128-byte swizzle row holds exactly 64 16-bit k");
@@ -110,7 +118,7 @@ static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % 64 == 0, "each CTA l
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + 1024 + 16 * STAGES, "SMEM_BYTES too small");
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
 using Mma = Wgmma<BLOCK_N, IS_BF16, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
@@ -155,7 +163,14 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
         for (int j = 0; j < BLOCK_M / 64; ++j) tma_load_3d(a_dst + j * A_CHUNK, tma_a, bar, m0 + 64 * j, k0, za);
     }
     const int part = rank * B_PART;  // first column of this CTA's part of the B tile
-    if constexpr (B_K_MAJOR) {
+    if constexpr (CLUSTER_M == 1) {  // no peer: the whole B tile, plain loads
+        if constexpr (B_K_MAJOR) {
+            tma_load_3d(b_dst, tma_b, bar, k0, n0, zb);
+        } else {
+#pragma unroll
+            for (int j = 0; j < BLOCK_N / 64; ++j) tma_load_3d(b_dst + j * B_CHUNK, tma_b, bar, n0 + 64 * j, k0, zb);
+        }
+    } else if constexpr (B_K_MAJOR) {
         // box 64 (k) x B_PART rows of 128 bytes; rows part.. land at byte part * 128
         tma_load_3d_multicast(b_dst + part * 128, tma_b, bar, k0, n0 + part, zb, CLUSTER_MASK);
     } else {
@@ -166,12 +181,14 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
     }
 }
 
+// tma_d: D's tensor map (stage 4, 16-bit D the host could describe), else null: D from registers.
 __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, const TmaDesc* tma_a,
-                                                   const TmaDesc* tma_b) {
+                                                   const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const unsigned full = tiles + STAGES * STAGE_BYTES;  // STAGES mbarriers
+    const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (stage 4), 1024-aligned
+    const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
@@ -273,6 +290,15 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             Gemm gz = g;  // batch entry c.z of C and D
             gz.D += c.z * g.batch_d;
             if (gz.C) gz.C += c.z * g.batch_c;
+#if TMA_STORE_EPILOGUE
+            if constexpr (sizeof(elem_d) == 2) {
+                if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
+                    epilogue_tma_store(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + cw * WG_M, c.n0,
+                                       g.batch_d ? c.z : 0, 1 + cw);
+                    continue;
+                }
+            }
+#endif
             const int row = c.m0 + cw * WG_M + warp * 16 + lane / 4;
             const int col = c.n0 + 2 * (lane % 4);
 #pragma unroll
@@ -281,8 +307,15 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 store_d_run<2>(gz, row + 8, col + 8 * j, &acc[4 * j + 2]);
             }
         }
+#if TMA_STORE_EPILOGUE
+        if (wg_tid == 0) tma_store_wait<0>();  // the last tile's stores complete before shared memory goes
+#endif
         cluster_sync();  // (the producer warpgroup's matching barrier is above)
     }
 }
 
+#if TMA_STORE_EPILOGUE
+TCGEMM_TMA_STORE_PERSISTENT_KERNEL(wgmma_tma_store, wgmma_cluster_body, __cluster_dims__(CLUSTER_M, 1, 1))
+#else
 TCGEMM_TMA_PERSISTENT_KERNEL(wgmma_cluster, wgmma_cluster_body, __cluster_dims__(CLUSTER_M, 1, 1))
+#endif

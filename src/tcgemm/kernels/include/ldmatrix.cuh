@@ -80,3 +80,15 @@ __device__ __forceinline__ void ldmatrix2(u32 (&r)[2], u32 addr) {
 //   lane l: n = l%8 + 8*(l/16), chunk = (l/8)%2.
 // B, MN-major [k][n] 16-bit (.trans x4), same register order:
 //   lane l: k = l%8 + 8*((l/8)%2), n-chunk = l/16.
+
+// stmatrix (sm_90): the store twin of ldmatrix.x4.  Lanes 8q .. 8q+7 give the
+// addresses of rows 0..7 of matrix q; register q of lane l holds row l/4,
+// elements 2*(l%4), 2*(l%4)+1 of matrix q — exactly the layout in which an
+// m16n8 accumulator fragment (mma.sync, and each 8-column block of a wgmma
+// accumulator) holds its values, so a warp writes four 8x8 blocks of its
+// results to shared memory with one instruction and no shuffles.
+__device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
+                 "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}

@@ -73,18 +73,22 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
 }
 
 // mbar_wait with a watchdog: a phase that never completes (a protocol bug)
-// traps after TCGEMM_WATCHDOG_NS nanoseconds instead of hanging the GPU; the
-// launch then fails with an error the host can report.  No legitimate wait in
-// a resident (persistent) kernel lasts more than microseconds.  The timer is
-// read only after a failed first probe, so a wait that succeeds at once costs
-// what mbar_wait costs.  Define TCGEMM_WATCHDOG_NS=0 to wait forever.
+// traps after about TCGEMM_WATCHDOG_NS nanoseconds instead of hanging the GPU;
+// the launch then fails with an error the host can report.  No legitimate
+// wait in a resident (persistent) kernel lasts more than microseconds.  The
+// timer is first read after 1024 failed probes and then every 1024, so the
+// waits of a running pipeline cost exactly what mbar_wait costs.  Define
+// TCGEMM_WATCHDOG_NS=0 to wait forever.
 #ifndef TCGEMM_WATCHDOG_NS
 #define TCGEMM_WATCHDOG_NS 10000000000ull  // 10 s
 #endif
 __device__ __forceinline__ void mbar_wait_guarded(unsigned bar, unsigned parity) {
-    if (mbar_try_wait(bar, parity)) return;
-    const unsigned long long start = global_timer_ns();
-    while (!mbar_try_wait(bar, parity)) {
-        if (TCGEMM_WATCHDOG_NS != 0 && global_timer_ns() - start > TCGEMM_WATCHDOG_NS) __trap();
+    unsigned long long start = 0;
+    for (unsigned spins = 1; !mbar_try_wait(bar, parity); ++spins) {
+        if (TCGEMM_WATCHDOG_NS != 0 && spins % 1024 == 0) {
+            const unsigned long long now = global_timer_ns();
+            if (start == 0) start = now;
+            else if (now - start > TCGEMM_WATCHDOG_NS) __trap();
+        }
     }
 }

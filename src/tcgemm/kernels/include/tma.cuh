@@ -88,3 +88,56 @@ __device__ __forceinline__ void tma_load_3d_multicast(unsigned dst, const TmaDes
                   c_row, c_col, batch_c, D, ldd, batch_d};                              \
         BODY(g, batch, &tma_a, &tma_b);                                                 \
     }
+
+// ---- TMA stores (shared -> global), the epilogue's direction ----
+//
+// A store reads a box from shared memory and writes it to the tensor, with
+// the parts outside the tensor's extents dropped: ragged right and bottom
+// edges of D need no bounds checks.  Stores are tracked per thread in *bulk
+// async-groups*: commit closes a group, wait_group.read N returns once at most
+// N groups may still be reading shared memory (the buffer may be reused),
+// wait_group N once at most N are incomplete (the writes are done).  Threads
+// that wrote the staged box with ordinary stores (st.shared, stmatrix) must
+// each execute fence_proxy_async() before the barrier that precedes the
+// store: the TMA unit reads through the async proxy.
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ __forceinline__ void tma_store_3d(const TmaDesc* desc, unsigned src, int c0, int c1, int c2) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+            reinterpret_cast<unsigned long long>(desc)),
+        "r"(src), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
+}
+
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void tma_store_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// Entry point of a persistent TMA kernel that also *stores* D through a tensor
+// map (KernelSpec.tma_store): a third map, of D, and after the batch count a
+// flag `d_map_ok`; when the host could not describe D (not 16-byte aligned,
+// or a 32-bit output) the flag is 0, the map is a placeholder and the kernel
+// writes D from registers instead.
+#define TCGEMM_TMA_STORE_PERSISTENT_KERNEL(NAME, BODY, ATTRS)                           \
+    extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) ATTRS NAME(       \
+        const __grid_constant__ TmaDesc tma_a, const __grid_constant__ TmaDesc tma_b,   \
+        const __grid_constant__ TmaDesc tma_d,                                          \
+        int M, int N, int K, float alpha, float beta,                                   \
+        const elem_a* A, i64 lda, i64 batch_a, const elem_b* B, i64 ldb, i64 batch_b,   \
+        const elem_c* C, i64 c_row, i64 c_col, i64 batch_c,                             \
+        elem_d* D, i64 ldd, i64 batch_d, int batch, int d_map_ok) {                     \
+        Gemm g = {M, N, K, alpha, beta, A, lda, batch_a, B, ldb, batch_b, C,            \
+                  c_row, c_col, batch_c, D, ldd, batch_d};                              \
+        BODY(g, batch, &tma_a, &tma_b, d_map_ok ? &tma_d : nullptr);                    \
+    }

@@ -1,0 +1,82 @@
+// epilogue_tma.cuh — a warpgroup's 64 x BLOCK_N accumulator tile to global
+// memory through shared memory and TMA stores (sm_90), for 16-bit D.
+//
+// Why: written straight from registers (epilogue.cuh), each thread stores
+// pairs of adjacent columns, so a warp instruction writes 8 rows x 16 bytes,
+// half a 32-byte sector per row, and the consumer warps are busy issuing 64
+// such stores per tile while the tensor cores wait.  Here each warp writes its
+// values into shared memory with stmatrix (16 columns x 16 rows per
+// instruction), one thread hands the staged tile to the TMA unit, and the
+// warpgroup goes straight back to the next tile's wgmmas: the global writes
+// (whole 128-byte lines, edges clipped by the tensor map's extents) overlap
+// the next main loop.
+//
+// Staging layout: BLOCK_N / 64 boxes of 64 rows x 64 columns (128-byte rows,
+// 8 KB each, 1024-byte aligned), swizzled as the tensor map's
+// CU_TENSOR_MAP_SWIZZLE_128B expects: the 16-byte chunk c of row r sits at
+// chunk c ^ (r % 8).  One stmatrix matrix is 8 consecutive rows of one chunk
+// column, which the XOR spreads over 8 different bank quads: no conflicts.
+//
+// Buffer reuse: the thread that issued the previous tile's stores waits until
+// they have *read* the buffer (wait_group.read 0) before the warpgroup
+// overwrites it; by then a whole main loop has passed, so it rarely waits.
+#pragma once
+#include "epilogue.cuh"
+#include "ldmatrix.cuh"
+#include "tma.cuh"
+
+__device__ __forceinline__ void warpgroup_bar_sync(int id) {
+    asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
+}
+
+__device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
+    union {
+        elem_d h[2];
+        unsigned u;
+    } p;
+    p.h[0] = from_float<elem_d>(lo);
+    p.h[1] = from_float<elem_d>(hi);
+    return p.u;
+}
+
+// D rows m_wg .. m_wg + 63, columns n0 .. n0 + 2 * NACC - 1 of batch entry z
+// (C, if read, already points at entry z).  `buf`: this warpgroup's staging
+// buffer; `bar_id`: a named barrier owned by this warpgroup (not 0).
+template <int NACC>
+__device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const float (&acc)[NACC], unsigned buf,
+                                                   const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
+    static_assert(sizeof(elem_d) == 2, "TMA-store epilogue: 16-bit D");
+    static_assert(NACC % 32 == 0, "whole 64-column boxes");
+    const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
+    if (wg_tid == 0) tma_store_wait_read<0>();  // the previous tile's stores are done reading buf
+    warpgroup_bar_sync(bar_id);
+
+    const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
+    const unsigned row_addr = buf + (warp * 16 + (q % 2) * 8 + r8) * 128;
+    const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
+    const int n_lane = n0 + 2 * (lane % 4);
+    const bool blend = g.beta != 0.0f;
+#pragma unroll
+    for (int jp = 0; jp < NACC / 8; ++jp) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
+        float v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = g.alpha * acc[8 * jp + i];
+        if (blend) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+            }
+        }
+        const int block = 2 * jp + q / 2;  // 8-column block whose rows this lane addresses
+        const unsigned addr = row_addr + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
+        stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]), pack_d2(v[6], v[7]));
+    }
+    fence_proxy_async();  // make the stmatrix writes visible to the TMA unit
+    warpgroup_bar_sync(bar_id);
+    if (wg_tid == 0) {
+#pragma unroll
+        for (int b = 0; b < NACC / 32; ++b) tma_store_3d(tma_d, buf + b * 8192, n0 + 64 * b, m_wg, z);
+        tma_store_commit();
+    }
+}
