@@ -52,6 +52,8 @@ class BenchRow:
     grid: tuple[int, int, int] | None = None
     samples: int = 0
     spread_pct: float = 0.0  # (p90 - p10) / median
+    # cuBLAS timed in alternation with this kernel (pct_cublas is against it); None: not paired
+    cublas_ms: float | None = None
 
 
 @dataclass
@@ -135,6 +137,29 @@ def time_runs(fn: Callable[[int], None], sets: int, budget_s: float = 1.0, max_r
         e.record()
     torch.cuda.synchronize()
     return [s.elapsed_time(e) for s, e in events]
+
+
+def time_interleaved(fn: Callable[[int], None], baseline: Callable[[int], None], sets: int,
+                     budget_s: float = 1.0, rounds: int = 10, max_runs: int = 200) -> tuple[list[float], list[float]]:
+    """Milliseconds of ``fn`` and of ``baseline`` timed in alternating blocks (ABBA order), each
+    launch between its own CUDA events. A GPU's clock drifts with its temperature and power over a
+    benchmark; alternating spreads that drift over both, where timing one after the other would
+    hand the cooler, faster minutes to whichever ran first."""
+    fn_times = time_runs(fn, sets, budget_s / (2 * rounds), max_runs=max(1, max_runs // rounds))
+    base_times = time_runs(baseline, sets, budget_s / (2 * rounds), max_runs=max(1, max_runs // rounds))
+    blocks = {id(fn): len(fn_times), id(baseline): len(base_times)}  # runs per block, from the first one
+    for r in range(1, rounds):
+        pair = ((baseline, base_times), (fn, fn_times)) if r % 2 else ((fn, fn_times), (baseline, base_times))
+        for f, times in pair:
+            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                      for _ in range(blocks[id(f)])]
+            for i, (start, end) in enumerate(events):
+                start.record()
+                f((i + r) % sets)
+                end.record()
+            torch.cuda.synchronize()
+            times += [start.elapsed_time(end) for start, end in events]
+    return fn_times, base_times
 
 
 def _summary(times: list[float]) -> tuple[float, float]:
@@ -264,14 +289,20 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         out.fill_(float("nan") if out.dtype.is_floating_point else 0)
         run_kernel(0)
         err = relative_error(out, ref)
-        times = time_runs(run_kernel, len(sets), budget_s)
+        paired_ms = None
+        if baseline is not None:
+            with cublas_precision(precision):
+                times, base_times = time_interleaved(run_kernel, baseline[1], len(sets), 2 * budget_s)
+            paired_ms = statistics.median(base_times)
+        else:
+            times = time_runs(run_kernel, len(sets), budget_s)
         med, spread = _summary(times)
         row = BenchRow(
             kernel=label, config=cfg.describe(),
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
-            pct_cublas=100.0 * cublas_ms / med if cublas_ms else None, error=err, passed=err <= TOLERANCE[precision],
-            registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes, block=plan.block,
-            grid=plan.grid, samples=len(times), spread_pct=spread,
+            pct_cublas=100.0 * (paired_ms or cublas_ms) / med if cublas_ms else None, error=err,
+            passed=err <= TOLERANCE[precision], registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes,
+            block=plan.block, grid=plan.grid, samples=len(times), spread_pct=spread, cublas_ms=paired_ms,
         )
         rows.append(row)
         if on_row:

@@ -185,6 +185,9 @@ def compile_options(defines: Defines, arch: str) -> Any:
         std="c++17",
         include_path=[str(INCLUDE_DIR), str(KERNEL_DIR), *_cuda_include_dirs()],
         define_macro=list(defines),
+        # Unannotated functions (the operator() of a generic lambda, e.g. StaticFor's bodies in
+        # mma_sync/02) are device functions: NVRTC 13.0 otherwise rejects them as host code.
+        device_as_default_execution_space=True,
     )
 
 
@@ -204,7 +207,7 @@ def ptx(source: str, defines: Defines, arch: str) -> str:
     """PTX text of a kernel build (through NVRTC directly: cuda.core's PTX path asks for a driver)."""
     from cuda.bindings import nvrtc
 
-    opts = [f"--gpu-architecture={arch.replace('sm_', 'compute_')}", "-std=c++17",
+    opts = [f"--gpu-architecture={arch.replace('sm_', 'compute_')}", "-std=c++17", "-default-device",
             *(f"-I{d}" for d in (str(INCLUDE_DIR), str(KERNEL_DIR), *_cuda_include_dirs())),
             *(f"-D{k}={v}" for k, v in defines)]
     err, prog = nvrtc.nvrtcCreateProgram(_read_source(source).encode(), source.encode(), 0, [], [])
