@@ -108,7 +108,10 @@ constexpr int B_PART = BLOCK_N / CLUSTER_M;  // columns of B each CTA loads for 
 constexpr unsigned short CLUSTER_MASK = (1u << CLUSTER_M) - 1;
 constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
 // Stage 4: a D staging buffer per consumer warpgroup (64 x BLOCK_N 16-bit), between the ring and the barriers.
-constexpr int D_BUF = TMA_STORE_EPILOGUE ? 64 * BLOCK_N * 2 : 0;
+#ifndef EPI_PARTS
+#define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
+#endif
+constexpr int D_BUF = TMA_STORE_EPILOGUE ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;
 
 static_assert(sizeof(elem_a) == 2 && sizeof(elem_b) == 2, "wgmma_cluster takes fp16 or bf16 inputs");
 static_assert(BLOCK_K == 64, "one 128-byte swizzle row holds exactly 64 16-bit k");
@@ -293,7 +296,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #if TMA_STORE_EPILOGUE
             if constexpr (sizeof(elem_d) == 2) {
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
-                    epilogue_tma_store(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + cw * WG_M, c.n0,
+                    epilogue_tma_store<EPI_PARTS>(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + cw * WG_M, c.n0,
                                        g.batch_d ? c.z : 0, 1 + cw);
                     continue;
                 }

@@ -41,42 +41,51 @@ __device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
 
 // D rows m_wg .. m_wg + 63, columns n0 .. n0 + 2 * NACC - 1 of batch entry z
 // (C, if read, already points at entry z).  `buf`: this warpgroup's staging
-// buffer; `bar_id`: a named barrier owned by this warpgroup (not 0).
-template <int NACC>
+// buffer of 64 x (2 * NACC / PARTS) elements; `bar_id`: a named barrier owned
+// by this warpgroup (not 0).  PARTS > 1 stages the tile in that many column
+// parts through a smaller buffer (leaving shared memory for a deeper ring),
+// each part waiting until the TMA unit has read the previous one.
+template <int PARTS, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const float (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     static_assert(sizeof(elem_d) == 2, "TMA-store epilogue: 16-bit D");
-    static_assert(NACC % 32 == 0, "whole 64-column boxes");
+    static_assert(NACC % (32 * PARTS) == 0, "whole 64-column boxes per part");
+    constexpr int PART_JP = NACC / 8 / PARTS;  // stmatrix steps (16 columns each) per part
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
-    if (wg_tid == 0) tma_store_wait_read<0>();  // the previous tile's stores are done reading buf
-    warpgroup_bar_sync(bar_id);
-
     const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
     const unsigned row_addr = buf + (warp * 16 + (q % 2) * 8 + r8) * 128;
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
     const int n_lane = n0 + 2 * (lane % 4);
     const bool blend = g.beta != 0.0f;
 #pragma unroll
-    for (int jp = 0; jp < NACC / 8; ++jp) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
-        float v[8];
+    for (int part = 0; part < PARTS; ++part) {
+        if (wg_tid == 0) tma_store_wait_read<0>();  // earlier stores are done reading buf
+        warpgroup_bar_sync(bar_id);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = g.alpha * acc[8 * jp + i];
-        if (blend) {
+        for (int pj = 0; pj < PART_JP; ++pj) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
+            const int jp = part * PART_JP + pj;
+            float v[8];
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+            for (int i = 0; i < 8; ++i) v[i] = g.alpha * acc[8 * jp + i];
+            if (blend) {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                    if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                }
             }
+            const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
+            const unsigned addr = row_addr + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
+            stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
+                        pack_d2(v[6], v[7]));
         }
-        const int block = 2 * jp + q / 2;  // 8-column block whose rows this lane addresses
-        const unsigned addr = row_addr + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
-        stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]), pack_d2(v[6], v[7]));
-    }
-    fence_proxy_async();  // make the stmatrix writes visible to the TMA unit
-    warpgroup_bar_sync(bar_id);
-    if (wg_tid == 0) {
+        fence_proxy_async();  // make the stmatrix writes visible to the TMA unit
+        warpgroup_bar_sync(bar_id);
+        if (wg_tid == 0) {
 #pragma unroll
-        for (int b = 0; b < NACC / 32; ++b) tma_store_3d(tma_d, buf + b * 8192, n0 + 64 * b, m_wg, z);
-        tma_store_commit();
+            for (int b = 0; b < PART_JP / 4; ++b)
+                tma_store_3d(tma_d, buf + b * 8192, n0 + 16 * PART_JP * part + 64 * b, m_wg, z);
+            tma_store_commit();
+        }
     }
 }
