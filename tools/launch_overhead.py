@@ -5,7 +5,7 @@ CPU spends before the launch is queued), the median GPU time per launch timed wi
 around each call (the benchmark's method), and the GPU time per launch of a CUDA graph of 20
 calls replayed (no host work between launches). cuBLAS (torch.matmul) alongside.
 
-    python3 tools/launch_overhead.py [--json FILE] kernel[:config] ... 
+    python3 tools/launch_overhead.py [--json FILE] kernel[:config] ...
 """
 
 from __future__ import annotations
@@ -80,11 +80,11 @@ def main() -> int:
         a = random_operand(m, k, "row", None, dtype, "cuda")
         b = random_operand(k, n, "row", None, dtype, "cuda")
         out = torch.empty(m, n, dtype=dtype, device="cuda")
-        fns = {"cublas": lambda: torch.matmul(a, b, out=out)}
+        fns = {"cublas": lambda a=a, b=b, out=out: torch.matmul(a, b, out=out)}
         for name in args.kernels:
             kernel, _, config = name.partition(":")
-            fns[name] = lambda kernel=kernel, config=config: tcgemm.gemm(a, b, out=out, kernel=kernel,
-                                                                          config=config or None)
+            fns[name] = lambda a=a, b=b, out=out, kernel=kernel, config=config: tcgemm.gemm(
+                a, b, out=out, kernel=kernel, config=config or None)
         for name, fn in fns.items():
             for _ in range(5):
                 fn()
