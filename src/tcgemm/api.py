@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from . import launch, registry, staging
+from . import fastpath, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, describe
@@ -71,6 +71,13 @@ def gemm(
     written as bfloat16 (default), float16 or float32 (out_dtype). Python numbers are folded into
     alpha; one-element float32 tensors are read by the kernel on the device (no synchronisation).
     """
+    fast_key = None
+    if scale_a is None and scale_b is None:  # a call seen before: the prepared launch (tcgemm.fastpath)
+        fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config)
+        prepared = fastpath.lookup(fast_key)
+        if prepared is not None:
+            return prepared(a, b, c, out)
+    user_a, user_b = a, b
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
     alpha, scales = _fold_scales(a, alpha, scale_a, scale_b)
     args = dict(alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision)
@@ -96,8 +103,13 @@ def gemm(
     p = launch.plan(problem, spec, cfg, sms)
     if any(s is not None for s in scales):
         launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
-    else:
-        launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+        return d
+    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    # Operands read in place (nothing staged or copied): later calls like this one skip all of the above.
+    if fast_key is not None and {id(t["a"]), id(t["b"])} == {id(user_a), id(user_b)}:
+        kernel_obj = launch.kernel_for(p, arch, index)
+        fastpath.store(fast_key, fastpath.Prepared(p, problem, kernel_obj, index, tuple(d.shape), user_a, user_b,
+                                                   c, out))
     return d
 
 

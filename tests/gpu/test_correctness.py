@@ -271,3 +271,36 @@ def test_fp8_matches_torch_scaled_mm():
     assert d.dtype == torch.bfloat16 and d.shape == (256, 384)
     err = (torch.linalg.vector_norm(d.double() - ref.double()) / torch.linalg.vector_norm(ref.double())).item()
     assert err < 1e-2, err
+
+
+# The repeat-call path (tcgemm.fastpath): the second call of a signature skips validation and
+# planning; it must compute the same as the first on new tensors, for every kernel.
+@pytest.mark.parametrize("name,precision", [c for c in CASES if c.values[1] not in ("fp8e4m3", "fp8e5m2")])
+def test_repeat_calls_take_the_prepared_path(name, precision):
+    from tcgemm import fastpath
+
+    fastpath.clear()
+    layouts = "rc" if len(registry.get(name.partition(":")[0]).layouts) < 4 else "rr"
+    for seed in range(3):  # first call: full path, then two repeat calls on fresh inputs
+        _run(name, precision, m=136, n=264, k=520, layouts=layouts, seed=seed)
+    assert fastpath._entries, "no prepared launch was stored"
+
+
+def test_repeat_path_checks_what_depends_on_addresses():
+    """Overlap of out with an input is checked on every call; c=out (in place) keeps working."""
+    a = torch.randn(64, 32, device="cuda", dtype=torch.float16)
+    b = torch.randn(32, 48, device="cuda", dtype=torch.float16)
+    buf = torch.empty(64 * 48 + 64 * 32, device="cuda", dtype=torch.float16)
+    out = buf[: 64 * 48].view(64, 48)
+    tcgemm.gemm(a, b, out=out)
+    tcgemm.gemm(a, b, out=out)  # prepared path
+    a_in_buf = buf[64 * 40: 64 * 40 + 64 * 32].view(64, 32)  # same signature, overlapping out
+    a_in_buf.copy_(a)
+    with pytest.raises(ValueError, match="overlaps a"):
+        tcgemm.gemm(a_in_buf, b, out=out)
+    c = torch.randn(64, 48, device="cuda", dtype=torch.float16)
+    expect = (a.double() @ b.double()) * 0.5 + c.double()
+    for _ in range(2):
+        d = c.clone()
+        tcgemm.gemm(a, b, d, alpha=0.5, beta=1.0, out=d)
+        assert torch.allclose(d.double(), expect, rtol=2e-2, atol=2e-2)

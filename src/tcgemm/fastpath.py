@@ -1,0 +1,183 @@
+"""The repeat-call path of :func:`tcgemm.gemm`: a call whose shape was seen before costs a dict lookup,
+a few address checks and one ``cuLaunchKernel``.
+
+The first call of a problem goes the whole way (validate, describe, select, plan, load, launch:
+~150 µs of Python on an H100 host, as long as a 4096³ GEMM runs on its GPU). Everything that
+work decides depends only on the call's *signature*: dtypes, shapes, strides, the 16-byte
+alignment of each address, alpha, beta and the options, never on the addresses themselves. So the
+first call leaves a :class:`Prepared` launch under that signature: the kernel handle, the grid, a
+ctypes parameter block whose scalar slots are already filled, and the tensor-map geometries.
+A repeat call only checks what depends on addresses (``out`` overlapping an input), allocates the
+output, writes four pointers into the block, looks up tensor maps (cached per address) and
+launches. Calls that copied or staged an operand, or that pass fp8 scale tensors, always take the
+full path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from . import tma
+from .launch import LaunchPlan
+from .problem import GemmProblem
+
+Key = tuple[Any, ...]
+_MAX_ENTRIES = 4096
+_entries: dict[Key, Prepared] = {}
+
+
+def _meta(t: torch.Tensor | None) -> tuple[Any, ...] | None:
+    if t is None:
+        return None
+    return (t.dtype, t.shape, t.stride(), t.data_ptr() & 15, t.get_device())
+
+
+def key(a: Any, b: Any, c: Any, out: Any, alpha: Any, beta: Any, out_dtype: Any, precision: Any,
+        kernel: str, config: Any) -> Key | None:
+    """The signature of a call, or None when it cannot take the repeat path (non-tensors, CPU tensors)."""
+    if type(a) is not torch.Tensor or type(b) is not torch.Tensor or not a.is_cuda:
+        return None
+    if (c is not None and type(c) is not torch.Tensor) or (out is not None and type(out) is not torch.Tensor):
+        return None
+    try:
+        return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config)
+    except TypeError:  # unhashable option values: the full path reports them
+        return None
+
+
+def lookup(k: Key | None) -> Prepared | None:
+    return _entries.get(k) if k is not None else None
+
+
+def store(k: Key, prepared: Prepared) -> None:
+    if len(_entries) >= _MAX_ENTRIES:
+        _entries.clear()
+    _entries[k] = prepared
+
+
+def clear() -> None:
+    _entries.clear()
+
+
+def _extent(t: torch.Tensor | None) -> int:
+    """Bytes from a tensor's first element to one past its last."""
+    if t is None or t.numel() == 0:
+        return 0
+    return (sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=True)) + 1) * t.element_size()
+
+
+def _current_stream(device: int) -> Callable[[], Any]:
+    from cuda.bindings import driver
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return lambda: driver.CUstream(raw(device))
+    return lambda: driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
+
+
+class Prepared:
+    """One launch, prepared for every call with the same signature (see the module docstring)."""
+
+    def __init__(self, plan: LaunchPlan, problem: GemmProblem, kernel: Any, device: int, out_shape: tuple[int, ...],
+                 a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None) -> None:
+        from cuda.bindings import driver
+
+        self._launch = driver.cuLaunchKernel
+        self._ok = driver.CUresult.CUDA_SUCCESS
+        self._handle = kernel.handle
+        self._grid = plan.grid
+        self._block = plan.block
+        self._smem = plan.config.smem_bytes
+        self._stream = _current_stream(device)
+        self._device = device
+        self._swapped = problem.swapped
+        self._out_shape = out_shape
+        self._out_dtype = problem.out_dtype
+        self._c_used = problem.c_strides is not None
+        self._lock = threading.Lock()
+        self._extents = (_extent(a), _extent(b), _extent(c), _extent(out))
+        self._c_is_out_geometry = (c is not None and out is not None and c.shape == out.shape
+                                   and c.stride() == out.stride())
+        spec, cfg = plan.spec, plan.config
+        self._tma = spec.tma
+        if spec.tma:
+            map_type = tma._MAP_TYPES[str(problem.in_dtype).removeprefix("torch.")]
+            self._geo_a = (map_type, *tma.geometry(problem, cfg, "a"))
+            self._geo_b = (map_type, *tma.geometry(problem, cfg, "b"))
+        self._d_geo = None
+        if spec.tma_store:
+            geo = tma.d_geometry(problem)
+            if geo is not None:
+                self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
+        self._tma_store = spec.tma_store
+
+        # The parameter block: one ctypes value per kernel argument, in TCGEMM_KERNEL order.
+        c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)
+        self._a = ctypes.c_void_p()
+        self._b = ctypes.c_void_p()
+        self._c = ctypes.c_void_p()
+        self._d = ctypes.c_void_p()
+        self._d_ok = ctypes.c_int(0)
+        values: list[Any] = [
+            ctypes.c_int(problem.m), ctypes.c_int(problem.n), ctypes.c_int(problem.k),
+            ctypes.c_float(problem.alpha), ctypes.c_float(problem.beta),
+            self._a, ctypes.c_int64(problem.a.ld), ctypes.c_int64(problem.a.batch_stride),
+            self._b, ctypes.c_int64(problem.b.ld), ctypes.c_int64(problem.b.batch_stride),
+            self._c, ctypes.c_int64(c_row), ctypes.c_int64(c_col), ctypes.c_int64(c_batch),
+            self._d, ctypes.c_int64(problem.d_ld), ctypes.c_int64(problem.d_batch_stride),
+        ]
+        if spec.persistent:
+            values.append(ctypes.c_int(problem.batch))
+        if spec.tma_store:
+            values.append(self._d_ok)
+        self._values = values  # keeps them alive
+        self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0
+        self._params = (ctypes.c_void_p * (self._n_maps + len(values)))()
+        for i, v in enumerate(values):
+            self._params[self._n_maps + i] = ctypes.addressof(v)
+        self._params_addr = ctypes.addressof(self._params)
+
+    def __call__(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None,
+                 out: torch.Tensor | None) -> torch.Tensor:
+        ea, eb, ec, eo = self._extents
+        if out is not None:
+            o0 = out.data_ptr()
+            o1 = o0 + eo
+            for name, t, e in (("a", a, ea), ("b", b, eb)):
+                t0 = t.data_ptr()
+                if t0 < o1 and o0 < t0 + e and e and eo:
+                    raise ValueError(f"out overlaps {name} in memory; pass a separate output tensor")
+            if c is not None and ec and eo:
+                c0 = c.data_ptr()
+                if c0 < o1 and o0 < c0 + ec and not (c0 == o0 and self._c_is_out_geometry):
+                    raise ValueError("out partly overlaps c; pass c=out exactly (in-place update) or separate tensors")
+            d = out
+        else:
+            d = torch.empty(self._out_shape, dtype=self._out_dtype, device=self._device)
+        ka, kb = (b, a) if self._swapped else (a, b)
+        a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
+        with self._lock:  # the parameter block is shared by threads that make the same call
+            self._a.value = a_ptr
+            self._b.value = b_ptr
+            self._c.value = c.data_ptr() if (self._c_used and c is not None) else 0
+            self._d.value = d_ptr
+            if self._tma:
+                ma = tma.encode_typed(a_ptr, *self._geo_a)
+                mb = tma.encode_typed(b_ptr, *self._geo_b)
+                self._params[0] = ma.getPtr()
+                self._params[1] = mb.getPtr()
+                if self._tma_store:
+                    md = tma.encode_typed(d_ptr, *self._d_geo) if self._d_geo and d_ptr % 16 == 0 else None
+                    self._d_ok.value = int(md is not None)
+                    self._params[2] = (md or ma).getPtr()
+            gx, gy, gz = self._grid
+            (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
+                                  self._params_addr, 0)
+        if err != self._ok:
+            raise RuntimeError(f"cuLaunchKernel failed: {err}")
+        return d
