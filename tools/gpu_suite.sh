@@ -61,13 +61,19 @@ for precision in ${PRECISIONS//,/ }; do
     fp16:*|bf16:*) shapes=${BENCH_SHAPES:-1024,4096,8192,4095,4096x14336x4096,4096x4096x14336,8192x8192x1024,128x4096x4096,16x4096x4096} ;;
     *) shapes=${BENCH_SHAPES:-1024,4096,8192,4095} ;;
   esac
-  # fp8: cuBLAS (torch._scaled_mm) reads B column-major only, so bench the K-major layouts
-  case "$precision" in fp8*) layouts=rc ;; *) layouts=${BENCH_LAYOUTS:-rr} ;; esac
-  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" \
-    --shapes "$shapes" --budget "${BENCH_BUDGET:-1.0}" \
-    --layouts "$layouts" \
-    --json "$OUT/bench_$precision.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # fp8: cuBLAS (torch._scaled_mm) reads B column-major only, so bench the K-major layouts. int8 and
+  # tf32: wgmma reads them K-major only, so rc (B = W.t() of a row-major weight, as in nn.Linear) is
+  # read in place while rr pays a transposing copy of B per call; bench both.
+  case "$precision" in fp8*) layouts=rc ;; int8|tf32) layouts=${BENCH_LAYOUTS:-rc,rr} ;;
+    *) layouts=${BENCH_LAYOUTS:-rr} ;; esac
+  for lay in ${layouts//,/ }; do
+    suffix=$([ "$lay" = "${layouts%%,*}" ] && echo "" || echo "_$lay")
+    timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" \
+      --shapes "$shapes" --budget "${BENCH_BUDGET:-1.0}" \
+      --layouts "$lay" \
+      --json "$OUT/bench_$precision$suffix.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 done
 # The device returns at most 8 files: with more than 5 precisions, one bench_all.json holds every
 # row (each row names its precision; tools/results_table.py and tcgemm plot read it as it is).

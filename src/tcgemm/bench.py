@@ -54,6 +54,7 @@ class BenchRow:
     spread_pct: float = 0.0  # (p90 - p10) / median
     # cuBLAS timed in alternation with this kernel (pct_cublas is against it); None: not paired
     cublas_ms: float | None = None
+    layouts: str = "rr"  # A and B: r = row-major, c = column-major (the inputs both sides were timed on)
 
 
 @dataclass
@@ -241,6 +242,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
 
     baseline = cublas_baseline(precision, sets, out)
     cublas_ms: float | None = None
+    layouts: str = "rr"  # A and B: r = row-major, c = column-major (the inputs both sides were timed on)
     if baseline is not None:
         label, run_cublas = baseline
         with cublas_precision(precision):
@@ -250,7 +252,8 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         med, spread = _summary(times)
         cublas_ms = med
         base = BenchRow("cublas", label, m, n, k, precision, med, flops / med / 1e9, 100.0, err,
-                        err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread)
+                        err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread,
+                        layouts=layouts)
         rows.append(base)
         if on_row:
             on_row(base)
@@ -303,6 +306,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
             pct_cublas=100.0 * (paired_ms or cublas_ms) / med if cublas_ms else None, error=err,
             passed=err <= TOLERANCE[precision], registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes,
             block=plan.block, grid=plan.grid, samples=len(times), spread_pct=spread, cublas_ms=paired_ms,
+            layouts=layouts,
         )
         rows.append(row)
         if on_row:

@@ -1,9 +1,9 @@
 """Choose a (KernelSpec, TileConfig) for a GemmProblem.
 
 Constraints filter (precision, architecture), a heuristic orders: the
-highest ladder stage of the fastest family that serves the problem, with the
-tile config picked by shape class. Selection depends only on a few
-properties of the problem, so its result is memoised.
+highest ladder stage of the fastest family that serves the problem (memoised on
+the few properties that decide it), with the tile config picked by how many
+CTAs its tiles make for the problem.
 """
 
 from __future__ import annotations
@@ -50,32 +50,28 @@ def _tma_ok(problem: GemmProblem) -> bool:
     return problem.a.aligned16 and problem.b.aligned16 and tma.why_not(problem) is None
 
 
-def shape_class(m: int, n: int, batch: int, sms: int) -> str:
-    """'large' when 128x128 tiles fill the GPU at least once, else 'small'."""
-    tiles = -(-m // 128) * -(-n // 128) * batch
-    return "large" if tiles >= sms else "small"
+def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
+    """The first config (the registry orders them by preference) whose tiles fill the GPU once;
+    when none does (small or skinny problems), the one that makes the most CTAs (ties: the first)."""
+    configs = spec.configs_for(problem.precision)
 
+    def ctas(cfg: TileConfig) -> int:
+        return -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
 
-def pick_config(spec: KernelSpec, cls: str, precision: str) -> TileConfig:
-    """First config serving ``precision``; for 'small' problems, the first with a CTA tile under 128x128."""
-    configs = spec.configs_for(precision)
-    if cls == "small":
-        small = [c for c in configs if c["BLOCK_M"] * c["BLOCK_N"] < 128 * 128]
-        if small:
-            return small[0]
-    return configs[0]
+    for cfg in configs:
+        if ctas(cfg) >= sms:
+            return cfg
+    return max(configs, key=ctas)
 
 
 @lru_cache(maxsize=4096)
-def _auto(precision: str, arch: int, cls: str, aligned: bool = True,
-          layouts: str = "rr") -> tuple[KernelSpec, TileConfig] | None:
+def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr") -> KernelSpec | None:
     candidates = [s for s in registry.all_specs()
                   if precision in s.precisions and arch >= s.min_arch and s.auto
                   and (aligned or not (s.requires_aligned16 or s.tma)) and layouts in s.layouts]
     if not candidates:
         return None
-    best = min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
-    return best, pick_config(best, cls, precision)
+    return min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
 
 
 def select(
@@ -83,18 +79,16 @@ def select(
 ) -> tuple[KernelSpec, TileConfig]:
     """The kernel and tile config to run ``problem`` with."""
     if kernel == "auto":
-        cls = shape_class(problem.m, problem.n, problem.batch, sms)
         aligned = _tma_ok(problem)
-        chosen = _auto(problem.precision, arch, cls, aligned, problem.layouts)
-        if chosen is None:
+        spec = _auto(problem.precision, arch, aligned, problem.layouts)
+        if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
-        spec, cfg = chosen
-        return (spec, spec.config(config, problem.precision)) if config else (spec, cfg)
+        return spec, spec.config(config, problem.precision) if config else pick_config(spec, problem, sms)
     spec = registry.get(kernel)
     reason = why_not(spec, problem, arch)
     if reason is not None:
         raise KernelUnavailable(f"kernel {kernel!r} cannot serve this problem: {reason}; use kernel='auto'")
     if config is None:
-        return spec, pick_config(spec, shape_class(problem.m, problem.n, problem.batch, sms), problem.precision)
+        return spec, pick_config(spec, problem, sms)
     return spec, spec.config(config, problem.precision)
