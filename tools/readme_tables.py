@@ -28,8 +28,11 @@ def _load(paths: list[Path]) -> tuple[list[dict], list[tuple[Path, dict]]]:
 
 
 def _shape(r: dict) -> str:
+    """The problem as a label: its size, and the layouts when they are not both row-major."""
     m, n, k = r["m"], r["n"], r["k"]
-    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+    size = f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+    layouts = r.get("layouts", "rr")
+    return size if layouts == "rr" else f"{size} ({layouts})"
 
 
 def _best(rows: list[dict], precision: str, shape: str) -> dict[str, dict]:
@@ -89,9 +92,9 @@ def render(paths: list[Path]) -> str:
             precisions.append(r["precision"])
     parts: list[str] = []
     for precision in precisions:
-        shape = "4096³" if any(_shape(r) == "4096³" and r["precision"] == precision for r in rows) else None
-        if shape:
-            parts += ladder(rows, precision, shape)
+        for shape in ("4096³", "4096³ (rc)"):
+            if any(_shape(r) == shape and r["precision"] == precision for r in rows):
+                parts += ladder(rows, precision, shape)
         parts += auto_vs_cublas(rows, precision)
     parts.append("Sources (GPU, driver, CUDA, torch, NVRTC, commit and date are inside each file):")
     for p, env in envs:

@@ -8,9 +8,9 @@ alignment of each address, alpha, beta and the options, never on the addresses t
 first call leaves a :class:`Prepared` launch under that signature: the kernel handle, the grid, a
 ctypes parameter block whose scalar slots are already filled, and the tensor-map geometries.
 A repeat call only checks what depends on addresses (``out`` overlapping an input), allocates the
-output, writes four pointers into the block, looks up tensor maps (cached per address) and
-launches. Calls that copied or staged an operand, or that pass fp8 scale tensors, always take the
-full path.
+output, makes the aligned copies the first call staged (if any), writes four pointers into the
+block, looks up tensor maps (cached per address) and launches. Calls whose operands had to be
+copied for their strides, or that pass fp8 scale tensors, always take the full path.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from . import tma
+from . import staging, tma
 from .launch import LaunchPlan
 from .problem import GemmProblem
 
@@ -84,7 +84,8 @@ class Prepared:
     """One launch, prepared for every call with the same signature (see the module docstring)."""
 
     def __init__(self, plan: LaunchPlan, problem: GemmProblem, kernel: Any, device: int, out_shape: tuple[int, ...],
-                 a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None) -> None:
+                 a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
+                 staged: tuple[str | None, str | None] = (None, None)) -> None:
         from cuda.bindings import driver
 
         self._launch = driver.cuLaunchKernel
@@ -96,6 +97,7 @@ class Prepared:
         self._stream = _current_stream(device)
         self._device = device
         self._swapped = problem.swapped
+        self._staged = staged  # layouts of the aligned copies of a and b made per call (tcgemm.staging)
         self._out_shape = out_shape
         self._out_dtype = problem.out_dtype
         self._c_used = problem.c_strides is not None
@@ -159,6 +161,11 @@ class Prepared:
             d = out
         else:
             d = torch.empty(self._out_shape, dtype=self._out_dtype, device=self._device)
+        stage_a, stage_b = self._staged
+        if stage_a is not None:
+            a = staging.aligned_copy(a, stage_a)
+        if stage_b is not None:
+            b = staging.aligned_copy(b, stage_b)
         ka, kb = (b, a) if self._swapped else (a, b)
         a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
         with self._lock:  # the parameter block is shared by threads that make the same call

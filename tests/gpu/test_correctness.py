@@ -304,3 +304,13 @@ def test_repeat_path_checks_what_depends_on_addresses():
         d = c.clone()
         tcgemm.gemm(a, b, d, alpha=0.5, beta=1.0, out=d)
         assert torch.allclose(d.double(), expect, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("layouts", ["rr", "cr"])
+def test_repeat_calls_of_staged_operands(layouts):
+    """auto stages unaligned bf16 operands into aligned copies; repeat calls redo the copies on new data."""
+    from tcgemm import fastpath
+
+    fastpath.clear()
+    for seed in range(3):
+        _run("auto", "bf16", m=999, n=1001, k=997, layouts=layouts, seed=seed)
