@@ -133,6 +133,10 @@ class Prepared:
             self._c, ctypes.c_int64(c_row), ctypes.c_int64(c_col), ctypes.c_int64(c_batch),
             self._d, ctypes.c_int64(problem.d_ld), ctypes.c_int64(problem.d_batch_stride),
         ]
+        # The optional arguments, in launch.run's order: scale pointers (null: 1; calls with scale tensors
+        # never take this path), the batch count of persistent kernels, the D-map flag.
+        if spec.scale_args:
+            values += [ctypes.c_void_p(0), ctypes.c_void_p(0)]
         if spec.persistent:
             values.append(ctypes.c_int(problem.batch))
         if spec.tma_store:
