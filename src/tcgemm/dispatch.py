@@ -55,13 +55,15 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     when none does (small or skinny problems), the one that makes the most CTAs (ties: the first)."""
     configs = spec.configs_for(problem.precision)
 
-    def ctas(cfg: TileConfig) -> int:
-        return -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
+    def ctas(cfg: TileConfig) -> int:  # work units: tiles, times the k ranges of split-K configs that have work
+        ktiles = -(-problem.k // cfg.get("BLOCK_K", 1)) if "BLOCK_K" in cfg.params else 1
+        splits = min(cfg.get("SPLIT_K", 1), ktiles)
+        return -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch * splits
 
     for cfg in configs:
         if ctas(cfg) >= sms:
             return cfg
-    return max(configs, key=ctas)
+    return max(configs, key=lambda cfg: min(ctas(cfg), sms))
 
 
 @lru_cache(maxsize=4096)

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from . import staging, tma
+from . import launch, staging, tma
 from .launch import LaunchPlan
 from .problem import GemmProblem
 
@@ -139,8 +139,11 @@ class Prepared:
             values += [ctypes.c_void_p(0), ctypes.c_void_p(0)]
         if spec.persistent:
             values.append(ctypes.c_int(problem.batch))
+        self._ws = ctypes.c_void_p()
+        self._counters = ctypes.c_void_p()
         if spec.tma_store:
-            values.append(self._d_ok)
+            values += [self._d_ok, self._ws, self._counters]
+        self._split_k = (problem, spec, cfg) if cfg.get("SPLIT_K", 1) > 1 else None
         self._values = values  # keeps them alive
         self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0
         self._params = (ctypes.c_void_p * (self._n_maps + len(values)))()
@@ -171,12 +174,18 @@ class Prepared:
         if stage_b is not None:
             b = staging.aligned_copy(b, stage_b)
         ka, kb = (b, a) if self._swapped else (a, b)
+        workspace = None
+        if self._split_k is not None:
+            ws_ptr, counters_ptr, workspace = launch.split_k_buffers(*self._split_k, self._device)
         a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
         with self._lock:  # the parameter block is shared by threads that make the same call
             self._a.value = a_ptr
             self._b.value = b_ptr
             self._c.value = c.data_ptr() if (self._c_used and c is not None) else 0
             self._d.value = d_ptr
+            if workspace is not None:
+                self._ws.value = ws_ptr
+                self._counters.value = counters_ptr
             if self._tma:
                 ma = tma.encode_typed(a_ptr, *self._geo_a)
                 mb = tma.encode_typed(b_ptr, *self._geo_b)

@@ -210,6 +210,36 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
         raise RuntimeError(f"cuLaunchKernel failed: {err}")
 
 
+_counters: dict[tuple[int, int], torch.Tensor] = {}
+
+
+def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
+                    device: int) -> tuple[int, int, torch.Tensor | None]:
+    """(workspace address, counters address, workspace tensor) of a split-K launch (kernels/include/split_k.cuh),
+    or (0, 0, None) for configs without SPLIT_K.
+
+    The workspace (fp32 partial tiles, written before they are read) is allocated per call from
+    torch's stream-ordered caching allocator. The per-tile arrival counters must start at zero;
+    every launch leaves them at zero again, so one zeroed array per (device, stream) serves all
+    launches on that stream, in order."""
+    splits = cfg.get("SPLIT_K", 1)
+    if splits == 1:
+        return 0, 0, None
+    block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
+    cluster = spec.cluster_of(cfg)
+    tile_rows = -(-problem.m // block_m)
+    tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
+    tiles = tiles_m * -(-problem.n // block_n) * problem.batch
+    consumers = block_m // 64
+    workspace = torch.empty(tiles * splits * block_m * block_n, dtype=torch.float32, device=f"cuda:{device}")
+    key = (device, torch.cuda.current_stream(device).cuda_stream)
+    counters = _counters.get(key)
+    if counters is None or counters.numel() < tiles * consumers:
+        counters = torch.zeros(tiles * consumers, dtype=torch.int32, device=f"cuda:{device}")
+        _counters[key] = counters
+    return workspace.data_ptr(), counters.data_ptr(), workspace
+
+
 def kernel_for(p: LaunchPlan, arch: str, device: int) -> Any:
     return jit.load_kernel(p.spec.source, p.spec.entry, p.defines, arch, device)
 
@@ -243,7 +273,8 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         if p.spec.tma_store:
             d_map = tma.d_map(problem, d)
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
-            args = (*args, np.int32(d_map is not None))
+            workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device)
+            args = (*args, np.int32(d_map is not None), workspace, counters)
         _launch_tma(kernel, p.grid, p.block, p.config.smem_bytes, maps, args, device)
     else:
         _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

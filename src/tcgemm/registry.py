@@ -504,6 +504,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
             _cfg("128x64x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+            # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
+            _cfg("128x128x64k4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5, THREADS=384,
+                 CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

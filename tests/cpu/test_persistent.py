@@ -101,3 +101,44 @@ def test_cluster_pairs_cover_every_tile_once(tiles_m, tiles_n, batch):
         pm, n, z = tile_coord(u, pairs_m, tiles_n, 4)
         seen += [(cluster * pm + r, n, z) for r in range(cluster) if cluster * pm + r < tiles_m]
     assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
+
+
+@pytest.mark.parametrize("ktiles", [1, 2, 3, 7, 16, 64, 65])
+@pytest.mark.parametrize("splits", [1, 2, 4, 8])
+def test_split_k_ranges_cover_every_k_tile_once(ktiles, splits):
+    """Mirror of k_range in hopper/03_cluster_multicast.cu: the SPLIT_K units of a tile take disjoint
+    k-tile ranges [kt0, kt1) covering 0..ktiles-1 (trailing units may be empty, and still report)."""
+    per = -(-ktiles // splits)
+    covered = []
+    for split in range(splits):
+        kt0 = min(ktiles, split * per)
+        kt1 = min(ktiles, kt0 + per)
+        assert kt0 <= kt1
+        covered += range(kt0, kt1)
+    assert covered == list(range(ktiles))
+
+
+def test_split_k_workspace_holds_every_unit(monkeypatch):
+    """launch.split_k_buffers sizes the workspace for whole clusters of tile rows x tile columns x batch,
+    SPLIT_K slices of BLOCK_M x BLOCK_N floats each, and the counters for one per consumer warpgroup."""
+    spec = registry.get("wgmma_tma_store")
+    cfg = spec.config("128x128x64k4")
+    sizes = {}
+
+    def fake_empty(n, dtype, device):
+        sizes["ws"] = n
+        return torch.zeros(1)
+
+    def fake_zeros(n, dtype, device):
+        sizes["counters"] = n
+        return torch.zeros(1)
+
+    monkeypatch.setattr(launch.torch, "empty", fake_empty)
+    monkeypatch.setattr(launch.torch, "zeros", fake_zeros)
+    monkeypatch.setattr(launch.torch.cuda, "current_stream", lambda device: type("S", (), {"cuda_stream": 7})())
+    launch._counters.clear()
+    p = _problem(130, 300, 640, batch=2)
+    launch.split_k_buffers(p, spec, cfg, 0)
+    tiles = 2 * 3 * 2  # ceil(130/128) rows, ceil(300/128) columns, batch 2 (cluster 1)
+    assert sizes == {"ws": tiles * 4 * 128 * 128, "counters": tiles * 2}
+    launch._counters.clear()

@@ -146,4 +146,5 @@ def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
         a = b = torch.empty(1, dtype=torch.bfloat16)
         launch.run(launch.plan(p, spec, spec.configs[0]), p, a, b, None, d, "sm_90a")
         assert seen["maps"] == (("A", "B", "D") if flag else ("A", "B", "A"))
-        assert int(seen["args"][-1]) == flag and int(seen["args"][-2]) == 1  # d_map_ok after the batch count
+        # after the batch count: d_map_ok, then the split-K workspace and counters (null without SPLIT_K)
+        assert int(seen["args"][-3]) == flag and int(seen["args"][-4]) == 1 and seen["args"][-2:] == (0, 0)

@@ -68,6 +68,10 @@
 #endif
 #if TMA_STORE_EPILOGUE
 #include "epilogue_tma.cuh"
+#include "split_k.cuh"
+#endif
+#ifndef SPLIT_K
+#define SPLIT_K 1  // k ranges per tile (stage 4 configs for skinny problems; split_k.cuh)
 #endif
 
 #ifndef BLOCK_M
@@ -120,6 +124,7 @@ static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "wgmma N (and MN-major boxes 
 static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % 64 == 0, "each CTA loads whole 64-column boxes of B");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
+static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
@@ -185,8 +190,10 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
 }
 
 // tma_d: D's tensor map (stage 4, 16-bit D the host could describe), else null: D from registers.
+// workspace, counters: split-K (SPLIT_K > 1) partial tiles and per-tile arrival counts.
 __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, const TmaDesc* tma_a,
-                                                   const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr) {
+                                                   const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
+                                                   float* workspace = nullptr, int* counters = nullptr) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -199,8 +206,14 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
     const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
     const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-    const int units = units_m * tiles_n * batch;  // < 2^31: launch.plan checks
+    // Work units: (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive units.
+    const int units = units_m * tiles_n * batch * SPLIT_K;  // < 2^31: launch.plan checks
     const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
+    const int kt_per = (ktiles + SPLIT_K - 1) / SPLIT_K;  // k-tiles per range (the last may have fewer, or none)
+    auto k_range = [&](int u, int& kt0, int& kt1) {
+        kt0 = min(ktiles, (u % SPLIT_K) * kt_per);
+        kt1 = min(ktiles, kt0 + kt_per);
+    };
     const int rank = cluster_ctarank();
     const int first_unit = cluster_id_x(), unit_step = cluster_count_x();
     const int tid = threadIdx.x;
@@ -226,11 +239,13 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             for (int u = first_unit; u < units; u += unit_step) {
-                const TileCoord c = unit_coord(u, units_m, tiles_n, rank);
+                const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
                 const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);  // a tile below the matrix: any rows
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
-                for (int kt = 0; kt < ktiles; ++kt) {
+                int kt0, kt1;
+                k_range(u, kt0, kt1);
+                for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, c.n0, za, zb, rank);
                     if (++s == STAGES) {
@@ -258,12 +273,13 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         int s = 0;
         unsigned phase = 0;
         for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = unit_coord(u, units_m, tiles_n, rank);
+            const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
 #pragma unroll
             for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0.0f;
 
-            int prev = 0;
-            for (int kt = 0; kt < ktiles; ++kt) {
+            int prev = 0, kt0, kt1;
+            k_range(u, kt0, kt1);
+            for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + (A_K_MAJOR ? cw * WG_M * 128 : cw * A_CHUNK);
                 const unsigned b_base = b_slot(s);
@@ -278,7 +294,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
                 wgmma_commit();
                 wgmma_wait<1>();  // the k-tile before this one retired
-                if (kt > 0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 prev = s;
                 if (++s == STAGES) {
                     s = 0;
@@ -286,8 +302,17 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
             wgmma_wait<0>();
-            if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // the tile's last slot
+            if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             wgmma_fence_operands(acc);
+#if SPLIT_K > 1
+            {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
+                __shared__ int last_flag[CONSUMERS];
+                const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;
+                if (!split_k_reduce<SPLIT_K, CONSUMERS>(acc, workspace, counters, tile, u % SPLIT_K, cw, 1 + cw,
+                                                        &last_flag[cw]))
+                    continue;
+            }
+#endif
 
             // Epilogue of this tile while the producers already load the next one.
             Gemm gz = g;  // batch entry c.z of C and D
