@@ -124,6 +124,7 @@ def test_split_k_workspace_holds_every_unit(monkeypatch):
     spec = registry.get("wgmma_tma_store")
     cfg = spec.config("128x128x64k4")
     sizes = {}
+    p = _problem(130, 300, 640, batch=2)
 
     def fake_empty(n, dtype, device):
         sizes["ws"] = n
@@ -137,7 +138,6 @@ def test_split_k_workspace_holds_every_unit(monkeypatch):
     monkeypatch.setattr(launch.torch, "zeros", fake_zeros)
     monkeypatch.setattr(launch.torch.cuda, "current_stream", lambda device: type("S", (), {"cuda_stream": 7})())
     launch._counters.clear()
-    p = _problem(130, 300, 640, batch=2)
     launch.split_k_buffers(p, spec, cfg, 0)
     tiles = 2 * 3 * 2  # ceil(130/128) rows, ceil(300/128) columns, batch 2 (cluster 1)
     assert sizes == {"ws": tiles * 4 * 128 * 128, "counters": tiles * 2}
