@@ -126,13 +126,15 @@ def test_split_k_workspace_holds_every_unit(monkeypatch):
     sizes = {}
     p = _problem(130, 300, 640, batch=2)
 
+    buffer = torch.zeros(1)
+
     def fake_empty(n, dtype, device):
         sizes["ws"] = n
-        return torch.zeros(1)
+        return buffer
 
     def fake_zeros(n, dtype, device):
         sizes["counters"] = n
-        return torch.zeros(1)
+        return buffer
 
     monkeypatch.setattr(launch.torch, "empty", fake_empty)
     monkeypatch.setattr(launch.torch, "zeros", fake_zeros)
