@@ -88,9 +88,9 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     cluster = spec.cluster_of(cfg)
     tiles_m = -(-problem.m // cfg["BLOCK_M"])
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
-    if tiles_m * tiles_n * problem.batch > _INT32_MAX:
+    if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
-    units = -(-tiles_m // cluster) * tiles_n * problem.batch
+    units = -(-tiles_m // cluster) * tiles_n * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: units per tile
     clusters = max(1, min(sms // cluster, units))
     return (clusters * cluster, 1, 1)
 

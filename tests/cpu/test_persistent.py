@@ -34,7 +34,7 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
         plan = launch.plan(p, spec, cfg, sms)
         tiles_m, tiles_n = -(-m // cfg["BLOCK_M"]), -(-n // cfg["BLOCK_N"])
         cluster = spec.cluster_of(cfg)
-        units = -(-tiles_m // cluster) * tiles_n * (batch or 1)
+        units = -(-tiles_m // cluster) * tiles_n * (batch or 1) * cfg.get("SPLIT_K", 1)
         assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
         assert plan.grid[0] % cluster == 0 and plan.grid[0] >= cluster
         assert plan.grid[0] <= max(sms - sms % cluster, cluster)
