@@ -4,7 +4,7 @@
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
 # Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr]
-#        tools/gpu_suite.sh OUT_DIR [quick|full] [PRECISIONS]
+#        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
 # At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json
@@ -68,16 +68,27 @@ for precision in ${PRECISIONS//,/ }; do
     *) layouts=${BENCH_LAYOUTS:-rr} ;; esac
   for lay in ${layouts//,/ }; do
     suffix=$([ "$lay" = "${layouts%%,*}" ] && echo "" || echo "_$lay")
-    timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${BENCH_KERNELS:-all,auto}" \
-      --shapes "$shapes" --budget "${BENCH_BUDGET:-1.0}" \
-      --layouts "$lay" \
-      --json "$OUT/bench_$precision$suffix.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    if [ "$MODE" = release ]; then
+      # release: every ladder stage (default tile) at 4096^3, then auto against cuBLAS at every shape
+      # (the "all" mode times every tile config at every shape: minutes per precision).
+      others=$(echo ",$shapes," | sed 's/,4096,/,/; s/^,//; s/,$//')
+      runs="ladder,auto:4096${others:+ auto:$others}"
+    else
+      runs="${BENCH_KERNELS:-all,auto}:$shapes"
+    fi
+    i=0
+    for run in $runs; do
+      i=$((i + 1))
+      timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "${run%%:*}" \
+        --shapes "${run#*:}" --budget "${BENCH_BUDGET:-1.0}" --layouts "$lay" \
+        --json "$OUT/bench_$precision${suffix}_$i.json" 2>&1 | tee -a "$OUT/bench.log" | grep -v "━"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    done
   done
 done
 # The device returns at most 8 files: with more than 5 precisions, one bench_all.json holds every
 # row (each row names its precision; tools/results_table.py and tcgemm plot read it as it is).
-if [ "$(ls "$OUT"/bench_*.json 2>/dev/null | wc -l)" -gt 5 ]; then
+if [ "$(ls "$OUT"/bench_*.json 2>/dev/null | wc -l)" -gt "${MAX_BENCH_FILES:-5}" ]; then
   python3 - "$OUT" <<'PY'
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[1])
