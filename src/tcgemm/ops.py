@@ -32,7 +32,7 @@ from typing import Any
 import torch
 
 from . import api
-from .problem import result_meta
+from .problem import layout_of, result_meta
 
 __all__ = ["gemm"]
 
@@ -76,6 +76,8 @@ def _column_major(t: torch.Tensor) -> bool:
 def _backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
     a, b = ctx.saved_tensors
     g = grad if grad.dtype == ctx.in_dtype else grad.to(ctx.in_dtype)
+    if layout_of(g) is None:  # e.g. the expanded ones of loss.sum(): the kernels need a row or column layout
+        g = g.contiguous()
     args = dict(alpha=ctx.alpha, precision=ctx.precision)
     grad_a = grad_b = grad_c = None
     if ctx.needs_input_grad[0]:  # dA = alpha dD Bᵀ (as (B dDᵀ)ᵀ for a column-major A)
@@ -84,7 +86,8 @@ def _backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
     if ctx.needs_input_grad[1]:  # dB = alpha Aᵀ dD (as (dDᵀ A)ᵀ for a column-major B)
         grad_b = gemm(g.mT, a, **args).mT if ctx.b_col else gemm(a.mT, g, **args)
         grad_b = grad_b.sum_to_size(ctx.b_shape)
-    if ctx.needs_input_grad[2] and ctx.c_shape is not None:
+    # (the dispatcher drops trailing arguments left at their defaults, so needs_input_grad may be shorter)
+    if ctx.c_shape is not None and len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
         grad_c = (grad if ctx.beta == 1.0 else grad * ctx.beta).sum_to_size(ctx.c_shape)
     return grad_a, grad_b, grad_c, None, None, None, None, None, None
 
