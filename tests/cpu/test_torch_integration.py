@@ -355,3 +355,24 @@ def test_import_tcgemm_stays_lazy():
     code = ("import sys, tcgemm; assert 'tcgemm.ops' not in sys.modules and 'tcgemm.nn' not in sys.modules; "
             "tcgemm.nn.Linear; assert 'tcgemm.ops' in sys.modules; import torch; torch.ops.tcgemm.gemm")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("attention", ["none", "sdpa"])
+def test_gpt2_block_with_tcgemm_linears_matches_torch(gpu, attention):
+    """The model benchmark's block: tcgemm.nn.Linear loads torch's state dict and gives torch's output
+    (with attention skipped, out_proj reads the v third of qkv's output in place, ld = 3 x d_model)."""
+    from tcgemm.model_bench import Block, GPT2Config
+
+    cfg = GPT2Config(d_model=32, n_head=4, d_ff=128, batch=2, seq=8)
+    torch.manual_seed(11)
+    ref = Block(cfg, attention=attention)
+    ours = Block(cfg, tcgemm.nn.Linear, attention)
+    ours.load_state_dict(ref.state_dict())
+    x = torch.randn(cfg.batch, cfg.seq, cfg.d_model)
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), ref(x), rtol=1e-5, atol=1e-5)
+    assert len(gpu.calls) == 4
+    if attention == "none":
+        out_proj = gpu.calls[1][1]
+        assert out_proj.a.ld == 3 * cfg.d_model and out_proj.layouts == "rc"
+    assert cfg.linear_flops_per_token == 2 * (32 * 96 + 32 * 32 + 2 * 32 * 128)
