@@ -73,7 +73,7 @@ def gemm(
 
     Differentiable: when a, b or c requires grad (and grad mode is on), and under torch.compile, the
     call goes through ``torch.ops.tcgemm.gemm`` (:mod:`tcgemm.ops`: autograd, fake implementation);
-    ``out=`` and fp8 scales are not differentiable.
+    ``out=`` and fp8 scales are not differentiable, and torch.compile does not trace calls with them.
     DLPack: a, b, c and out may be CuPy, JAX or other ``__dlpack__`` arrays (zero-copy); the result
     comes back in the caller's array type (:mod:`tcgemm.interop`).
     """
