@@ -22,7 +22,6 @@ weights is recorded too.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -121,7 +120,7 @@ def _relative_error(y: torch.Tensor, ref: torch.Tensor) -> float:
     return diff / denom if denom > 0 else diff
 
 
-def _kernels(block: torch.nn.Module, tokens: int, precision: str) -> dict[str, str]:
+def _kernels(block: torch.nn.Module, tokens: int) -> dict[str, str]:
     """The tcgemm kernel (name:config) that auto chooses for each linear layer at this size."""
     from .api import device_info, resolve
     from .problem import describe
@@ -141,57 +140,66 @@ def _kernels(block: torch.nn.Module, tokens: int, precision: str) -> dict[str, s
 
 
 def bench_gpt2(precisions: list[str] | None = None, cfg: GPT2Config | None = None, attention: str = "none",
-               budget_s: float = 2.0, seed: int = 0,
-               on_row: Callable[[ModelRow], None] | None = None) -> list[ModelRow]:
-    """Time one GPT-2-small block with torch.nn.Linear and with tcgemm.nn.Linear in each precision."""
-    from .bench import _summary, cublas_precision, time_runs
-    from .nn import Linear
+               budget_s: float = 2.0, seed: int = 0, on_row: Callable[[ModelRow], None] | None = None,
+               device: str = "cuda") -> list[ModelRow]:
+    """Time one GPT-2-small block with torch.nn.Linear and with tcgemm.nn.Linear in each precision.
 
-    require_gpu()
+    device: "cuda" (the current GPU); the CPU tests pass "cpu" with an emulated GPU and timer."""
+    from .bench import cublas_precision
+
+    if device == "cuda":
+        require_gpu()
     cfg = cfg or GPT2Config()
     precisions = precisions or ["fp16", "bf16"]
     for p in precisions:
         if p not in PRECISIONS:
             raise ValueError(f"precision {p!r} is not benchmarked for models; use {', '.join(PRECISIONS)}")
     torch.manual_seed(seed)
-    ref_block = Block(cfg, attention=attention).cuda()
-    x32 = torch.randn(cfg.batch, cfg.seq, cfg.d_model, device="cuda")
+    ref_block = Block(cfg, attention=attention).to(device)
+    x32 = torch.randn(cfg.batch, cfg.seq, cfg.d_model, device=device)
+    with torch.inference_mode(), cublas_precision("fp32"):
+        ref = (ref_block(x32) - x32).double()
     rows: list[ModelRow] = []
-    with torch.inference_mode():
-        with cublas_precision("fp32"):
-            ref = (ref_block(x32) - x32).double()
-        for precision in precisions:
-            dtype = PRECISIONS[precision]
-            tc_precision = "tf32" if precision == "tf32" else None
-            torch_block = Block(cfg, attention=attention).to("cuda", dtype)
-            torch_block.load_state_dict(ref_block.state_dict())
-            tc_block = Block(cfg, partial(Linear, precision=tc_precision), attention).to("cuda", dtype)
-            tc_block.load_state_dict(ref_block.state_dict())  # the same state dict as torch.nn.Linear's
-            x = x32.to(dtype)
-            with cublas_precision(precision):
-                y_torch = torch_block(x) - x
-                y_tc = tc_block(x) - x
-                base: ModelRow | None = None
-                for impl, block in (("torch.nn.Linear", torch_block), ("tcgemm.nn.Linear", tc_block)):
-                    times = time_runs(lambda _i, block=block, x=x: block(x), 1, budget_s, max_runs=500, min_runs=20)
-                    ms, spread = _summary(times)
-                    y = y_torch if base is None else y_tc
-                    row = ModelRow(precision=precision, impl=impl, ms=ms, tokens_per_s=cfg.tokens / (ms / 1e3),
-                                   linear_tflops=cfg.tokens * cfg.linear_flops_per_token / (ms / 1e3) / 1e12,
-                                   samples=len(times), spread_pct=spread, rel_error_vs_fp32=_relative_error(y, ref))
-                    if base is not None:
-                        row.rel_error_vs_torch = _relative_error(y_tc, y_torch)
-                        row.tolerance = TOLERANCE[precision]
-                        row.passed = row.rel_error_vs_torch <= row.tolerance
-                        row.speedup_vs_torch = base.ms / ms
-                        row.kernels = _kernels(tc_block, cfg.tokens, precision)
-                    else:
-                        base = row
-                    rows.append(row)
-                    if on_row:
-                        on_row(row)
-            del torch_block, tc_block
+    for precision in precisions:
+        for row in _bench_precision(precision, cfg, attention, ref_block, x32, ref, budget_s, device):
+            rows.append(row)
+            if on_row:
+                on_row(row)
+        if device == "cuda":
             torch.cuda.empty_cache()
+    return rows
+
+
+def _bench_precision(precision: str, cfg: GPT2Config, attention: str, ref_block: Block, x32: torch.Tensor,
+                     ref: torch.Tensor, budget_s: float, device: str) -> list[ModelRow]:
+    """The torch row and the tcgemm row of one precision (the tcgemm block loads the torch block's state dict)."""
+    from . import bench
+    from .nn import Linear
+
+    dtype = PRECISIONS[precision]
+    torch_block = Block(cfg, attention=attention).to(device, dtype)
+    torch_block.load_state_dict(ref_block.state_dict())
+    tc_block = Block(cfg, partial(Linear, precision="tf32" if precision == "tf32" else None), attention)
+    tc_block = tc_block.to(device, dtype)
+    tc_block.load_state_dict(torch_block.state_dict())  # the same state dict as torch.nn.Linear's
+    x = x32.to(dtype)
+    rows: list[ModelRow] = []
+    with torch.inference_mode(), bench.cublas_precision(precision):
+        outputs = {}
+        for impl, block in (("torch.nn.Linear", torch_block), ("tcgemm.nn.Linear", tc_block)):
+            outputs[impl] = block(x) - x
+            times = bench.time_runs(lambda _i, block=block: block(x), 1, budget_s, max_runs=500, min_runs=20)
+            ms, spread = bench._summary(times)
+            rows.append(ModelRow(
+                precision=precision, impl=impl, ms=ms, tokens_per_s=cfg.tokens / (ms / 1e3),
+                linear_tflops=cfg.tokens * cfg.linear_flops_per_token / (ms / 1e3) / 1e12,
+                samples=len(times), spread_pct=spread, rel_error_vs_fp32=_relative_error(outputs[impl], ref)))
+        base, ours = rows
+        ours.rel_error_vs_torch = _relative_error(outputs[ours.impl], outputs[base.impl])
+        ours.tolerance = TOLERANCE[precision]
+        ours.passed = ours.rel_error_vs_torch <= ours.tolerance
+        ours.speedup_vs_torch = base.ms / ours.ms
+        ours.kernels = _kernels(tc_block, cfg.tokens)
     return rows
 
 
@@ -222,9 +230,3 @@ def summary_lines(rows: list[ModelRow]) -> list[str]:
                      f"  ratio {r.speedup_vs_torch:.2f}x")
         lines.append(line)
     return lines
-
-
-def median_ratio(rows: list[ModelRow]) -> float | None:
-    """The median tcgemm/torch throughput ratio over the precisions."""
-    ratios = [r.speedup_vs_torch for r in rows if r.speedup_vs_torch is not None]
-    return statistics.median(ratios) if ratios else None

@@ -376,3 +376,33 @@ def test_gpt2_block_with_tcgemm_linears_matches_torch(gpu, attention):
         out_proj = gpu.calls[1][1]
         assert out_proj.a.ld == 3 * cfg.d_model and out_proj.layouts == "rc"
     assert cfg.linear_flops_per_token == 2 * (32 * 96 + 32 * 32 + 2 * 32 * 128)
+
+
+def test_gpt2_benchmark_pipeline_on_the_emulated_gpu(gpu, monkeypatch):
+    """bench_gpt2 end to end with the emulated kernels and a stand-in timer: rows, errors, the record."""
+    import json
+
+    from tcgemm import bench, model_bench
+
+    def time_runs(fn, sets, budget_s, **kw):
+        fn(0)  # one real (emulated) forward
+        return [2.0] * 25  # ms
+
+    monkeypatch.setattr(bench, "time_runs", time_runs)
+    monkeypatch.setattr(bench, "environment", lambda: {"gpu": "emulated"})
+    cfg = model_bench.GPT2Config(d_model=32, n_head=4, d_ff=128, batch=2, seq=8)
+    rows = model_bench.bench_gpt2(["fp16", "bf16"], cfg, "sdpa", device="cpu")
+    assert [(r.precision, r.impl) for r in rows] == [
+        ("fp16", "torch.nn.Linear"), ("fp16", "tcgemm.nn.Linear"), ("bf16", "torch.nn.Linear"),
+        ("bf16", "tcgemm.nn.Linear")]
+    for r in rows:
+        assert r.tokens_per_s == cfg.tokens / 2e-3 and r.samples == 25 and r.rel_error_vs_fp32 < 2e-2
+    for r in rows[1::2]:
+        assert r.passed and r.speedup_vs_torch == 1.0 and r.rel_error_vs_torch < r.tolerance
+        assert r.kernels.keys() == {"qkv", "out_proj", "fc", "fc_proj"}
+    record = json.loads(json.dumps(model_bench.record(rows, cfg, "sdpa")))
+    assert record["config"]["attention"] == "sdpa" and record["config"]["tokens"] == 16
+    assert len(record["rows"]) == 4 and record["environment"] == {"gpu": "emulated"}
+    assert "ratio 1.00x" in model_bench.summary_lines(rows)[1]
+    with pytest.raises(ValueError, match="int8"):
+        model_bench.bench_gpt2(["int8"], cfg, device="cpu")
