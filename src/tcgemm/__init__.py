@@ -1,7 +1,24 @@
-"""tcgemm: hand-written CUDA tensor-core GEMM kernels for PyTorch, and the ladder that leads to them."""
+"""tcgemm: hand-written CUDA tensor-core GEMM kernels for PyTorch, and the ladder that leads to them.
+
+``tcgemm.nn`` (Linear), ``tcgemm.ops`` (``torch.ops.tcgemm.gemm``) and ``tcgemm.interop`` (DLPack) are
+imported on first use, so ``import tcgemm`` registers no operator and stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
 
 from ._version import __version__
 from .api import gemm, kernels, matmul
 from .problem import StrideCopyWarning
 
-__all__ = ["StrideCopyWarning", "__version__", "gemm", "kernels", "matmul"]
+__all__ = ["StrideCopyWarning", "__version__", "gemm", "interop", "kernels", "matmul", "nn", "ops"]
+
+_LAZY = ("interop", "nn", "ops", "model_bench")
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'tcgemm' has no attribute {name!r}")

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from . import fastpath, launch, registry, staging
+from . import fastpath, interop, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, describe
@@ -70,7 +70,53 @@ def gemm(
     torch._scaled_mm: ``D = alpha * (a * scale_a) @ (b * scale_b) + beta * c``, accumulated in fp32,
     written as bfloat16 (default), float16 or float32 (out_dtype). Python numbers are folded into
     alpha; one-element float32 tensors are read by the kernel on the device (no synchronisation).
+
+    Differentiable: when a, b or c requires grad (and grad mode is on), and under torch.compile, the
+    call goes through ``torch.ops.tcgemm.gemm`` (:mod:`tcgemm.ops`: autograd, fake implementation);
+    ``out=`` and fp8 scales are not differentiable, and torch.compile does not trace calls with them.
+    DLPack: a, b, c and out may be CuPy, JAX or other ``__dlpack__`` arrays (zero-copy); the result
+    comes back in the caller's array type (:mod:`tcgemm.interop`).
     """
+    a, b, c, out, back = interop.to_torch(a, b, c, out)
+    scaled = scale_a is not None or scale_b is not None
+    if torch.compiler.is_compiling() and out is None and not scaled:
+        d = _op_gemm(a, b, c, alpha, beta, out_dtype, precision, kernel, config)
+    elif torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in (a, b, c)):
+        if out is not None or scaled:
+            what = "out=" if out is not None else "scale_a/scale_b"
+            raise ValueError(f"{what} does not support autograd, but an input requires grad; "
+                             f"drop {what} or call under torch.no_grad() (or pass detached inputs)")
+        d = _op_gemm(a, b, c, alpha, beta, out_dtype, precision, kernel, config)
+    else:
+        d = _gemm(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision, kernel=kernel,
+                  config=config, scale_a=scale_a, scale_b=scale_b)
+    return d if back is None else back(d)
+
+
+def _op_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+             out_dtype: torch.dtype | None, precision: str | None, kernel: str, config: str | None) -> torch.Tensor:
+    from . import ops  # registers torch.ops.tcgemm.gemm on first use
+
+    return ops.gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype, precision=precision, kernel=kernel,
+                    config=config)
+
+
+def _gemm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor | None = None,
+    *,
+    alpha: float = 1.0,
+    beta: float = 0.0,
+    out: torch.Tensor | None = None,
+    out_dtype: torch.dtype | None = None,
+    precision: str | None = None,
+    kernel: str = "auto",
+    config: str | None = None,
+    scale_a: float | torch.Tensor | None = None,
+    scale_b: float | torch.Tensor | None = None,
+) -> torch.Tensor:
+    """:func:`gemm` on torch tensors, without autograd: the kernels (the real implementation of the op)."""
     fast_key = None
     if scale_a is None and scale_b is None:  # a call seen before: the prepared launch (tcgemm.fastpath)
         fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config)

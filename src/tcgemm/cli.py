@@ -209,10 +209,49 @@ def _bench_table(rows: list, title: str) -> Table:
     return table
 
 
+def _write_json(record: dict, name: str) -> None:
+    path = Path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1, default=str))
+    os.replace(tmp, path)
+    console.print(f"results written to {path}")
+
+
+def parse_tokens(text: str) -> tuple[int, int]:
+    """'8x1024' -> (batch 8, seq 1024)."""
+    try:
+        batch, seq = (int(p) for p in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tokens {text!r} must be BATCHxSEQ, e.g. 8x1024") from None
+    if min(batch, seq) < 1:
+        raise argparse.ArgumentTypeError(f"--tokens {text!r} must be BATCHxSEQ with positive integers")
+    return batch, seq
+
+
+def cmd_model_bench(args: argparse.Namespace) -> int:
+    """tcgemm bench --model gpt2: a GPT-2-small block with torch.nn.Linear and tcgemm.nn.Linear."""
+    _need_gpu()
+    from .model_bench import GPT2Config, bench_gpt2, record, summary_lines
+
+    batch, seq = args.tokens
+    cfg = GPT2Config(batch=batch, seq=seq)
+    precisions = [args.precision] if args.precision else ["fp16", "bf16"]
+    console.print(f"GPT-2-small block, {batch}x{seq} tokens, attention: {args.attention}")
+    rows = bench_gpt2(precisions, cfg, args.attention, args.budget,
+                      on_row=lambda r: console.print(summary_lines([r])[0], markup=False, highlight=False))
+    if args.json:
+        _write_json(record(rows, cfg, args.attention), args.json)
+    return 1 if any(r.passed is False for r in rows) else 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.model:
+        return cmd_model_bench(args)
     _need_gpu()
     from .bench import BenchResult, bench_shape, environment
 
+    args.precision = args.precision or "fp32"
     names = _kernel_names(args.kernels, args.precision)
     shapes = parse_shapes(args.shapes)
     result = BenchResult(environment())
@@ -225,12 +264,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             result.rows += rows
             progress.console.print(_bench_table(rows, f"{args.precision} {m}x{n}x{k} ({args.layouts})"))
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(result.as_dict(), indent=1, default=str))
-        os.replace(tmp, path)
-        console.print(f"results written to {path}")
+        _write_json(result.as_dict(), args.json)
     failed = [r for r in result.rows if r.passed is False]
     return 1 if failed else 0
 
@@ -303,6 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Hand-written CUDA GEMM kernels for PyTorch: inspect the ladder, check it, time it against cuBLAS.",
         epilog="Examples:\n  tcgemm info\n  tcgemm bench                     # the SIMT ladder at 1024^3, 4096^3, "
                "4096x10240x4096\n  tcgemm bench --kernels auto --shapes 8192 --json out.json\n"
+               "  tcgemm bench --model gpt2        # GPT-2 block: torch.nn.Linear vs tcgemm.nn.Linear\n"
                "  tcgemm check --kernels simt_warp_tiling --shapes 1,7,127,1000\n"
                "  tcgemm compile --arch sm_90a   # fill the kernel cache, no GPU needed",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -370,7 +405,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc (default rr)")
     p.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per kernel and shape")
     p.add_argument("--json", help="write every figure and the environment to this JSON file")
-    p.set_defaults(func=cmd_bench)
+    p.add_argument("--model", choices=["gpt2"], help="instead of GEMM shapes: a GPT-2-small block with "
+                   "torch.nn.Linear vs tcgemm.nn.Linear (fp16 and bf16 unless --precision), tokens/s")
+    p.add_argument("--tokens", type=parse_tokens, default=(8, 1024), help="with --model: BATCHxSEQ (default 8x1024)")
+    p.add_argument("--attention", choices=["none", "sdpa"], default="none",
+                   help="with --model: skip attention (default) or run torch SDPA, the same in both models")
+    p.set_defaults(func=cmd_bench, precision=None)  # fp32 for GEMM shapes; fp16 and bf16 for --model
     return parser
 
 

@@ -27,6 +27,7 @@ from .launch import LaunchPlan
 from .problem import GemmProblem
 
 Key = tuple[Any, ...]
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
 _MAX_ENTRIES = 4096
 _entries: dict[Key, Prepared] = {}
 
@@ -40,9 +41,10 @@ def _meta(t: torch.Tensor | None) -> tuple[Any, ...] | None:
 def key(a: Any, b: Any, c: Any, out: Any, alpha: Any, beta: Any, out_dtype: Any, precision: Any,
         kernel: str, config: Any) -> Key | None:
     """The signature of a call, or None when it cannot take the repeat path (non-tensors, CPU tensors)."""
-    if type(a) is not torch.Tensor or type(b) is not torch.Tensor or not a.is_cuda:
+    # Plain tensors and parameters only: subclasses (fake, functional, ...) take the full path.
+    if type(a) not in _PLAIN or type(b) not in _PLAIN or not a.is_cuda:
         return None
-    if (c is not None and type(c) is not torch.Tensor) or (out is not None and type(out) is not torch.Tensor):
+    if (c is not None and type(c) not in _PLAIN) or (out is not None and type(out) not in _PLAIN):
         return None
     try:
         return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config)

@@ -203,6 +203,52 @@ def _overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
     return x0 < y1 and y0 < x1
 
 
+def _precision_and_out_dtype(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None,
+                             out_dtype: torch.dtype | None, precision: str | None) -> tuple[str, torch.dtype]:
+    if a.dtype != b.dtype:
+        raise TypeError(f"a is {a.dtype} but b is {b.dtype}; both inputs must have the same dtype")
+    precision, default_out = resolve_precision(a.dtype, precision)
+    if out_dtype is None:
+        out_dtype = out.dtype if out is not None else default_out
+    allowed_out = {default_out, *_EXTRA_OUTPUTS.get(precision, ())}
+    if out_dtype not in allowed_out:
+        allowed = ", ".join(str(d) for d in sorted(allowed_out, key=str))
+        raise TypeError(f"out_dtype={out_dtype} is not available for {precision}; use {allowed}")
+    if out is not None and out.dtype != out_dtype:
+        raise TypeError(f"out is {out.dtype} but out_dtype is {out_dtype}; they must agree")
+    return precision, out_dtype
+
+
+def result_meta(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor | None = None,
+    *,
+    beta: float = 0.0,
+    out_dtype: torch.dtype | None = None,
+    precision: str | None = None,
+) -> tuple[tuple[int, ...], torch.dtype]:
+    """(shape, dtype) of the result of ``gemm(a, b, c, ...)`` from shapes and dtypes alone.
+
+    Validates what can be validated without memory (dtypes, precision, shapes, c broadcasting), so it
+    serves fake and meta tensors, e.g. while torch.compile traces ``torch.ops.tcgemm.gemm``."""
+    _precision, dtype = _precision_and_out_dtype(a, b, None, out_dtype, precision)
+    m, n, _k, batch = _check_shapes(a, b)
+    shape = _out_shape(a, b, m, n, batch)
+    if c is not None:
+        if c.dtype != dtype:
+            raise TypeError(f"c is {c.dtype} but the output is {dtype}; pass c.to({dtype})")
+        try:
+            c.expand(batch, m, n)
+        except RuntimeError:
+            raise ValueError(
+                f"c has shape {tuple(c.shape)}, which does not broadcast to the output shape {shape}"
+            ) from None
+    if c is None and beta != 0.0:
+        raise ValueError(f"beta={beta} needs c: pass c= (the matrix that beta scales) or beta=0")
+    return shape, dtype
+
+
 def describe(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -223,17 +269,7 @@ def describe(
     for name, t in (("a", a), ("b", b), ("c", c), ("out", out)):
         if t is not None and not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-    if a.dtype != b.dtype:
-        raise TypeError(f"a is {a.dtype} but b is {b.dtype}; both inputs must have the same dtype")
-    precision, default_out = resolve_precision(a.dtype, precision)
-    if out_dtype is None:
-        out_dtype = out.dtype if out is not None else default_out
-    allowed_out = {default_out, *_EXTRA_OUTPUTS.get(precision, ())}
-    if out_dtype not in allowed_out:
-        allowed = ", ".join(str(d) for d in sorted(allowed_out, key=str))
-        raise TypeError(f"out_dtype={out_dtype} is not available for {precision}; use {allowed}")
-    if out is not None and out.dtype != out_dtype:
-        raise TypeError(f"out is {out.dtype} but out_dtype is {out_dtype}; they must agree")
+    precision, out_dtype = _precision_and_out_dtype(a, b, out, out_dtype, precision)
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise TypeError(f"{name} must be a Python int or float, got {type(value).__name__}")

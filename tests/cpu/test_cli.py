@@ -107,3 +107,40 @@ def test_save_matrix_is_atomic(tmp_path, monkeypatch):
         save_matrix(torch.zeros(3, 4), path)
     assert torch.equal(load_matrix(path, "D"), torch.ones(3, 4))  # old file intact
     assert [p.name for p in tmp_path.iterdir()] == ["d.npy"]  # no temp file left
+
+
+def test_bench_model_gpt2_parses():
+    args = cli.build_parser().parse_args(["bench", "--model", "gpt2", "--tokens", "2x128", "--attention", "sdpa"])
+    assert args.model == "gpt2" and args.tokens == (2, 128) and args.attention == "sdpa" and args.precision is None
+    args = cli.build_parser().parse_args(["bench"])
+    assert args.model is None and args.tokens == (8, 1024)
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["bench", "--model", "gpt3"])
+    for bad in ("8", "0x4", "axb"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            cli.parse_tokens(bad)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_bench_model_explains_missing_gpu(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["bench", "--model", "gpt2"])
+    assert exc.value.code == 2
+    assert "No CUDA GPU" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_gpt2_example_explains_missing_gpu():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tcgemm import model_bench
+
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        model_bench.bench_gpt2()
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, str(root / "examples" / "gpt2_mlp.py"), "--batch", "1"],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root / "src")})
+    assert run.returncode == 2 and "needs a CUDA GPU" in run.stderr, run.stderr
