@@ -71,8 +71,9 @@ def _git_commit() -> str:
         return os.environ["TCGEMM_COMMIT"]
     try:
         here = os.path.dirname(__file__)
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
-                              timeout=5).stdout.strip() or "unknown"
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
+                             timeout=5).stdout.strip()
+        return out if out and out != "HEAD" else "unknown"  # a copy without history answers "HEAD"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 

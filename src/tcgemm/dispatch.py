@@ -51,19 +51,27 @@ def _tma_ok(problem: GemmProblem) -> bool:
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
-    """The first config (the registry orders them by preference) whose tiles fill the GPU once;
-    when none does (small or skinny problems), the one that makes the most CTAs (ties: the first)."""
+    """The config with the least estimated time: rounds of work units over the GPU's CTA slots
+    (a last, partial round costs a whole one) times the multiply-adds of one unit, divided by the
+    config's measured relative speed. Ties go to the first config (the registry orders by preference).
+
+    Small or skinny problems thus get smaller tiles or split-K, whose units fill the SMs; large
+    ones keep the big tiles, which run fastest per multiply-add."""
     configs = spec.configs_for(problem.precision)
+    slots = sms * max(1, spec.min_blocks)
 
-    def ctas(cfg: TileConfig) -> int:  # work units: tiles, times the k ranges of split-K configs that have work
-        ktiles = -(-problem.k // cfg.get("BLOCK_K", 1)) if "BLOCK_K" in cfg.params else 1
+    def cost(cfg: TileConfig) -> float:
+        ktiles = max(1, -(-problem.k // cfg["BLOCK_K"]) if "BLOCK_K" in cfg.params else 1)
         splits = min(cfg.get("SPLIT_K", 1), ktiles)
-        return -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch * splits
+        tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
+        rounds = -(-tiles * splits // slots)
+        return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * -(-ktiles // splits) / cfg.speed
 
-    for cfg in configs:
-        if ctas(cfg) >= sms:
-            return cfg
-    return max(configs, key=lambda cfg: min(ctas(cfg), sms))
+    best = configs[0]
+    for cfg in configs[1:]:
+        if cost(cfg) < 0.98 * cost(best):  # clearly better, not a rounding tie
+            best = cfg
+    return best
 
 
 @lru_cache(maxsize=4096)

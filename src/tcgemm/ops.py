@@ -4,7 +4,7 @@ Importing this module registers the operator (``tcgemm.nn`` and a differentiable
 :func:`tcgemm.gemm` import it for you)::
 
     torch.ops.tcgemm.gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None, precision=None,
-                          kernel="auto", config=None) -> Tensor          # alpha * a @ b + beta * c
+                          kernel_name="auto", config=None) -> Tensor     # alpha * a @ b + beta * c
 
 - The real implementation is :func:`tcgemm.api._gemm` (the kernels); it always returns a new
   row-major tensor, so the operator has no aliasing and no mutation.
@@ -38,22 +38,23 @@ __all__ = ["gemm"]
 
 _SCHEMA = (
     "(Tensor a, Tensor b, Tensor? c=None, float alpha=1.0, float beta=0.0, ScalarType? out_dtype=None, "
-    'str? precision=None, str kernel="auto", str? config=None) -> Tensor'
+    'str? precision=None, str kernel_name="auto", str? config=None) -> Tensor'
 )
+# (kernel_name, not kernel: inductor's fallback lowering passes its own `kernel` keyword to the op's arguments)
 
 
 @torch.library.custom_op("tcgemm::gemm", mutates_args=(), schema=_SCHEMA)
 def _gemm_op(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, alpha: float = 1.0,
              beta: float = 0.0, out_dtype: torch.dtype | None = None, precision: str | None = None,
-             kernel: str = "auto", config: str | None = None) -> torch.Tensor:
-    return api._gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype, precision=precision, kernel=kernel,
-                     config=config)
+             kernel_name: str = "auto", config: str | None = None) -> torch.Tensor:
+    return api._gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype, precision=precision,
+                     kernel=kernel_name, config=config)
 
 
 @_gemm_op.register_fake
 def _gemm_fake(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, alpha: float = 1.0,
                beta: float = 0.0, out_dtype: torch.dtype | None = None, precision: str | None = None,
-               kernel: str = "auto", config: str | None = None) -> torch.Tensor:
+               kernel_name: str = "auto", config: str | None = None) -> torch.Tensor:
     shape, dtype = result_meta(a, b, c, beta=beta, out_dtype=out_dtype, precision=precision)
     return a.new_empty(shape, dtype=dtype)  # row-major, as the kernels write it
 

@@ -30,6 +30,9 @@ class TileConfig:
     # Precisions this config is for (None: all of the kernel's). Tensor-core tiles
     # are sized in bytes per row, so BLOCK_K differs between fp16, tf32 and int8.
     precisions: tuple[str, ...] | None = None
+    # Multiply-adds per second relative to the kernel's first config on a large problem, as measured
+    # (the dispatcher weighs it against how evenly a config's tiles fill the SMs); 1.0 when unmeasured.
+    speed: float = 1.0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -64,8 +67,8 @@ class TileConfig:
         return text
 
 
-def _cfg(name: str, precisions: tuple[str, ...] | None = None, **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)), precisions)
+def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -499,13 +502,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64g16", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, GROUP_M=16,
                  SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            _cfg("128x128x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
+            # 128 x 64: 0.57x; split-K 128 x 128: 0.38x), which the dispatcher weighs against wave fill.
+            _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
-            _cfg("128x64x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384,
+            _cfg("128x64x64", ("fp16", "bf16"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
+                 THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
-            _cfg("128x128x64k4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5, THREADS=384,
+            _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.38, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+                 THREADS=384,
                  CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
         ),
