@@ -2,12 +2,14 @@
 # Everything GPU-side in one call on the device machine:
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
-# Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [BENCH_KERNELS=list] [BENCH_SHAPES=list]
+# Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [SKIP_SANITIZE=1] [SANITIZE_TOOLS=list]
+#        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
-# At most 8 files come back from the device: info.txt, pytest.log, bench.log, bench_<precision>.json
+# At most 8 files come back from the device: info.txt, pytest.log, hostile.json, sanitize.json, bench.log,
+# bench_<precision>.json
 # (merged into bench_all.json when there are more than 5 precisions).
 # Runs from the checkout with PYTHONPATH=src; needs no network.
 set -uo pipefail
@@ -45,10 +47,15 @@ timeout_opts=""
 python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --timeout-method=thread"
 # TESTS_K: optional pytest -k expression to run a subset (default: everything)
 # TCGEMM_ALL_BUILDS: the CPU compile tests check every build (CI samples one per config), from the cache
-# `tcgemm compile` just filled.
-TCGEMM_ALL_BUILDS=1 python3 -m pytest ${TESTS_PATH:-tests} -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
+# `tcgemm compile` just filled. TCGEMM_HOSTILE_JSON: the property test's counts (inputs tried, failures).
+TCGEMM_HOSTILE_JSON="$OUT/hostile.json" TCGEMM_ALL_BUILDS=1 python3 -m pytest ${TESTS_PATH:-tests} -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
   | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if [ -z "${SKIP_SANITIZE:-}" ]; then
+step "compute-sanitizer: memcheck, racecheck, synccheck over every kernel"
+bash tools/sanitize.sh "$OUT/sanitize.json" "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" || status=1
 fi
 
 [ "$PRECISIONS" = none ] && PRECISIONS=""

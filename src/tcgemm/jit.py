@@ -195,7 +195,15 @@ def compile_source(source: str, defines: Defines, arch: str) -> bytes:
     """Compile ``kernels/<source>`` to a cubin, uncached."""
     cc = _cuda_core()
     nvrtc_version()
-    program = cc.Program(_read_source(source), "c++", compile_options(defines, arch))
+    try:
+        program = cc.Program(_read_source(source), "c++", compile_options(defines, arch))
+    except (OSError, RuntimeError) as exc:  # the NVRTC library itself could not be loaded
+        if "nvrtc" in str(exc).lower():
+            raise JitUnavailable(
+                f"tcgemm compiles its kernels with NVRTC, which could not be loaded ({exc}); install it with "
+                "`pip install nvidia-cuda-nvrtc` (or put a CUDA toolkit's libnvrtc on the library path)"
+            ) from exc
+        raise
     try:
         obj = program.compile("cubin")
     except Exception as exc:

@@ -97,3 +97,34 @@ def test_target_arch():
     assert jit.target_arch((8, 6)) == "sm_86"
     with pytest.raises(RuntimeError, match="sm_80"):
         jit.target_arch((7, 5))
+
+
+def test_missing_cuda_core_names_the_packages(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_cuda_core(name, *args, **kwargs):
+        if name == "cuda.core" or name.startswith("cuda.core."):
+            raise ImportError("No module named 'cuda.core'")
+        return real_import(name, *args, **kwargs)
+
+    jit._cuda_core.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", no_cuda_core)
+    try:
+        with pytest.raises(jit.JitUnavailable, match="nvidia-cuda-nvrtc"):
+            jit._cuda_core()
+    finally:
+        monkeypatch.undo()
+        jit._cuda_core.cache_clear()
+
+
+def test_missing_nvrtc_library_names_the_package(monkeypatch):
+    cc = jit._cuda_core()
+
+    def no_library(*args, **kwargs):
+        raise RuntimeError("Failure finding libnvrtc.so.13: not found")
+
+    monkeypatch.setattr(cc, "Program", no_library)
+    with pytest.raises(jit.JitUnavailable, match="pip install nvidia-cuda-nvrtc"):
+        jit.compile_source("simt/00_naive.cu", (), "sm_80")

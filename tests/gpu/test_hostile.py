@@ -1,0 +1,231 @@
+"""Hostile inputs and faults on the GPU: random problems of every kind against float64, NaN/Inf
+propagation as in cuBLAS, operands of more than 2^31 elements, concurrent threads and streams,
+bitwise reproducibility.
+
+The property test records what it tried: with TCGEMM_HOSTILE_JSON set (tools/gpu_suite.sh sets
+it) the counts of inputs tried and failures, per precision, are written there at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from collections import Counter
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tcgemm
+from tcgemm.check import TOLERANCE, poisoned_like, reference, relative_error
+
+pytestmark = pytest.mark.gpu
+
+_DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
+           "int8": torch.int8, "fp8e4m3": torch.float8_e4m3fn}
+_TRIED: Counter[str] = Counter()
+_FAILED: Counter[str] = Counter()
+_FAILURES: list[dict[str, object]] = []
+
+
+def _precisions() -> list[str]:
+    names = ["fp32", "tf32", "fp16", "bf16", "int8"]
+    if torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0):
+        names.append("fp8e4m3")
+    return names
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _record_counts():
+    yield
+    path = os.environ.get("TCGEMM_HOSTILE_JSON")
+    if path and _TRIED:
+        data = {"tried": dict(_TRIED), "failed": dict(_FAILED), "failures": _FAILURES[:50],
+                "total_tried": sum(_TRIED.values()), "total_failed": sum(_FAILED.values())}
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1)
+
+
+def _operand(rows: int, cols: int, layout: str, batch: int | None, dtype: torch.dtype, pad: int, offset: int,
+             gen: torch.Generator) -> torch.Tensor:
+    """A (batch, rows, cols) view at `offset` elements into a larger random buffer, row- or column-major
+    with a leading dimension `pad` elements wider than needed."""
+    lead = () if batch is None else (batch,)
+    inner, outer = (cols, rows) if layout == "r" else (rows, cols)
+    ld = inner + pad
+    per = max(ld * outer, 1)
+    total = offset + per * (batch or 1) + 1
+    if dtype == torch.int8:
+        buf = torch.randint(-128, 128, (total,), dtype=torch.int8, device="cuda", generator=gen)
+    else:
+        buf = torch.randn(total, device="cuda", generator=gen).to(dtype)
+    strides = (ld, 1) if layout == "r" else (1, ld)
+    if batch is not None:
+        strides = (per, *strides)
+    return torch.as_strided(buf, (*lead, rows, cols), strides, offset)
+
+
+_SIZES = st.one_of(st.sampled_from([0, 1, 2, 7, 8, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257]),
+                   st.integers(1, 600))
+
+
+@settings(max_examples=int(os.environ.get("TCGEMM_HOSTILE_EXAMPLES", "300")), deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(precision=st.sampled_from(_precisions()), m=_SIZES, n=_SIZES, k=_SIZES,
+       la=st.sampled_from("rc"), lb=st.sampled_from("rc"), pad_a=st.integers(0, 9), pad_b=st.integers(0, 9),
+       off_a=st.integers(0, 17), off_b=st.integers(0, 17), batch=st.sampled_from([None, 1, 3]),
+       broadcast_b=st.booleans(), alpha=st.sampled_from([1, -2, 3]), beta=st.sampled_from([0, 1, -1]),
+       use_out=st.booleans(), seed=st.integers(0, 2**31 - 1))
+def test_random_problems_match_float64(precision, m, n, k, la, lb, pad_a, pad_b, off_a, off_b, batch, broadcast_b,
+                                       alpha, beta, use_out, seed):
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    dtype = _DTYPES[precision]
+    out_dtype = {"int8": torch.int32, "fp8e4m3": torch.bfloat16}.get(precision, dtype)
+    a = _operand(m, k, la, batch, dtype, pad_a, off_a, gen)
+    b = _operand(k, n, lb, None if broadcast_b else batch, dtype, pad_b, off_b, gen)
+    shape = (batch, m, n) if batch is not None else (m, n)
+    c = None
+    if beta != 0:
+        c = (torch.randint(-50, 50, shape, device="cuda", generator=gen).to(out_dtype) if precision == "int8"
+             else torch.randn(shape, device="cuda", generator=gen).to(out_dtype))
+    out = poisoned_like(shape, out_dtype, "cuda") if use_out else None
+    _TRIED[precision] += 1
+    d = tcgemm.gemm(a, b, c, alpha=alpha, beta=beta, out=out, precision="tf32" if precision == "tf32" else None)
+    torch.cuda.synchronize()
+    if use_out:
+        assert d is out
+    assert d.shape == shape and d.dtype == out_dtype
+    ref = reference(a, b, c, alpha, beta)
+    err = relative_error(d, ref) if d.numel() else 0.0
+    ok = err == 0.0 if precision == "int8" else err <= TOLERANCE[precision] * (1 if beta == 0 else 2)
+    if not ok:
+        _FAILED[precision] += 1
+        _FAILURES.append(dict(precision=precision, m=m, n=n, k=k, layouts=la + lb, batch=batch, error=err))
+    assert ok, f"{precision} {m}x{n}x{k} {la}{lb} batch={batch}: error {err}"
+
+
+@pytest.mark.parametrize("precision", ["fp32", "tf32", "fp16", "bf16"])
+def test_nan_and_inf_propagate_like_cublas(precision):
+    """A NaN in row i of A makes row i of D NaN (and nothing else); an Inf in column j of B reaches
+    column j of D; the masks equal cuBLAS's on the same inputs."""
+    dtype = _DTYPES[precision]
+    a = torch.randn(300, 200, device="cuda").to(dtype)
+    b = torch.randn(200, 264, device="cuda").to(dtype)
+    a[17, 5] = float("nan")
+    b[3, 40] = float("inf")
+    tf32 = precision == "tf32"
+    d = tcgemm.gemm(a, b, precision="tf32" if tf32 else None)
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    try:
+        ref = torch.matmul(a, b)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+    assert torch.isnan(d[17]).all()
+    assert torch.equal(torch.isnan(d), torch.isnan(ref))
+    assert torch.equal(torch.isinf(d), torch.isinf(ref))
+    assert torch.isfinite(d[:17, :40]).all()
+
+
+def test_fp16_overflow_gives_inf_like_cublas():
+    """Sums beyond the fp16 range are written as +-inf (fp32 accumulation, rounding on the way out)."""
+    a = torch.full((256, 128), 16.0, device="cuda", dtype=torch.float16)
+    a[128:] = 0.25  # these rows stay in range
+    b = torch.full((128, 256), 64.0, device="cuda", dtype=torch.float16)
+    b[:, 128:] *= -1
+    d = tcgemm.gemm(a, b)
+    ref = torch.matmul(a, b)
+    assert torch.isinf(d[:128]).all() and torch.isfinite(d[128:]).all()
+    assert torch.equal(torch.isinf(d), torch.isinf(ref)) and torch.equal(torch.signbit(d), torch.signbit(ref))
+
+
+@pytest.mark.parametrize("precision,rows,cols", [("int8", 2**21 + 5, 1024), ("fp16", 2**20 + 3, 2048),
+                                                 ("fp32", 2**19 + 3, 4096)])
+def test_operands_beyond_2_31_elements(precision, rows, cols):
+    """A with more than 2^31 elements: offsets are 64-bit all the way (sampled rows against float64)."""
+    assert rows * cols > 2**31
+    dtype = _DTYPES[precision]
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(5)
+    if dtype == torch.int8:
+        a = torch.randint(-128, 128, (rows, cols), dtype=dtype, device="cuda", generator=gen)
+        b = torch.randint(-128, 128, (cols, 16), dtype=dtype, device="cuda", generator=gen)
+    else:
+        a = torch.empty(rows, cols, dtype=dtype, device="cuda").normal_(generator=gen)
+        b = torch.randn(cols, 16, device="cuda", generator=gen).to(dtype)
+    d = tcgemm.gemm(a, b)
+    pick = torch.tensor([0, 1, rows // 2, rows - 2, rows - 1] + [int(x) for x in torch.randint(0, rows, (11,))],
+                        device="cuda")
+    ref = a[pick].double() @ b.double()
+    err = relative_error(d[pick], ref)
+    assert err <= TOLERANCE[precision], err
+    del a, d
+    torch.cuda.empty_cache()
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16", "int8"])
+def test_threads_and_streams_match_serial_calls(precision):
+    """Eight threads on four streams, each repeating its own GEMMs, give bit for bit the serial results."""
+    dtype = _DTYPES[precision]
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(3)
+    shapes = [(257, 129, 300), (64, 512, 96), (1000, 40, 77), (128, 256, 512)] * 2
+    inputs = []
+    for m, n, k in shapes:
+        if dtype == torch.int8:
+            inputs.append((torch.randint(-128, 128, (m, k), dtype=dtype, device="cuda", generator=gen),
+                           torch.randint(-128, 128, (k, n), dtype=dtype, device="cuda", generator=gen)))
+        else:
+            inputs.append((torch.randn(m, k, device="cuda", generator=gen).to(dtype),
+                           torch.randn(k, n, device="cuda", generator=gen).to(dtype)))
+    serial = [tcgemm.gemm(a, b) for a, b in inputs]
+    torch.cuda.synchronize()
+    streams = [torch.cuda.Stream() for _ in range(4)]
+    results: dict[int, list[torch.Tensor]] = {}
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            a, b = inputs[i]
+            with torch.cuda.stream(streams[i % 4]):
+                results[i] = [tcgemm.gemm(a, b) for _ in range(20)]
+            streams[i % 4].synchronize()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for i, ref in enumerate(serial):
+        for d in results[i]:
+            assert torch.equal(d, ref), (precision, shapes[i])
+
+
+@pytest.mark.parametrize("kernel,precision", [("auto", "fp32"), ("auto", "tf32"), ("auto", "fp16"),
+                                              ("auto", "bf16"), ("auto", "int8"),
+                                              ("wgmma_tma_store:128x128x64k4", "bf16"),
+                                              ("mma_pipeline", "fp16")])
+def test_results_are_bitwise_reproducible(kernel, precision):
+    """The same inputs twice give the same bits (no atomics in any reduction, split-K included)."""
+    name, _, config = kernel.partition(":")
+    if name != "auto" and torch.cuda.get_device_capability() < (9, 0) and name.startswith("wgmma"):
+        pytest.skip("Hopper kernel")
+    dtype = _DTYPES[precision]
+    if dtype == torch.int8:
+        a = torch.randint(-128, 128, (512, 2048), dtype=dtype, device="cuda")
+        b = torch.randint(-128, 128, (2048, 256), dtype=dtype, device="cuda")
+    else:
+        a = torch.randn(512, 2048, device="cuda").to(dtype)
+        b = torch.randn(2048, 256, device="cuda").to(dtype)
+    kw = dict(kernel=name, config=config or None, precision="tf32" if precision == "tf32" else None)
+    first = tcgemm.gemm(a, b, **kw)
+    for _ in range(3):
+        assert torch.equal(tcgemm.gemm(a, b, **kw), first)
+    assert math.isfinite(relative_error(first, reference(a, b, None, 1.0, 0.0)))

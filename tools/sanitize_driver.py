@@ -1,0 +1,67 @@
+"""Run every kernel of the registry once, for each precision and tile config, at small edge shapes:
+the program compute-sanitizer watches (tools/sanitize.sh).
+
+    python3 tools/sanitize_driver.py [--filter SUBSTRING] [--list]
+
+Shapes: kernels that need 16-byte aligned operands (TMA) get 72 x 136 x 200 in a layout they
+serve (ragged against every tile, partial k-tiles); the others 33 x 47 x 65. Each output is checked
+against float64 as well, so a kernel that the sanitizer passes but that computes garbage still fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import torch
+
+import tcgemm
+from tcgemm import registry
+from tcgemm.check import TOLERANCE, check
+
+
+def cases(filter_text: str | None) -> list[tuple[str, str, str, tuple[int, int, int], str]]:
+    out = []
+    for spec in registry.all_specs():
+        for cfg in spec.configs:
+            for precision in spec.precisions:
+                if not cfg.serves(precision):
+                    continue
+                name = f"{spec.name}:{cfg.name}"
+                if filter_text and filter_text not in f"{name}-{precision}":
+                    continue
+                layouts = "rc" if "rc" in spec.layouts else spec.layouts[0]
+                shape = (72, 136, 200) if spec.requires_aligned16 else (33, 47, 65)
+                out.append((spec.name, cfg.name, precision, shape, layouts))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--filter", help="only kernels whose 'name:config-precision' contains this")
+    parser.add_argument("--list", action="store_true", help="print the cases and exit")
+    args = parser.parse_args()
+    todo = cases(args.filter)
+    if args.list:
+        for c in todo:
+            print(*c)
+        return 0
+    cc = torch.cuda.get_device_capability()
+    failed = ran = 0
+    for name, config, precision, (m, n, k), layouts in todo:
+        spec = registry.get(name)
+        if cc[0] * 10 + cc[1] < spec.min_arch:
+            continue
+        result = check(m, n, k, kernel=name, config=config, precision=precision, layouts=layouts, seed=1)
+        torch.cuda.synchronize()
+        ran += 1
+        if not result.passed:
+            failed += 1
+            print(f"FAILED {name}:{config} {precision} {m}x{n}x{k} {layouts}: error {result.error:.2e} "
+                  f"(tolerance {TOLERANCE[precision]}), unwritten {result.unwritten}")
+    print(f"sanitize_driver: {ran} kernel launches checked, {failed} wrong results (tcgemm {tcgemm.__version__})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
