@@ -9,7 +9,8 @@ filter=${3:-}
 cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD/src
 export TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cache}
-log=$(mktemp)
+log=${summary%.json}.log  # the last tool's full report stays beside the summary
+: > "$log"
 status=0
 echo "{" > "$summary"
 first=1
@@ -17,13 +18,16 @@ for tool in ${tools//,/ }; do
   # Python itself is not under test: only kernels launched through cuLaunchKernel are checked
   # (--check-api-memory-access no keeps host-side API calls out of the report).
   timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --check-api-memory-access no \
-    --print-limit 20 python3 tools/sanitize_driver.py ${filter:+--filter "$filter"} > "$log" 2>&1
+    --print-limit 20 python3 tools/sanitize_driver.py ${filter:+--filter "$filter"} > "$log.$tool" 2>&1
   rc=$?
-  errors=$(grep -a -oE "ERROR SUMMARY: [0-9]+" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
-  launches=$(grep -a -oE "[0-9]+ kernel launches checked" "$log" | grep -oE "^[0-9]+" || echo "?")
-  wrong=$(grep -a -oE "checked, [0-9]+ wrong" "$log" | grep -oE "[0-9]+" || echo "?")
+  errors=$(grep -a -oE "ERROR SUMMARY: [0-9]+" "$log.$tool" | tail -1 | grep -oE "[0-9]+" || echo "?")
+  launches=$(grep -a -oE "[0-9]+ kernel launches checked" "$log.$tool" | grep -oE "^[0-9]+" || echo "?")
+  wrong=$(grep -a -oE "checked, [0-9]+ wrong" "$log.$tool" | grep -oE "[0-9]+" || echo "?")
   echo "$tool: errors=$errors launches=$launches wrong_results=$wrong rc=$rc"
-  grep -a -E "^=========  (Invalid|Race|Barrier|Error)|FAILED" "$log" | head -10
+  grep -a -E "^========= +(Invalid|Race|Barrier|Error|Program hit|  at |Warning)|FAILED|Traceback" "$log.$tool" \
+    | head -12
+  { echo "=== $tool (exit $rc)"; grep -a -v "^\s*$" "$log.$tool" | head -300; } >> "$log"
+  rm -f "$log.$tool"
   [ "$errors" = "0" ] && [ "$rc" = "0" ] || status=1
   [ $first = 1 ] || echo "," >> "$summary"
   first=0
@@ -31,5 +35,4 @@ for tool in ${tools//,/ }; do
     "$tool" "$errors" "$launches" "$wrong" "$rc" >> "$summary"
 done
 printf '\n}\n' >> "$summary"
-rm -f "$log"
 exit $status

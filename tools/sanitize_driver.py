@@ -20,13 +20,20 @@ from tcgemm import registry
 from tcgemm.check import TOLERANCE, check
 
 
-def cases(filter_text: str | None) -> list[tuple[str, str, str, tuple[int, int, int], str]]:
+def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str, str, str, tuple[int, int, int], str]]:
+    """Every kernel and precision; per pair the first tile config and each config that runs other code
+    paths (split-K, another cluster size, a staged epilogue); every config with all_configs."""
     out = []
     for spec in registry.all_specs():
+        seen: set[tuple[object, ...]] = set()
         for cfg in spec.configs:
             for precision in spec.precisions:
                 if not cfg.serves(precision):
                     continue
+                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1))
+                if variant in seen and not all_configs:
+                    continue
+                seen.add(variant)
                 name = f"{spec.name}:{cfg.name}"
                 if filter_text and filter_text not in f"{name}-{precision}":
                     continue
@@ -40,8 +47,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--filter", help="only kernels whose 'name:config-precision' contains this")
     parser.add_argument("--list", action="store_true", help="print the cases and exit")
+    parser.add_argument("--all-configs", action="store_true", help="every tile config, not one per code path")
     args = parser.parse_args()
-    todo = cases(args.filter)
+    todo = cases(args.filter, args.all_configs)
     if args.list:
         for c in todo:
             print(*c)

@@ -132,7 +132,9 @@ def _gemm(
         raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = device_info(index)
-    a, b, problem, t, spec, cfg = resolve(a, b, c, problem, t, args, arch_cc, sms, kernel, config)
+    degenerate = min(problem.m, problem.n, problem.k, problem.batch) == 0
+    if not (degenerate and kernel == "auto"):  # nothing to select for an empty product (a forced kernel is checked)
+        a, b, problem, t, spec, cfg = resolve(a, b, c, problem, t, args, arch_cc, sms, kernel, config)
 
     d = out
     if d is None:

@@ -180,6 +180,7 @@ class Prepared:
         if self._split_k is not None:
             ws_ptr, counters_ptr, workspace = launch.split_k_buffers(*self._split_k, self._device)
         a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
+        launch.ensure_context(self._device)
         with self._lock:  # the parameter block is shared by threads that make the same call
             self._a.value = a_ptr
             self._b.value = b_ptr

@@ -210,6 +210,31 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
         raise RuntimeError(f"cuLaunchKernel failed: {err}")
 
 
+_primary: dict[int, int] = {}
+
+
+def ensure_context(device: int) -> None:
+    """Make ``device``'s primary context (the one torch uses) current in this thread.
+
+    The driver calls tcgemm makes (tensor-map encoding, cuLaunchKernel) need a current context;
+    a thread that has run no CUDA runtime call yet (a worker thread whose torch allocations all
+    came from the cache) has none, and one that last used another GPU has that GPU's."""
+    from cuda.bindings import driver
+
+    want = _primary.get(device)
+    if want is None:
+        err, dev = driver.cuDeviceGet(device)
+        err2, ctx = driver.cuDevicePrimaryCtxRetain(dev)
+        if err != driver.CUresult.CUDA_SUCCESS or err2 != driver.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"cannot get the primary context of CUDA device {device}: {err}, {err2}")
+        want = _primary[device] = int(ctx)
+    err, current = driver.cuCtxGetCurrent()
+    if err != driver.CUresult.CUDA_SUCCESS or int(current) != want:
+        (err,) = driver.cuCtxSetCurrent(driver.CUcontext(want))
+        if err != driver.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"cannot make CUDA device {device}'s context current: {err}")
+
+
 _counters: dict[tuple[int, int], torch.Tensor] = {}
 
 
@@ -250,6 +275,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
     """Launch ``p``. ``scales``: one-element float32 tensors (or None: 1) for kernels with
     ``scale_args`` (fp8), read by the kernel on the device."""
     device = d.device.index if d.device.index is not None else torch.cuda.current_device()
+    ensure_context(device)
     kernel = kernel_for(p, arch, device)
     c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)
     args = (

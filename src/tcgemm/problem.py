@@ -106,6 +106,8 @@ class GemmProblem:
 def layout_of(t: torch.Tensor) -> tuple[Layout, int] | None:
     """Layout and leading dimension of the last two dims of ``t``, or None if neither fits."""
     rows, cols = t.shape[-2], t.shape[-1]
+    if rows == 0 or cols == 0:  # nothing is read: any strides will do
+        return "row", max(cols, 1)
     s_row, s_col = t.stride(-2), t.stride(-1)
     if s_col == 1 or cols == 1:
         ld = s_row if rows > 1 else max(cols, 1)
