@@ -109,15 +109,22 @@ def layout_of(t: torch.Tensor) -> tuple[Layout, int] | None:
     if rows == 0 or cols == 0:  # nothing is read: any strides will do
         return "row", max(cols, 1)
     s_row, s_col = t.stride(-2), t.stride(-1)
+    row = col = None
+    # A single row (column) has no real leading dimension: its stride is used when it could be one
+    # (it keeps an aligned copy aligned), else the row (column) length.
     if s_col == 1 or cols == 1:
-        ld = s_row if rows > 1 else max(cols, 1)
+        ld = s_row if rows > 1 or s_row >= max(cols, 1) else max(cols, 1)
         if ld >= max(cols, 1):
-            return "row", ld
+            row = ("row", ld)
     if s_row == 1 or rows == 1:
-        ld = s_col if cols > 1 else max(rows, 1)
+        ld = s_col if cols > 1 or s_col >= max(rows, 1) else max(rows, 1)
         if ld >= max(rows, 1):
-            return "col", ld
-    return None
+            col = ("col", ld)
+    # A vector (one row or one column) reads as either; it is column-major when its elements are the
+    # ones at stride 1 down a column (e.g. the K-major copy of a K x 1 operand), else row-major.
+    if row and col and s_row == 1 and s_col != 1:
+        return col
+    return row or col
 
 
 def _aligned16(t: torch.Tensor, ld: int, batch_stride: int) -> bool:
