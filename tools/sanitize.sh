@@ -21,7 +21,8 @@ for tool in ${tools//,/ }; do
   timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --check-api-memory-access no --report-api-errors no \
     --print-limit 20 python3 tools/sanitize_driver.py ${filter:+--filter "$filter"} > "$log.$tool" 2>&1
   rc=$?
-  errors=$(grep -a -oE "ERROR SUMMARY: [0-9]+" "$log.$tool" | tail -1 | grep -oE "[0-9]+" || echo "?")
+  # memcheck/synccheck end with "ERROR SUMMARY: N errors", racecheck with "... hazards displayed (N errors, ..."
+  errors=$(grep -a -oE "ERROR SUMMARY: [0-9]+|\([0-9]+ errors" "$log.$tool" | tail -1 | grep -oE "[0-9]+" || echo "?")
   launches=$(grep -a -oE "[0-9]+ kernel launches checked" "$log.$tool" | grep -oE "^[0-9]+" || echo "?")
   wrong=$(grep -a -oE "checked, [0-9]+ wrong" "$log.$tool" | grep -oE "[0-9]+" || echo "?")
   echo "$tool: errors=$errors launches=$launches wrong_results=$wrong rc=$rc"
