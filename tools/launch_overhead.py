@@ -99,8 +99,10 @@ def main() -> int:
             print(f"{name:32s} {m}x{n}x{k}: host {row['host_us']:7.1f} us/call, events {row['events_us']:8.1f} us, "
                   f"graph {row['graph_us']:8.1f} us  ({2 * m * n * k / row['graph_us'] / 1e6:.0f} TFLOP/s in a graph)")
     if args.json:
+        from tcgemm.bench import environment
+
         with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump({"environment": environment(), "rows": rows}, f, indent=1)
     return 0
 
 

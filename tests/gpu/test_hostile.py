@@ -43,8 +43,11 @@ def _record_counts():
     yield
     path = os.environ.get("TCGEMM_HOSTILE_JSON")
     if path and _TRIED:
-        data = {"tried": dict(_TRIED), "failed": dict(_FAILED), "failures": _FAILURES[:50],
-                "total_tried": sum(_TRIED.values()), "total_failed": sum(_FAILED.values())}
+        from tcgemm.bench import environment
+
+        data = {"environment": environment(), "tried": dict(_TRIED), "failed": dict(_FAILED),
+                "failures": _FAILURES[:50], "total_tried": sum(_TRIED.values()),
+                "total_failed": sum(_FAILED.values())}
         with open(path, "w") as f:
             json.dump(data, f, indent=1)
 
