@@ -131,8 +131,8 @@ def ladder_data(rows: list[dict], shape: Shape | None = None) -> tuple[Shape, di
 
 def ladder_figure(rows: list[dict], out: Path, shape: Shape | None = None) -> Path:
     """One panel per precision: a bar per ladder stage (fastest config) and one for cuBLAS, at ``shape``."""
+    shape, data = ladder_data(rows, shape)  # errors about the data first, with or without matplotlib
     plt = _pyplot()
-    shape, data = ladder_data(rows, shape)
     fig, axes = _panels(plt, len(data), 6.0, 4.2)
     for ax, (precision, bars) in zip(axes, data.items(), strict=True):
         cublas = bars.get("cublas")
@@ -181,8 +181,8 @@ def auto_data(rows: list[dict]) -> dict[str, list[tuple[str, dict, dict | None]]
 
 def auto_figure(rows: list[dict], out: Path) -> Path:
     """One panel per precision: TFLOP/s of auto and cuBLAS (two bars) for each shape measured."""
-    plt = _pyplot()
     data = auto_data(rows)
+    plt = _pyplot()
     fig, axes = _panels(plt, len(data), 6.0, 4.2)
     width = 0.38
     for ax, (precision, entries) in zip(axes, data.items(), strict=True):
@@ -201,10 +201,12 @@ def auto_figure(rows: list[dict], out: Path) -> Path:
                 ax.text(x + width / 2, 0, "n/a", ha="center", va="bottom", fontsize=8)
         chosen = [e[1]["kernel"].removeprefix("auto").strip(" ()") or "auto" for e in entries]
         ax.set_xticks(list(xs), [f"{e[0]}\n{c}" for e, c in zip(entries, chosen, strict=True)], fontsize=8)
-        ax.set_ylim(0, max(ours + theirs) * 1.15)
+        pad = max(0.0, (3 - len(entries)) / 2)  # a lone shape keeps narrow bars
+        ax.set_xlim(-0.6 - pad, len(entries) - 0.4 + pad)
+        ax.set_ylim(0, max(ours + theirs) * 1.3)  # room for the legend above the bars
         ax.set_ylabel(_unit(precision))
         ax.set_title(precision)
-        ax.legend(loc="upper left", fontsize=8)
+        ax.legend(loc="upper center", ncol=2, fontsize=8)
     fig.suptitle("tcgemm kernel='auto' vs cuBLAS (label: kernel auto chose; % of cuBLAS timed alongside)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -266,9 +268,10 @@ def layout_png(layout: Layout, out: Path) -> Path:
     ax.xaxis.set_label_position("top")
     ax.set_xlabel(layout.col_axis)
     ax.set_ylabel(layout.row_axis)
-    width_chars = int(fig.get_size_inches()[0] * 11)
-    fig.suptitle(textwrap.fill(f"{layout.name}: {layout.summary}", width_chars), fontsize=9, y=0.995)
-    fig.tight_layout()
+    w, h = fig.get_size_inches()
+    fig.suptitle(textwrap.fill(f"{layout.name}: {layout.summary}", int(w * 11)), fontsize=9, y=1 - 0.1 / h)
+    # fixed margins in inches: tight_layout would lay out thousands of cell texts once more (wgmma: 4096)
+    fig.subplots_adjust(left=0.8 / w, right=1 - 0.2 / w, bottom=0.2 / h, top=1 - 1.1 / h)
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return Path(out)
