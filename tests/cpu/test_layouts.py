@@ -193,3 +193,12 @@ def test_layout_png(tmp_path):
     out = tmp_path / "a.png"
     assert cli.main(["layout", "mma.m16n8k16.a", "--png", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_layout_png_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    assert cli.main(["layout", "mma.m16n8k16.a", "--png", str(tmp_path / "a.png")]) == 2
+    assert "pip install matplotlib" in capsys.readouterr().out
+    assert not (tmp_path / "a.png").exists()
