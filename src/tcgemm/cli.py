@@ -1,4 +1,4 @@
-"""tcgemm's command line: info, list, compile, check, bench.
+"""tcgemm's command line: info, list, compile, check, bench, inspect, plot, layout, run.
 
 Run ``tcgemm COMMAND --help`` for each command's options.
 """
@@ -14,11 +14,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import registry
 from ._version import __version__
+from .plot import PlotUnavailable
 
 # A wide table even when the output is a log file, not a terminal.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -252,6 +254,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import BenchResult, bench_shape, environment
 
     args.precision = args.precision or "fp32"
+    if args.plot:
+        from .plot import require_matplotlib
+
+        require_matplotlib()  # before the bench, not after it
     names = _kernel_names(args.kernels, args.precision)
     shapes = parse_shapes(args.shapes)
     result = BenchResult(environment())
@@ -265,6 +271,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             progress.console.print(_bench_table(rows, f"{args.precision} {m}x{n}x{k} ({args.layouts})"))
     if args.json:
         _write_json(result.as_dict(), args.json)
+    if args.plot:
+        from .plot import charts
+
+        for out in charts(result.as_dict()["rows"], Path(args.plot), args.plot_kind):
+            console.print(f"wrote {out}")
     failed = [r for r in result.rows if r.passed is False]
     return 1 if failed else 0
 
@@ -298,11 +309,36 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from .plot import ladder_chart
+    from .plot import charts, load_rows
 
     shape = parse_shape(args.shape) if args.shape else None
-    out = ladder_chart([Path(p) for p in args.results], Path(args.output), shape)
-    console.print(f"wrote {out}")
+    for out in charts(load_rows(args.results), Path(args.output), args.kind, shape):
+        console.print(f"wrote {out}")
+    return 0
+
+
+def cmd_layout(args: argparse.Namespace) -> int:
+    """tcgemm layout NAME [--png FILE] | --list: a register fragment as a grid (tcgemm.layouts)."""
+    from . import layouts
+
+    if args.list:
+        table = Table(title="fragment layouts (tcgemm layout NAME)")
+        for col in ("name", "matrix", "threads x regs x elems", "what"):
+            table.add_column(col, overflow="fold")
+        for name in layouts.names():
+            lay = layouts.get(name)
+            table.add_row(name, f"{lay.rows} x {lay.cols}", f"{lay.threads} x {lay.regs} x {lay.elems}", lay.summary)
+        console.print(table)
+        return 0
+    if not args.name:
+        raise ValueError(f"layout NAME missing: one of {', '.join(layouts.names())} (or --list)")
+    lay = layouts.get(args.name)
+    if args.png:
+        from .plot import layout_png
+
+        console.print(f"wrote {layout_png(lay, Path(args.png))}")
+        return 0
+    Console(width=max(layouts.table_width(lay), 100)).print(layouts.rich_table(lay))
     return 0
 
 
@@ -339,7 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
                "4096x10240x4096\n  tcgemm bench --kernels auto --shapes 8192 --json out.json\n"
                "  tcgemm bench --model gpt2        # GPT-2 block: torch.nn.Linear vs tcgemm.nn.Linear\n"
                "  tcgemm check --kernels simt_warp_tiling --shapes 1,7,127,1000\n"
-               "  tcgemm compile --arch sm_90a   # fill the kernel cache, no GPU needed",
+               "  tcgemm compile --arch sm_90a   # fill the kernel cache, no GPU needed\n"
+               "  tcgemm layout mma.m16n8k16.a   # which lane/register holds which A element",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tcgemm {__version__}")
@@ -366,11 +403,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ptx", action="store_true", help="print the PTX instead of the summary")
     p.set_defaults(func=cmd_inspect)
 
-    p = sub.add_parser("plot", help="bar chart of each ladder stage vs cuBLAS from bench JSON files (no GPU needed)")
+    p = sub.add_parser("plot", help="bar charts from bench JSON files: ladder stages vs cuBLAS, auto vs cuBLAS "
+                                    "(no GPU needed)",
+                       epilog="Example:\n  tcgemm plot benchmarks/results/*.json --kind both -o h100.png"
+                              "   # h100-ladder.png, h100-auto.png",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", nargs="+", help="JSON files written by `tcgemm bench --json`")
     p.add_argument("-o", "--output", default="ladder.png", help="PNG file to write (default ladder.png)")
-    p.add_argument("--shape", help="N or MxNxK to draw (default: the largest shape in the files)")
+    p.add_argument("--kind", choices=["ladder", "auto", "both"], default="ladder",
+                   help="ladder: each stage's best config vs cuBLAS at one shape; auto: kernel=auto vs cuBLAS per "
+                        "shape; both: OUTPUT's stem + -ladder.png and -auto.png (default ladder)")
+    p.add_argument("--shape", help="ladder: N or MxNxK to draw (default 4096, else the largest shape in the files)")
     p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("layout", help="which lane/register holds which element of an mma.sync, ldmatrix or wgmma "
+                                      "fragment, as a grid (no GPU needed)",
+                       description="Print a register fragment as a grid of the matrix: each cell names the thread "
+                                   "(T<lane>; 0..127 in a warpgroup), its 32-bit register (r<reg>) and, when a "
+                                   "register packs several elements, which one (.e<elem>, low bits first). Derived "
+                                   "from tcgemm.fragments, the formulas the kernels use.",
+                       epilog="Examples:\n  tcgemm layout --list\n  tcgemm layout mma.m16n8k16.a"
+                              "          # T<lane>:r<register>.e<element> per (row, k)\n"
+                              "  tcgemm layout ldmatrix.x4.trans --png ldm.png",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", nargs="?", help="layout name, e.g. mma.m16n8k16.a (see --list)")
+    p.add_argument("--list", action="store_true", help="list the layout names")
+    p.add_argument("--png", help="draw a coloured grid (a colour per lane) to this PNG instead (needs matplotlib)")
+    p.set_defaults(func=cmd_layout)
 
     p = sub.add_parser("run", help="multiply matrices stored in .npy/.pt files: D = alpha*A@B + beta*C")
     p.add_argument("a", help="A: (M, K) or (batch, M, K), .npy or .pt")
@@ -405,6 +464,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc (default rr)")
     p.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per kernel and shape")
     p.add_argument("--json", help="write every figure and the environment to this JSON file")
+    p.add_argument("--plot", help="after the bench, draw its rows to this PNG (needs matplotlib; see `tcgemm plot`)")
+    p.add_argument("--plot-kind", choices=["ladder", "auto", "both"], default="both",
+                   help="with --plot: as `tcgemm plot --kind` (default both: PLOT's stem + -ladder/-auto.png, "
+                        "each the rows have data for)")
     p.add_argument("--model", choices=["gpt2"], help="instead of GEMM shapes: a GPT-2-small block with "
                    "torch.nn.Linear vs tcgemm.nn.Linear (fp16 and bf16 unless --precision), tokens/s")
     p.add_argument("--tokens", type=parse_tokens, default=(8, 1024), help="with --model: BATCHxSEQ (default 8x1024)")
@@ -418,8 +481,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (ValueError, TypeError, NotImplementedError, FileNotFoundError) as exc:
-        console.print(f"[red]error:[/] {exc}")
+    except (ValueError, TypeError, NotImplementedError, FileNotFoundError, PlotUnavailable) as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}")  # escape: '[plot]' is text, not rich markup
         return 2
 
 

@@ -41,6 +41,16 @@ def c_coord(lane: int, reg: int) -> tuple[int, int]:
     return g + 8 * (reg >> 1), 2 * t + (reg & 1)
 
 
+# --- wgmma (wgmma.cuh) ---
+
+def wgmma_d_coord(thread: int, reg: int) -> tuple[int, int]:
+    """(row, col) of accumulator register ``reg`` (0..N/2-1) of ``thread`` (0..127) of the warpgroup
+    for wgmma.m64nNk16 with f32 accumulators: warp w = thread // 32 owns rows 16w..16w+15, inside
+    which mma.sync's m16n8 C fragment repeats along N (every 4 registers, 8 columns further)."""
+    w, lane = divmod(thread, 32)
+    return 16 * w + lane // 4 + 8 * ((reg // 2) % 2), 8 * (reg // 4) + 2 * (lane % 4) + reg % 2
+
+
 # --- ldmatrix (ldmatrix.cuh) ---
 
 def ldmatrix_piece(lane: int, trans: bool) -> list[tuple[int, int]]:
