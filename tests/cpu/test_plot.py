@@ -26,7 +26,7 @@ def test_ladder_data_from_committed_results():
     assert bf16["wgmma_ws"]["tflops"] == max(r["tflops"] for r in plot.load_rows(RESULTS)
                                              if r["kernel"] == "wgmma_ws" and r["precision"] == "bf16")
     assert all(r["m"] == r["n"] == r["k"] == 4096 for bars in data.values() for r in bars.values())
-    assert plot.ladder_data(plot.load_rows(RESULTS), (1024, 1024, 1024))[1].keys() == {"fp32", "tf32", "int8"}
+    assert {"fp32", "tf32", "int8"} <= plot.ladder_data(plot.load_rows(RESULTS), (1024, 1024, 1024))[1].keys()
 
 
 def test_ladder_labels_other_layouts_and_default_rr():
@@ -41,11 +41,12 @@ def test_auto_data_from_committed_results():
     data = plot.auto_data(plot.load_rows(RESULTS))
     assert "fp32" not in data and {"tf32", "fp16", "bf16", "int8"} <= data.keys()
     labels = [e[0] for e in data["int8"]]
-    assert labels == ["4096x4096x4096", "1024x1024x1024", "8192x8192x8192", "4095x4095x4095"]  # as they appear
+    assert labels[:4] == ["4096x4096x4096", "1024x1024x1024", "8192x8192x8192", "4095x4095x4095"]  # as they appear
     first = data["int8"][0]
-    assert first[1]["kernel"] == "auto (wgmma_ws_kmajor)"  # the faster of the two auto rows at 4096^3
+    assert first[1]["kernel"].startswith("auto (")  # the fastest auto row at 4096^3
     assert first[2]["kernel"] == "cublas"
-    assert data["int8"][3][2] is None  # cuBLAS int8 did not run at 4095
+    unaligned = [e for e in data["int8"] if e[0].startswith("4095x4095x4095")]
+    assert unaligned and all(e[2] is None for e in unaligned)  # torch._int_mm refuses K, N not multiples of 8
 
 
 def test_bad_inputs_are_errors_naming_the_fix(tmp_path, capsys):
