@@ -244,18 +244,25 @@ def result_meta(
     _precision, dtype = _precision_and_out_dtype(a, b, None, out_dtype, precision)
     m, n, _k, batch = _check_shapes(a, b)
     shape = _out_shape(a, b, m, n, batch)
-    if c is not None:
-        if c.dtype != dtype:
-            raise TypeError(f"c is {c.dtype} but the output is {dtype}; pass c.to({dtype})")
-        try:
-            c.expand(batch, m, n)
-        except RuntimeError:
-            raise ValueError(
-                f"c has shape {tuple(c.shape)}, which does not broadcast to the output shape {shape}"
-            ) from None
-    if c is None and beta != 0.0:
-        raise ValueError(f"beta={beta} needs c: pass c= (the matrix that beta scales) or beta=0")
+    _expanded_c(c, beta, dtype, batch, m, n, shape)
     return shape, dtype
+
+
+def _expanded_c(c: torch.Tensor | None, beta: float, out_dtype: torch.dtype, batch: int, m: int, n: int,
+                shape: tuple[int, ...]) -> torch.Tensor | None:
+    """``c`` broadcast to (batch, m, n), after checking its dtype and shape and that beta has a c."""
+    if c is None:
+        if beta != 0.0:
+            raise ValueError(f"beta={beta} needs c: pass c= (the matrix that beta scales) or beta=0")
+        return None
+    if c.dtype != out_dtype:
+        raise TypeError(f"c is {c.dtype} but the output is {out_dtype}; pass c.to({out_dtype})")
+    try:
+        return c.expand(batch, m, n)
+    except RuntimeError:
+        raise ValueError(
+            f"c has shape {tuple(c.shape)}, which does not broadcast to the output shape {shape}"
+        ) from None
 
 
 def describe(
@@ -304,19 +311,8 @@ def describe(
         ):
             raise ValueError("out partly overlaps c; pass c=out exactly (in-place update) or separate tensors")
 
-    c_expanded: torch.Tensor | None = None
-    if c is not None:
-        if c.dtype != out_dtype:
-            raise TypeError(f"c is {c.dtype} but the output is {out_dtype}; pass c.to({out_dtype})")
-        try:
-            c_expanded = c.expand(batch, m, n)
-        except RuntimeError:
-            raise ValueError(
-                f"c has shape {tuple(c.shape)}, which does not broadcast to the output shape {shape}"
-            ) from None
     beta = float(beta)
-    if c is None and beta != 0.0:
-        raise ValueError(f"beta={beta} needs c: pass c= (the matrix that beta scales) or beta=0")
+    c_expanded = _expanded_c(c, beta, out_dtype, batch, m, n, shape)
 
     a, op_a = _operand(a, "a")
     b, op_b = _operand(b, "b")

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tcgemm
-from tcgemm import api, launch
+from tcgemm import api
 from tcgemm.dispatch import KernelUnavailable
 from tcgemm.problem import GemmProblem
 
@@ -41,18 +41,6 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -
     emulate.calls.append((plan, problem))
     emulate.operands.append((a, b))
     emulate.scales.append(scales)
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    emulate.calls = []
-    emulate.operands = []
-    emulate.scales = []
-    monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
-    monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
-    monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(launch, "run", emulate)
-    return emulate
 
 
 def _operand(rows, cols, layout, batch, pad, gen):

@@ -10,10 +10,9 @@ import types
 
 import pytest
 import torch
-from test_api_emulated import emulate
 
 import tcgemm
-from tcgemm import api, interop, launch
+from tcgemm import interop
 
 
 class Array:
@@ -31,16 +30,6 @@ class Array:
 
 def from_dlpack(x) -> Array:
     return Array(torch.from_dlpack(x))
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    emulate.calls, emulate.operands, emulate.scales = [], [], []
-    monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
-    monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
-    monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(launch, "run", emulate)
-    return emulate
 
 
 def test_foreign_operands_are_read_in_place_and_the_result_comes_back_foreign(gpu):

@@ -7,24 +7,11 @@ from __future__ import annotations
 
 import pytest
 import torch
-from test_api_emulated import emulate
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import tcgemm
 import tcgemm.nn
 import tcgemm.ops
-from tcgemm import api, launch
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    """The fake GPU of test_api_emulated.py: CPU tensors accepted, Hopper's properties, emulated kernels."""
-    emulate.calls, emulate.operands, emulate.scales = [], [], []
-    monkeypatch.setattr(api, "_check_devices", lambda **t: torch.device("cpu"))
-    monkeypatch.setattr(api, "device_info", lambda index: (90, 132, "sm_90a"))
-    monkeypatch.setattr(api.torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(launch, "run", emulate)
-    return emulate
 
 
 def _operand(rows: int, cols: int, layout: str, gen: torch.Generator, batch: int | None = None) -> torch.Tensor:

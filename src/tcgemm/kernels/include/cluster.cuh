@@ -68,12 +68,5 @@ __device__ __forceinline__ bool mbar_try_wait_cluster(unsigned bar, unsigned par
 
 // mbar_wait_guarded (a watchdog trap instead of a hang) at cluster scope.
 __device__ __forceinline__ void mbar_wait_cluster_guarded(unsigned bar, unsigned parity) {
-    unsigned long long start = 0;
-    for (unsigned spins = 1; !mbar_try_wait_cluster(bar, parity); ++spins) {
-        if (TCGEMM_WATCHDOG_NS != 0 && spins % 1024 == 0) {
-            const unsigned long long now = global_timer_ns();
-            if (start == 0) start = now;
-            else if (now - start > TCGEMM_WATCHDOG_NS) __trap();
-        }
-    }
+    wait_with_watchdog([&] { return mbar_try_wait_cluster(bar, parity); });
 }

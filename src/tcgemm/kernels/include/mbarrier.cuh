@@ -82,13 +82,19 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
 #ifndef TCGEMM_WATCHDOG_NS
 #define TCGEMM_WATCHDOG_NS 10000000000ull  // 10 s
 #endif
-__device__ __forceinline__ void mbar_wait_guarded(unsigned bar, unsigned parity) {
+// Spin on `probe()` (a try_wait) with the watchdog described above.
+template <typename Probe>
+__device__ __forceinline__ void wait_with_watchdog(Probe probe) {
     unsigned long long start = 0;
-    for (unsigned spins = 1; !mbar_try_wait(bar, parity); ++spins) {
+    for (unsigned spins = 1; !probe(); ++spins) {
         if (TCGEMM_WATCHDOG_NS != 0 && spins % 1024 == 0) {
             const unsigned long long now = global_timer_ns();
             if (start == 0) start = now;
             else if (now - start > TCGEMM_WATCHDOG_NS) __trap();
         }
     }
+}
+
+__device__ __forceinline__ void mbar_wait_guarded(unsigned bar, unsigned parity) {
+    wait_with_watchdog([&] { return mbar_try_wait(bar, parity); });
 }
