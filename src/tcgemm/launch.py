@@ -60,6 +60,8 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32") -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
     items.update(spec.defines)
+    if spec.scale_args:
+        items["SCALE_ARGS"] = 1  # the entry point takes the scale pointers (kernels/include/tma.cuh)
     items["PRECISION_" + precision.upper()] = 1
     items.update(
         ELEM_A=_C_TYPES[in_dtype], ELEM_B=_C_TYPES[in_dtype],

@@ -525,6 +525,49 @@ LADDER: tuple[KernelSpec, ...] = (
         cluster=2,
         tma_store=True,
     ),
+    KernelSpec(
+        name="wgmma_tma_store_kmajor",
+        family="hopper",
+        stage=4,
+        technique="stage 4 (persistent 2-CTA clusters, multicast B, TMA-store epilogue for 16-bit D) for "
+                  "tf32, int8 and fp8: K-major operands, fp8 scales and per-k-tile fp32 accumulation",
+        source="hopper/04_tma_store_epilogue.cu",
+        entry="wgmma_tma_store",
+        precisions=("tf32", "int8", "fp8e4m3", "fp8e5m2"),
+        # Rows of 128 bytes (BLOCK_K = 32 floats or 128 int8/fp8), so the ring is that of the 16-bit kernel.
+        # tf32 and int8 write 32-bit D from registers (no staging buffer: a deeper ring); fp8 keeps two
+        # accumulator arrays and stages 16-bit D for TMA stores.
+        configs=(
+            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x32", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
+            _cfg("128x256x128", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x128", ("int8",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
+            # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
+            # state pushes ptxas into spilling inside the main loop.
+            _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=1, B_BOX_N=128,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x64x128", ("int8", "fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
+                 STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        layouts=("rc",),
+        scale_args=True,
+        persistent=True,
+        cluster=2,
+        tma_store=True,
+    ),
 )
 
 _BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}

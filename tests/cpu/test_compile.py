@@ -58,7 +58,7 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops.add("USETMAXREG")
     if int(d.get("CLUSTER_M", spec.cluster)) > 1:
         ops |= {"UCGABAR_ARV", "UCGABAR_WAIT"}
-    if spec.tma_store and d["ELEM_D"] != "float":  # the TMA-store epilogue (16-bit D)
+    if spec.tma_store and d["ELEM_D"] not in ("float", "int"):  # the TMA-store epilogue (16-bit D)
         ops |= {"STSM", "UTMASTG"}
     return ops
 

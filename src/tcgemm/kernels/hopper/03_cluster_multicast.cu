@@ -63,6 +63,7 @@
 #include "cluster.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
+#include "wgmma_kmajor.cuh"
 #ifndef TMA_STORE_EPILOGUE
 #define TMA_STORE_EPILOGUE 0  // stage 4 (04_tma_store_epilogue.cu) sets it
 #endif
@@ -92,22 +93,69 @@
 #define CONSUMER_REGS 232
 #endif
 
-#if defined(PRECISION_BF16)
-constexpr bool IS_BF16 = true;
-#else
-constexpr bool IS_BF16 = false;  // fp16
-#endif
-
-constexpr int WG_M = 64;                   // rows per consumer warpgroup = the wgmma M
-constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
-constexpr int MMA_K = 16;
-constexpr int A_TILE = BLOCK_M * BLOCK_K * 2;
-constexpr int B_TILE = BLOCK_N * BLOCK_K * 2;
-constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-tile
 constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
-constexpr int A_CHUNK = 64 * BLOCK_K * 2;  // one MN-major box: 64 m x BLOCK_K k
-constexpr int B_CHUNK = 64 * BLOCK_K * 2;
+
+// Input types.  fp16/bf16 operands may be K- or MN-major (wgmma.cuh).  tf32,
+// int8 and fp8 (registry: wgmma_tma_store_kmajor, layouts "rc") have no
+// transpose mode: both operands K-major (wgmma_kmajor.cuh).  Every wgmma
+// reads 32 bytes of k per row, so the shared-memory rows of 128 bytes, the
+// TMA boxes and the K-major descriptors (+32 bytes per step) are the same
+// bytes for every type; BLOCK_K = 128 / element size.
+//  * fp8 partial sums: the tensor cores add fp8 products into the
+//    accumulators with about 14 mantissa bits kept, so over a long K the
+//    errors pile up.  As cuBLAS does without "fast accumulation", each
+//    k-tile's 4 wgmmas (128 k) accumulate into fresh registers `part`
+//    (scale_d = 0 on the first), which are added to the fp32 total once they
+//    retire: a second accumulator array (BLOCK_N = 128 in the registry: at
+//    192 the loop state on top of 2 x 96 registers makes ptxas spill inside
+//    the main loop) and a wait per
+//    k-tile, during which the other consumer warpgroup keeps the tensor cores
+//    busy.  The per-tensor scales (torch._scaled_mm's scale_a, scale_b,
+//    device pointers, null = 1) multiply the total before alpha/beta.
+#if defined(PRECISION_FP16) || defined(PRECISION_BF16) || \
+    !(defined(PRECISION_TF32) || defined(PRECISION_INT8) || defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2))
+typedef float acc_t;
+#if defined(PRECISION_BF16)
+using Mma = Wgmma<BLOCK_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+#else
+using Mma = Wgmma<BLOCK_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+#endif
+#elif defined(PRECISION_INT8)
+typedef int acc_t;  // exact s32 sums
+using Mma = WgmmaS8<BLOCK_N>;
+#elif defined(PRECISION_TF32)
+typedef float acc_t;  // fp32 bit patterns truncated to tf32 by the tensor cores (10_wgmma_kmajor.cu)
+using Mma = WgmmaTf32<BLOCK_N>;
+#elif defined(PRECISION_FP8E4M3)
+typedef float acc_t;
+using Mma = WgmmaE4m3<BLOCK_N>;
+#else
+typedef float acc_t;
+using Mma = WgmmaE5m2<BLOCK_N>;
+#endif
+#if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
+constexpr bool PROMOTE = true;
+#else
+constexpr bool PROMOTE = false;
+#endif
+#if defined(PRECISION_INT8)
+constexpr bool INT_ACC = true;
+#else
+constexpr bool INT_ACC = false;
+#endif
+
+constexpr int ELEM_BYTES = sizeof(elem_a);
+constexpr int WG_M = 64;                   // rows per consumer warpgroup = the wgmma M
+constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
+constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
+constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
+constexpr int A_TILE = BLOCK_M * ROW_BYTES;
+constexpr int B_TILE = BLOCK_N * ROW_BYTES;
+constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-tile
+constexpr int A_CHUNK = 64 * ROW_BYTES;  // one MN-major box (16-bit only): 64 m x BLOCK_K k
+constexpr int B_CHUNK = 64 * ROW_BYTES;
+constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-major: k rows per wgmma
 constexpr int B_PART = BLOCK_N / CLUSTER_M;  // columns of B each CTA loads for the cluster
 constexpr unsigned short CLUSTER_MASK = (1u << CLUSTER_M) - 1;
 constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
@@ -115,13 +163,18 @@ constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
 #endif
-constexpr int D_BUF = TMA_STORE_EPILOGUE ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;
+// (32-bit D is written from registers: no buffer.)
+constexpr int D_BUF = TMA_STORE_EPILOGUE && sizeof(elem_d) == 2 ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;
 
-static_assert(sizeof(elem_a) == 2 && sizeof(elem_b) == 2, "wgmma_cluster takes fp16 or bf16 inputs");
-static_assert(BLOCK_K == 64, "one 128-byte swizzle row holds exactly 64 16-bit k");
+static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
+static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
+static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int8/fp8 K-major only");
 static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per 64 rows");
-static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "wgmma N (and MN-major boxes of 64)");
-static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % 64 == 0, "each CTA loads whole 64-column boxes of B");
+static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
+static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
+static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64) == 0,
+              "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
+static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
@@ -129,7 +182,6 @@ static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
-using Mma = Wgmma<BLOCK_N, IS_BF16, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 
 template <int REGS>
 __device__ __forceinline__ void setmaxnreg_dec() {
@@ -158,6 +210,20 @@ __device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int tiles_n,
     return {((first + in_group % rows) * CLUSTER_M + rank) * BLOCK_M, (in_group / rows) * BLOCK_N, z};
 }
 
+// The 4 wgmmas of one k-tile (128 bytes of k) for a consumer warpgroup whose
+// A rows start at a_base; scale_first = 0 overwrites d instead of adding.
+template <typename Acc, int NACC>
+__device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+#pragma unroll
+    for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
+        const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major(a_base + kk * K_STEP_BYTES)
+                                                : wgmma_desc_mn_major(a_base + kk * MN_STEP_BYTES, A_CHUNK);
+        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major(b_base + kk * K_STEP_BYTES)
+                                                : wgmma_desc_mn_major(b_base + kk * MN_STEP_BYTES, B_CHUNK);
+        Mma::mma(d, da, db, kk == 0 ? scale_first : 1);
+    }
+}
+
 // k-tile kt of this CTA's tile: its A (local) and its part of B (multicast).
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
@@ -165,7 +231,7 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES);
     if constexpr (A_K_MAJOR) {
-        tma_load_3d(a_dst, tma_a, bar, k0, m0, za);  // box 64 (k) x BLOCK_M
+        tma_load_3d(a_dst, tma_a, bar, k0, m0, za);  // box BLOCK_K (k) x BLOCK_M
     } else {
 #pragma unroll
         for (int j = 0; j < BLOCK_M / 64; ++j) tma_load_3d(a_dst + j * A_CHUNK, tma_a, bar, m0 + 64 * j, k0, za);
@@ -179,7 +245,7 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
             for (int j = 0; j < BLOCK_N / 64; ++j) tma_load_3d(b_dst + j * B_CHUNK, tma_b, bar, n0 + 64 * j, k0, zb);
         }
     } else if constexpr (B_K_MAJOR) {
-        // box 64 (k) x B_PART rows of 128 bytes; rows part.. land at byte part * 128
+        // box BLOCK_K (k) x B_PART rows of 128 bytes; rows part.. land at byte part * 128
         tma_load_3d_multicast(b_dst + part * 128, tma_b, bar, k0, n0 + part, zb, CLUSTER_MASK);
     } else {
 #pragma unroll
@@ -193,7 +259,8 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
 // workspace, counters: split-K (SPLIT_K > 1) partial tiles and per-tile arrival counts.
 __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, const TmaDesc* tma_a,
                                                    const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
-                                                   float* workspace = nullptr, int* counters = nullptr) {
+                                                   float* workspace = nullptr, int* counters = nullptr,
+                                                   const float* scale_a = nullptr, const float* scale_b = nullptr) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -269,41 +336,55 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         const unsigned target = releaser ? wg_tid : 0;
         const int warp = wg_tid / 32, lane = tid % 32;
 
-        float acc[BLOCK_N / 2];
+        // fp8: per-tensor scales (device pointers, null = 1), applied to each finished tile.
+        const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
+        acc_t acc[BLOCK_N / 2];
+        acc_t part[BLOCK_N / 2];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         int s = 0;
         unsigned phase = 0;
         for (int u = first_unit; u < units; u += unit_step) {
             const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
 #pragma unroll
-            for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0.0f;
+            for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0;
+            if constexpr (PROMOTE) {
+                // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
+                // here ends its old values' lifetime, so it holds no registers during the epilogue.
+#pragma unroll
+                for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
+            }
 
             int prev = 0, kt0, kt1;
             k_range(u, kt0, kt1);
             for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
-                const unsigned a_base = a_slot(s) + (A_K_MAJOR ? cw * WG_M * 128 : cw * A_CHUNK);
+                const unsigned a_base = a_slot(s) + (A_K_MAJOR ? cw * WG_M * ROW_BYTES : cw * A_CHUNK);
                 const unsigned b_base = b_slot(s);
-                wgmma_fence();
+                wgmma_fence();  // (fp8: also orders the last reads of `part` before its overwrite)
+                if constexpr (PROMOTE) {
+                    mma_ktile(part, a_base, b_base, 0);
+                    wgmma_commit();
+                    wgmma_wait<0>();  // k-tile kt retired: its slot goes back at once
+                    if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                    wgmma_fence_accumulators(part);
 #pragma unroll
-                for (int kk = 0; kk < BLOCK_K / MMA_K; ++kk) {
-                    const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major(a_base + kk * 32)
-                                                            : wgmma_desc_mn_major(a_base + kk * 2048, A_CHUNK);
-                    const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major(b_base + kk * 32)
-                                                            : wgmma_desc_mn_major(b_base + kk * 2048, B_CHUNK);
-                    Mma::mma(acc, da, db, 1);
+                    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
+                } else {
+                    mma_ktile(acc, a_base, b_base, 1);
+                    wgmma_commit();
+                    wgmma_wait<1>();  // the k-tile before this one retired
+                    if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
-                wgmma_commit();
-                wgmma_wait<1>();  // the k-tile before this one retired
-                if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 prev = s;
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
                 }
             }
-            wgmma_wait<0>();
-            if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
-            wgmma_fence_operands(acc);
+            if constexpr (!PROMOTE) {
+                wgmma_wait<0>();
+                if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
+            }
+            wgmma_fence_accumulators(acc);
 #if SPLIT_K > 1
             {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
                 __shared__ int last_flag[CONSUMERS];
@@ -313,6 +394,13 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     continue;
             }
 #endif
+
+            if constexpr (PROMOTE) {
+                if (scale != 1.0f) {
+#pragma unroll
+                    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;
+                }
+            }
 
             // Epilogue of this tile while the producers already load the next one.
             Gemm gz = g;  // batch entry c.z of C and D

@@ -45,8 +45,8 @@ __device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
 // by this warpgroup (not 0).  PARTS > 1 stages the tile in that many column
 // parts through a smaller buffer (leaving shared memory for a deeper ring),
 // each part waiting until the TMA unit has read the previous one.
-template <int PARTS, int NACC>
-__device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const float (&acc)[NACC], unsigned buf,
+template <int PARTS, typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     static_assert(sizeof(elem_d) == 2, "TMA-store epilogue: 16-bit D");
     static_assert(NACC % (32 * PARTS) == 0, "whole 64-column boxes per part");

@@ -129,7 +129,16 @@ __device__ __forceinline__ void tma_store_wait() {
 // flag `d_map_ok`; when the host could not describe D (not 16-byte aligned,
 // or a 32-bit output) the flag is 0, the map is a placeholder and the kernel
 // writes D from registers instead.  Last, the split-K workspace and tile
-// counters (split_k.cuh; null for configs without SPLIT_K).
+// counters (split_k.cuh; null for configs without SPLIT_K).  Compiled with
+// SCALE_ARGS (KernelSpec.scale_args, fp8), the per-tensor scale pointers of
+// tma_scaled.cuh come right after D's arguments, where the launcher puts them.
+#if defined(SCALE_ARGS)
+#define TCGEMM_SCALE_PARAMS const float *scale_a, const float *scale_b,
+#define TCGEMM_SCALE_VALUES scale_a, scale_b
+#else
+#define TCGEMM_SCALE_PARAMS
+#define TCGEMM_SCALE_VALUES nullptr, nullptr
+#endif
 #define TCGEMM_TMA_STORE_PERSISTENT_KERNEL(NAME, BODY, ATTRS)                           \
     extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) ATTRS NAME(       \
         const __grid_constant__ TmaDesc tma_a, const __grid_constant__ TmaDesc tma_b,   \
@@ -137,9 +146,10 @@ __device__ __forceinline__ void tma_store_wait() {
         int M, int N, int K, float alpha, float beta,                                   \
         const elem_a* A, i64 lda, i64 batch_a, const elem_b* B, i64 ldb, i64 batch_b,   \
         const elem_c* C, i64 c_row, i64 c_col, i64 batch_c,                             \
-        elem_d* D, i64 ldd, i64 batch_d, int batch, int d_map_ok,                       \
+        elem_d* D, i64 ldd, i64 batch_d, TCGEMM_SCALE_PARAMS int batch, int d_map_ok,   \
         float* workspace, int* counters) {                                              \
         Gemm g = {M, N, K, alpha, beta, A, lda, batch_a, B, ldb, batch_b, C,            \
                   c_row, c_col, batch_c, D, ldd, batch_d};                              \
-        BODY(g, batch, &tma_a, &tma_b, d_map_ok ? &tma_d : nullptr, workspace, counters); \
+        BODY(g, batch, &tma_a, &tma_b, d_map_ok ? &tma_d : nullptr, workspace, counters, \
+             TCGEMM_SCALE_VALUES);                                                      \
     }
