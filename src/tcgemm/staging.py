@@ -71,8 +71,51 @@ def aligned_copy(t: torch.Tensor, layout: str | None = None) -> torch.Tensor:
         ld = -(-cols // per_vec) * per_vec
         buf = torch.empty((*lead, rows, ld), dtype=t.dtype, device=t.device)
         view = buf[..., :cols]
-    view.copy_(t)
+    if not _device_copy(buf, t, layout):
+        view.copy_(t)
     return view
+
+
+_COPY_SOURCE = "util/stage_copy.cu"
+_COPY_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int"}
+_COPY_TILE = 32  # kernels/util/stage_copy.cu: TILE, and TILE * ROWS threads
+_MAX_GRID_YZ = 65535
+
+
+def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
+    """Fill ``buf`` (the padded storage of :func:`aligned_copy`: rows of ``buf.shape[-1]``
+    elements) from ``t`` with the tiled copy kernel of kernels/util/stage_copy.cu; False when
+    that kernel does not apply (CPU tensors, other element sizes, grids beyond CUDA's limits,
+    no NVRTC) and the caller should use torch's copy_."""
+    size = t.element_size()
+    if not t.is_cuda or size not in _COPY_TYPES or t.numel() == 0:
+        return False
+    rows, cols = t.shape[-2], t.shape[-1]
+    # dst[z][i][j] = t[z][i][j] (layout "r") or t[z][j][i] ("c": buf holds t transposed)
+    s_i, s_j = (t.stride(-2), t.stride(-1)) if layout == "r" else (t.stride(-1), t.stride(-2))
+    big_r, big_c = (rows, cols) if layout == "r" else (cols, rows)
+    batch = t.shape[0] if t.dim() == 3 else 1
+    s_b = t.stride(0) if t.dim() == 3 else 0
+    grid = (-(-big_c // _COPY_TILE), -(-big_r // _COPY_TILE), batch)
+    if grid[1] > _MAX_GRID_YZ or grid[2] > _MAX_GRID_YZ or min(s_i, s_j) < 0:
+        return False
+    import numpy as np
+
+    from . import jit, launch
+
+    device = t.device.index if t.device.index is not None else torch.cuda.current_device()
+    try:
+        arch = jit.target_arch(torch.cuda.get_device_capability(device))
+        kernel = jit.load_kernel(_COPY_SOURCE, "stage_copy", jit.as_defines([("ELEM", _COPY_TYPES[size])]), arch,
+                                 device)
+    except jit.JitUnavailable:
+        return False
+    launch.ensure_context(device)
+    ld = buf.shape[-1]
+    launch._launch(kernel, grid, _COPY_TILE * 8, 0,
+                        (t.data_ptr(), np.int64(s_i), np.int64(s_j), np.int64(s_b), buf.data_ptr(), np.int64(ld),
+                         np.int64(big_r * ld), np.int32(big_r), np.int32(big_c)), device)
+    return True
 
 
 def stage(a: torch.Tensor, b: torch.Tensor, problem: GemmProblem, arch: int,

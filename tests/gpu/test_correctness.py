@@ -221,8 +221,8 @@ def test_auto_stages_unaligned_16bit_inputs(dtype):
 @pytest.mark.parametrize("precision", ["int8", "tf32", "fp8e4m3", "fp8e5m2"])
 def test_auto_stages_k_major_int8_tf32(precision, layouts, monkeypatch):
     """wgmma reads int8/tf32/fp8 K-major only: on Hopper, auto copies MN-major (and unaligned) operands into
-    K-major aligned buffers and runs wgmma_ws_kmajor; the result must be right whatever the layouts."""
-    from tcgemm import launch
+    K-major aligned buffers and runs the K-major Hopper kernel; the result must be right whatever the layouts."""
+    from tcgemm import launch, staging
 
     chosen = []
     real_plan = launch.plan
@@ -234,11 +234,12 @@ def test_auto_stages_k_major_int8_tf32(precision, layouts, monkeypatch):
     monkeypatch.setattr(launch, "plan", spy)
     _run("auto", precision, m=1000, n=1030, k=1001, layouts=layouts)  # K odd: rows unaligned as well
     on_hopper = torch.cuda.get_device_capability() == (9, 0)
+    want = (staging.hopper_spec(precision, 90).name, "rc")
     if on_hopper:
-        assert chosen[-1] == ("wgmma_ws_kmajor", "rc"), chosen
+        assert chosen[-1] == want, chosen
     _run("auto", precision, m=600, n=520, k=784, batch=2, layouts=layouts, out_layout="col")
     if on_hopper:
-        assert chosen[-1] == ("wgmma_ws_kmajor", "rc"), chosen
+        assert chosen[-1] == want, chosen
 
 
 def _fp8_available(precision: str) -> bool:
@@ -314,3 +315,23 @@ def test_repeat_calls_of_staged_operands(layouts):
     fastpath.clear()
     for seed in range(3):
         _run("auto", "bf16", m=999, n=1001, k=997, layouts=layouts, seed=seed)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.bfloat16, torch.float32], ids=str)
+@pytest.mark.parametrize("layout", ["r", "c"])
+@pytest.mark.parametrize("shape,view", [((1000, 999), None), ((3, 37, 4095), None), ((999, 1001), "t"),
+                                        ((2, 65, 33), "t"), ((1, 1), None), ((4, 7, 9), "slice")])
+def test_staging_copy_kernel(dtype, layout, shape, view):
+    """The tiled copy behind staging (kernels/util/stage_copy.cu): padded and transposing copies of 1-, 2- and
+    4-byte operands, batched, from transposed or sliced views, equal the source bit for bit; rows aligned."""
+    from tcgemm import staging
+
+    t = torch.randint(-100, 100, shape, device="cuda").to(dtype)
+    if view == "t":
+        t = t.transpose(-1, -2)
+    elif view == "slice":
+        t = t[..., 1:, 2:]
+    out = staging.aligned_copy(t, layout)
+    assert torch.equal(out, t)
+    if min(t.shape[-2:]) > 1:  # (a 1 x 1 matrix has no layout of its own)
+        assert staging.fits(out, layout)
