@@ -3,6 +3,7 @@
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
 # Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [SKIP_SANITIZE=1] [SANITIZE_TOOLS=list]
+#        [SKIP_COMPILE=1 (no up-front build of every kernel: the JIT compiles what runs)]
 #        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
@@ -32,12 +33,17 @@ rm -rf "$TCGEMM_CACHE_DIR"
 echo -n "cold cache: " >> "$OUT/info.txt"
 python3 tools/first_call.py 2>&1 | tee -a "$OUT/info.txt"
 
+if [ -z "${SKIP_COMPILE:-}" ]; then
 step "compile every kernel build"
 python3 -m tcgemm compile --jobs 16 2>&1 | tail -2
 
 step "first call, warm disk cache"
 echo -n "warm cache: " >> "$OUT/info.txt"
 python3 tools/first_call.py 2>&1 | tee -a "$OUT/info.txt"
+fi
+
+step "mma.sync ceiling (registers only; issue 3 reads the ladder against it)"
+python3 tools/mma_sync_peak.py 2>&1 | tee -a "$OUT/info.txt"
 
 if [ -z "${SKIP_TESTS:-}" ]; then
 step pytest
