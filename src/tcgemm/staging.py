@@ -16,6 +16,9 @@ for ``kernel="auto"`` when the selection left the Hopper kernels.
 
 from __future__ import annotations
 
+import ctypes
+import threading
+
 import torch
 
 from . import registry
@@ -82,6 +85,45 @@ _COPY_TILE = 32  # kernels/util/stage_copy.cu: TILE, and TILE * ROWS threads
 _MAX_GRID_YZ = 65535
 
 
+class _CopyLaunch:
+    """The copy kernel for one element size on one device, launched like tcgemm.fastpath launches
+    GEMMs: a ctypes parameter block filled per call and one cuLaunchKernel (a staged call makes
+    two copies per GEMM; through cuda.core's launch they cost more host time than the copies take)."""
+
+    def __init__(self, device: int, size: int) -> None:
+        from cuda.bindings import driver
+
+        from . import fastpath, jit
+
+        arch = jit.target_arch(torch.cuda.get_device_capability(device))
+        kernel = jit.load_kernel(_COPY_SOURCE, "stage_copy", jit.as_defines([("ELEM", _COPY_TYPES[size])]), arch,
+                                 device)
+        self._launch = driver.cuLaunchKernel
+        self._ok = driver.CUresult.CUDA_SUCCESS
+        self._handle = kernel.handle
+        self._stream = fastpath._current_stream(device)
+        self._device = device
+        self._lock = threading.Lock()
+        self._values = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_void_p(),
+                        ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int(), ctypes.c_int())
+        self._params = (ctypes.c_void_p * len(self._values))(*(ctypes.addressof(v) for v in self._values))
+        self._params_addr = ctypes.addressof(self._params)
+
+    def __call__(self, grid: tuple[int, int, int], args: tuple[int, ...]) -> None:
+        from . import launch
+
+        launch.ensure_context(self._device)
+        with self._lock:
+            for slot, value in zip(self._values, args, strict=True):
+                slot.value = value
+            (err,) = self._launch(self._handle, *grid, _COPY_TILE * 8, 1, 1, 0, self._stream(), self._params_addr, 0)
+        if err != self._ok:
+            raise RuntimeError(f"cuLaunchKernel (staging copy) failed: {err}")
+
+
+_launchers: dict[tuple[int, int], _CopyLaunch | None] = {}
+
+
 def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
     """Fill ``buf`` (the padded storage of :func:`aligned_copy`: rows of ``buf.shape[-1]``
     elements) from ``t`` with the tiled copy kernel of kernels/util/stage_copy.cu; False when
@@ -99,22 +141,20 @@ def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
     grid = (-(-big_c // _COPY_TILE), -(-big_r // _COPY_TILE), batch)
     if grid[1] > _MAX_GRID_YZ or grid[2] > _MAX_GRID_YZ or min(s_i, s_j) < 0:
         return False
-    import numpy as np
-
-    from . import jit, launch
-
     device = t.device.index if t.device.index is not None else torch.cuda.current_device()
-    try:
-        arch = jit.target_arch(torch.cuda.get_device_capability(device))
-        kernel = jit.load_kernel(_COPY_SOURCE, "stage_copy", jit.as_defines([("ELEM", _COPY_TYPES[size])]), arch,
-                                 device)
-    except jit.JitUnavailable:
+    key = (device, size)
+    if key not in _launchers:
+        from . import jit
+
+        try:
+            _launchers[key] = _CopyLaunch(device, size)
+        except jit.JitUnavailable:
+            _launchers[key] = None
+    copier = _launchers[key]
+    if copier is None:
         return False
-    launch.ensure_context(device)
     ld = buf.shape[-1]
-    launch._launch(kernel, grid, _COPY_TILE * 8, 0,
-                        (t.data_ptr(), np.int64(s_i), np.int64(s_j), np.int64(s_b), buf.data_ptr(), np.int64(ld),
-                         np.int64(big_r * ld), np.int32(big_r), np.int32(big_c)), device)
+    copier(grid, (t.data_ptr(), s_i, s_j, s_b, buf.data_ptr(), ld, big_r * ld, big_r, big_c))
     return True
 
 
