@@ -149,17 +149,23 @@ def _gemm(
             d.zero_()
         return d
     p = launch.plan(problem, spec, cfg, sms)
+    padded = staging.padded_output(problem, spec, out) if kernel == "auto" else None
+    if padded is not None:  # D rows not 16-byte aligned: TMA-store into a row-padded buffer, then copy
+        problem = padded
+        target, d = d, staging.padded_buffer(d, problem.d_ld)
     if any(s is not None for s in scales):
         launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
-        return d
+        return d if padded is None else staging.unpad(d, target)
     launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    if padded is not None:
+        d = staging.unpad(d, target)
     # Later calls like this one skip all of the above (tcgemm.fastpath), staging included; not calls
     # whose operands describe() had to copy (uncommon strides: each call warns).
     if fast_key is not None and {id(t["a"]), id(t["b"])} == {id(a), id(b)}:
         staged = (_staged_layout(a, user_a), _staged_layout(b, user_b))
         kernel_obj = launch.kernel_for(p, arch, index)
         fastpath.store(fast_key, fastpath.Prepared(p, problem, kernel_obj, index, tuple(d.shape), user_a, user_b,
-                                                   c, out, staged))
+                                                   c, out, staged, padded_ld=problem.d_ld if padded else None))
     return d
 
 

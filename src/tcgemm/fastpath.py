@@ -87,7 +87,7 @@ class Prepared:
 
     def __init__(self, plan: LaunchPlan, problem: GemmProblem, kernel: Any, device: int, out_shape: tuple[int, ...],
                  a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
-                 staged: tuple[str | None, str | None] = (None, None)) -> None:
+                 staged: tuple[str | None, str | None] = (None, None), padded_ld: int | None = None) -> None:
         from cuda.bindings import driver
 
         self._launch = driver.cuLaunchKernel
@@ -101,6 +101,8 @@ class Prepared:
         self._swapped = problem.swapped
         self._staged = staged  # layouts of the aligned copies of a and b made per call (tcgemm.staging)
         self._out_shape = out_shape
+        # D through a row-padded buffer and a copy (staging.padded_output): the buffer's shape, else None.
+        self._padded_shape = (*out_shape[:-1], padded_ld) if padded_ld is not None else None
         self._out_dtype = problem.out_dtype
         self._c_used = problem.c_strides is not None
         self._lock = threading.Lock()
@@ -179,6 +181,9 @@ class Prepared:
         workspace = None
         if self._split_k is not None:
             ws_ptr, counters_ptr, workspace = launch.split_k_buffers(*self._split_k, self._device)
+        target = None
+        if self._padded_shape is not None:
+            target, d = d, torch.empty(self._padded_shape, dtype=self._out_dtype, device=self._device)
         a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
         launch.ensure_context(self._device)
         with self._lock:  # the parameter block is shared by threads that make the same call
@@ -203,4 +208,6 @@ class Prepared:
                                   self._params_addr, 0)
         if err != self._ok:
             raise RuntimeError(f"cuLaunchKernel failed: {err}")
+        if target is not None:
+            return staging.unpad(d, target)
         return d

@@ -173,7 +173,7 @@ def test_tf32_unaligned_operands_are_padded_and_transposed(fake_gpu, layouts):
     b = _operand(517, 601, "row" if layouts[1] == "r" else "col", None, 0, gen)
     d = tcgemm.gemm(a, b, precision="tf32")
     plan, problem = fake_gpu.calls[-1]
-    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert plan.spec.name == "wgmma_tma_store_kmajor" and problem.layouts == "rc"
     assert problem.a.ld % 4 == 0 and problem.b.ld % 4 == 0 and problem.a.ld >= 517
     torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=1e-5, atol=1e-4)
 
@@ -234,7 +234,7 @@ def test_fp8_is_staged_k_major_even_when_small(fake_gpu, dtype, layouts):
     b = _fp8(48, 24, "row" if layouts[1] == "r" else "col", dtype, gen)
     d = tcgemm.gemm(a, b)
     plan, problem = fake_gpu.calls[-1]
-    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert plan.spec.name == "wgmma_tma_store_kmajor" and problem.layouts == "rc"
     assert d.dtype == torch.bfloat16 and problem.precision == ("fp8e4m3" if dtype == FP8[0] else "fp8e5m2")
     assert dict(plan.defines)["TCGEMM_NEEDS_FP8"] == "1"
     torch.testing.assert_close(d, (a.double() @ b.double()).to(torch.bfloat16))
@@ -290,3 +290,20 @@ def test_vectors_on_hopper(fake_gpu, dtype, precision, m, n, k, layouts):
     a, b = (3 * a).to(dtype), (3 * b).to(dtype)
     d = tcgemm.gemm(a, b, precision=precision)
     assert torch.allclose(d.double(), a.double() @ b.double(), rtol=2e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_unaligned_16bit_output_goes_through_a_padded_buffer(fake_gpu, batch):
+    """N = 601 bf16: D rows are not 16-byte aligned, so the TMA-store kernel writes a row-padded buffer
+    (ld 608) and the result is copied into a contiguous output; the caller sees an ordinary tensor."""
+    gen = torch.Generator().manual_seed(7)
+    shape_a = (batch, 520, 520) if batch > 1 else (520, 520)
+    a = torch.randn(*shape_a, generator=gen).to(torch.bfloat16)
+    b = torch.randn(520, 601, generator=gen).to(torch.bfloat16)
+    d = tcgemm.gemm(a, b)
+    plan, problem = fake_gpu.calls[-1]
+    assert plan.spec.tma_store and problem.d_ld == 608 and problem.d_batch_stride == 520 * 608
+    assert d.is_contiguous() and d.shape == (*shape_a[:-1], 601)
+    torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=2e-2, atol=5e-2)
+    small = tcgemm.gemm(a[..., :8, :8], b[:8, :9])  # below the size where padding pays: written in place
+    assert fake_gpu.calls[-1][1].d_ld == 9 and small.is_contiguous()
