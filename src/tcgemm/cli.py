@@ -383,6 +383,8 @@ def _tune_table(entries: dict, title: str) -> Table:
 
 
 def _tune_show() -> int:
+    import warnings
+
     import torch
 
     from . import tune
@@ -394,7 +396,9 @@ def _tune_show() -> int:
         return 0
     key = tune.current_key() if torch.cuda.is_available() else None
     for path in files:
-        data = tune.read_cache(path)
+        with warnings.catch_warnings():  # said below, in the listing
+            warnings.simplefilter("ignore")
+            data = tune.read_cache(path)
         if data is None:
             console.print(f"{path}: [red]unreadable[/] (ignored; --clear deletes it)")
             continue

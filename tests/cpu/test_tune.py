@@ -1,0 +1,266 @@
+"""The autotuner without a GPU: shape classes, the per-GPU cache file, the lookup that kernel="auto" makes,
+and tcgemm tune's command line. Timing is faked; launches go to the kernel-contract emulator (fake_gpu)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import tcgemm
+from tcgemm import cli, dispatch, launch, tune
+from tcgemm.problem import describe
+
+SPEC = "wgmma_tma_store"  # what auto runs for bf16 on the fake H100
+
+
+def _key(**changes):
+    key = {"gpu": "Fake H100", "sms": 132, "capability": "9.0", "driver": "13000", "cuda": "13.0",
+           "tcgemm": tcgemm.__version__, "kernels": tune.kernel_digest()}
+    return {**key, **changes}
+
+
+@pytest.fixture(autouse=True)
+def tune_cache(cache_dir, monkeypatch):
+    """A private cache root, the fake H100's key, and no tables remembered from other tests."""
+    monkeypatch.setattr(tune, "current_key", lambda index=None: _key())
+    monkeypatch.delenv("TCGEMM_TUNE", raising=False)
+    tune.reload()
+    yield tune.cache_path(_key())
+    tune.reload()
+
+
+def _problem(m, n, k, precision="bf16", layouts="rr", batch=1):
+    a, b = tune._operands(m, n, k, precision, layouts, "meta")
+    if batch > 1:
+        a, b = a.expand(batch, *a.shape), b.expand(batch, *b.shape)
+        a, b = a.contiguous(), b.contiguous()
+    return describe(a, b, precision="tf32" if precision == "tf32" else None)[0]
+
+
+def _entry(best, spec=SPEC, sms=132, arch=90, shape=(512, 512, 512)):
+    return {"spec": spec, "best": best, "heuristic": "128x128x64k4", "arch": arch, "sms": sms, "shape": list(shape),
+            "layouts": "rr", "times_ms": {best: 0.01, "128x128x64k4": 0.02}, "skipped": {}}
+
+
+def _write(path, entries, key=None):
+    tune.write_cache(path, key or _key(), entries)
+    tune.reload()
+
+
+def _bf16(m, n, k, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(m, k, generator=gen).to(torch.bfloat16), torch.randn(k, n, generator=gen).to(torch.bfloat16))
+
+
+def test_bucket_rounds_up_to_powers_of_two():
+    assert [tune.bucket(x) for x in (1, 2, 3, 16, 3000, 4096, 4097, 14336)] == [1, 2, 4, 16, 4096, 4096, 8192, 16384]
+
+
+def test_shape_key_names_the_class():
+    assert tune.shape_key(_problem(3000, 14336, 4096)) == "bf16:rr:4096x16384x4096:b1:a16"
+    assert tune.shape_key(_problem(4096, 4096, 4096)) == tune.shape_key(_problem(2049, 4000, 3008))
+    assert tune.shape_key(_problem(64, 64, 64, batch=3)).endswith(":bN:a16")
+    assert tune.shape_key(_problem(64, 64, 63)).endswith(":b1:u")  # lda = 63 bf16: rows not 16-byte aligned
+    assert tune.shape_key(_problem(64, 64, 64, "tf32", "cr")).startswith("tf32:cr:64x64x64")
+
+
+def test_plan_on_meta_tensors_matches_dispatch():
+    (p,) = tune.plan([(512, 512, 512)], "bf16", "rr", cc=90, sms=132)
+    assert p.spec.name == SPEC and p.key == "bf16:rr:512x512x512:b1:a16"
+    assert p.heuristic is dispatch.pick_config(p.spec, _problem(512, 512, 512), 132)
+    assert [c.name for c in p.configs] == [c.name for c in p.spec.configs_for("bf16")]
+    (t,) = tune.plan([(1024, 1024, 1024)], "tf32", "rr")  # auto stages K-major copies: the key has their layouts
+    assert t.spec.name == "wgmma_ws_kmajor" and t.key.startswith("tf32:rc:") and t.layouts == "rr"
+    with pytest.raises(ValueError, match="--layouts"):
+        tune.plan([(8, 8, 8)], "bf16", "rx")
+
+
+def test_cache_round_trip_and_merge(tune_cache):
+    _write(tune_cache, {"bf16:rr:512x512x512:b1:a16": _entry("128x64x64")})
+    data = tune.read_cache(tune_cache)
+    assert data["key"] == _key() and data["entries"]["bf16:rr:512x512x512:b1:a16"]["best"] == "128x64x64"
+    assert tune_cache.name == "fake-h100-132sm.json" and tune_cache.parent == tune.cache_root()
+    assert not list(tune_cache.parent.glob(".tmp-*"))  # the temporary file was renamed into place
+
+    (planned,) = tune.plan([(4096, 4096, 4096)], "bf16")
+    result = tune.ShapeResult(planned, {"128x256x64": 1.0, "128x128x64": 0.9}, {"128x64x64": "RuntimeError: no"})
+    tune.save([result], 90, 132)
+    entries = tune.read_cache(tune_cache)["entries"]
+    assert set(entries) == {"bf16:rr:512x512x512:b1:a16", "bf16:rr:4096x4096x4096:b1:a16"}
+    big = entries["bf16:rr:4096x4096x4096:b1:a16"]
+    assert big["best"] == "128x128x64" and big["heuristic"] == "128x256x64" and big["skipped"]
+    assert result.gain == pytest.approx(1.0 / 0.9 - 1)
+
+
+def test_missing_cache_means_untuned(fake_gpu, tune_cache):
+    assert not tune_cache.exists()
+    tcgemm.gemm(*_bf16(512, 512, 512))
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64k4"  # the heuristic's pick
+
+
+@pytest.mark.parametrize("text", ["{not json", json.dumps([1, 2]), json.dumps({"format": 99, "entries": {}})])
+def test_corrupt_cache_is_ignored_with_a_warning(fake_gpu, tune_cache, text):
+    tune_cache.parent.mkdir(parents=True)
+    tune_cache.write_text(text)
+    with pytest.warns(RuntimeWarning, match="ignores its tune cache"):
+        tcgemm.gemm(*_bf16(512, 512, 512))
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64k4"
+    (planned,) = tune.plan([(512, 512, 512)], "bf16")
+    with pytest.warns(RuntimeWarning):
+        tune.save([tune.ShapeResult(planned, {"128x64x64": 1.0})], 90, 132)  # tuning again replaces it
+    assert tune.read_cache(tune_cache)["entries"]
+
+
+def test_tuned_config_reaches_the_launch(fake_gpu, tune_cache):
+    _write(tune_cache, {"bf16:rr:512x512x512:b1:a16": _entry("128x64x64")})
+    for m, n, k in ((512, 512, 512), (500, 296, 264)):  # one shape class (16-byte aligned rows)
+        a, b = _bf16(m, n, k)
+        d = tcgemm.gemm(a, b)
+        assert fake_gpu.calls[-1][0].config.name == "128x64x64"
+        torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=1e-2, atol=1e-2)
+    tcgemm.gemm(*_bf16(512, 512, 512), config="128x256x64")  # an explicit config wins
+    assert fake_gpu.calls[-1][0].config.name == "128x256x64"
+    tcgemm.gemm(*_bf16(512, 512, 512), kernel=SPEC)  # a named kernel keeps the heuristic
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64k4"
+    tcgemm.gemm(*_bf16(1024, 512, 512))  # another class: the heuristic
+    assert fake_gpu.calls[-1][0].config.name != "128x64x64"
+
+
+def test_tcgemm_tune_0_disables(fake_gpu, tune_cache, monkeypatch):
+    _write(tune_cache, {"bf16:rr:512x512x512:b1:a16": _entry("128x64x64")})
+    monkeypatch.setenv("TCGEMM_TUNE", "0")
+    tcgemm.gemm(*_bf16(512, 512, 512))
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64k4"
+    monkeypatch.setenv("TCGEMM_TUNE", "1")
+    tcgemm.gemm(*_bf16(512, 512, 512))
+    assert fake_gpu.calls[-1][0].config.name == "128x64x64"
+
+
+@pytest.mark.parametrize("entry", [
+    _entry("128x999x64"),  # a config the registry no longer has
+    _entry("128x64x64", spec="mma_pipeline"),  # tuned for another kernel
+    _entry("128x64x64", sms=114),  # another GPU's SM count
+    {"best": 3},  # half an entry
+])
+def test_entries_that_do_not_fit_are_ignored(fake_gpu, tune_cache, entry):
+    _write(tune_cache, {"bf16:rr:512x512x512:b1:a16": entry})
+    tcgemm.gemm(*_bf16(512, 512, 512))
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64k4"
+
+
+def test_stale_file_is_ignored_and_replaced(fake_gpu, tune_cache):
+    _write(tune_cache, {"bf16:rr:512x512x512:b1:a16": _entry("128x64x64")}, key=_key(kernels="0ld"))
+    tcgemm.gemm(*_bf16(512, 512, 512))
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64k4"
+    (planned,) = tune.plan([(4096, 4096, 4096)], "bf16")
+    tune.save([tune.ShapeResult(planned, {"128x256x64": 1.0})], 90, 132)
+    data = tune.read_cache(tune_cache)
+    assert data["key"] == _key() and list(data["entries"]) == ["bf16:rr:4096x4096x4096:b1:a16"]
+
+
+def test_key_changes_with_the_kernels():
+    digest = tune.kernel_digest()
+    assert len(digest) == 16 and digest == tune.kernel_digest()
+
+
+def _fake_timing(monkeypatch, fake_gpu, ms_per_config):
+    """CPU input sets and a timer that answers ``ms_per_config[config]`` for whatever run() launched."""
+    monkeypatch.setattr(tune, "_inputs", lambda m, n, k, precision, layouts: [_bf16(m, n, k), _bf16(m, n, k, seed=1)])
+    timed = []
+
+    def measure(fn, sets, budget_s):
+        fn(0)
+        name = fake_gpu.calls[-1][0].config.name
+        timed.append(name)
+        return [ms_per_config[name]] * 3
+
+    monkeypatch.setattr(tune, "_measure", measure)
+    return timed
+
+
+def test_tune_times_every_config_and_skips_failures(fake_gpu, tune_cache, monkeypatch):
+    ms = {"128x256x64": 0.5, "128x256x64c1": 0.6, "128x256x64s4": 0.45, "128x256x64g16": 0.7, "128x128x64": 0.25,
+          "128x64x64": 0.1, "128x128x64k4": 0.3}
+    timed = _fake_timing(monkeypatch, fake_gpu, ms)
+    emulate = launch.run
+
+    def flaky(plan, problem, a, b, c, d, arch, **kw):
+        if plan.config.name == "128x64x64":
+            raise RuntimeError("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\nmore")
+        emulate(plan, problem, a, b, c, d, arch, **kw)
+        if plan.config.name == "128x256x64g16":
+            d.zero_()  # computes the wrong thing
+
+    monkeypatch.setattr(launch, "run", flaky)
+    steps = []
+    (r,) = tune.tune([(256, 256, 256)], "bf16", budget_s=0.01, on_step=lambda desc, adv: steps.append(adv))
+    assert r.skipped["128x64x64"] == "RuntimeError: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+    assert r.skipped["128x256x64g16"].startswith("wrong result")
+    assert set(r.times_ms) == set(ms) - {"128x64x64", "128x256x64g16"}
+    assert r.best == "128x128x64" and r.planned.heuristic.name == "128x128x64k4" and r.heuristic_ms == 0.3
+    assert r.gain == pytest.approx(0.3 / 0.25 - 1)
+    assert len(timed) == 3 * 5 and timed[:5] == timed[5:10][::-1]  # three rounds, alternating order
+    assert sum(steps) == pytest.approx(len(ms))  # one unit of progress per config
+    entry = tune.read_cache(tune_cache)["entries"]["bf16:rr:256x256x256:b1:a16"]
+    assert entry["best"] == "128x128x64" and entry["spec"] == SPEC and entry["sms"] == 132
+
+    monkeypatch.setattr(launch, "run", emulate)
+    tcgemm.gemm(*_bf16(256, 256, 256))  # auto now runs the winner
+    assert fake_gpu.calls[-1][0].config.name == "128x128x64"
+
+
+# ---------------------------------------------------------------------------------------------- the CLI
+
+
+def test_cli_help_teaches(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["tune", "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("tile config", "float64 reference", "CUDA events", "power of two", "TCGEMM_TUNE=0",
+                  "TCGEMM_CACHE_DIR", "default heuristic", "stale", "--dry-run", "--show", "--clear", "Examples"):
+        assert words in text, words
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "tune" in capsys.readouterr().out
+
+
+def test_cli_dry_run_lists_the_timings(capsys):
+    assert cli.main(["tune", "--precision", "bf16", "--shapes", "512,4096x14336x4096", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "(shape, config) timings" in out and "bf16:rr:4096x16384x4096:b1:a16" in out
+    if not torch.cuda.is_available():  # planned for an H100
+        assert "H100" in out and "wgmma_tma_store" in out and "128x128x64k4*" in out
+    assert not tune.cache_root().exists()  # nothing written
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_cli_tune_without_gpu_says_so(capsys):
+    assert cli.main(["tune", "--shapes", "512"]) == 2
+    assert "No CUDA GPU" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, flag", [(["--layouts", "rx", "--dry-run"], "--layouts"),
+                                        (["--budget", "0", "--dry-run"], "--budget")])
+def test_cli_bad_flags_are_named(capsys, argv, flag):
+    assert cli.main(["tune", *argv]) == 2
+    assert flag in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main(["tune", "--shapes", "4x4"])
+    assert "--shapes" in capsys.readouterr().err
+
+
+def test_cli_show_and_clear(capsys, tune_cache):
+    assert cli.main(["tune", "--show"]) == 0
+    assert "No tuned configs" in capsys.readouterr().out
+    _write(tune_cache, {"bf16:rr:512x512x512:b1:a16": _entry("128x64x64")})
+    (tune_cache.parent / "other-gpu-114sm.json").write_text("{broken")
+    assert cli.main(["tune", "--show"]) == 0
+    out = capsys.readouterr().out
+    assert "bf16:rr:512x512x512:b1:a16" in out and "128x64x64" in out and "+100.0%" in out
+    assert "unreadable" in out and "Fake H100" in out
+    assert cli.main(["tune", "--clear"]) == 0
+    assert "removed 2" in capsys.readouterr().out
+    assert not list(tune.cache_root().iterdir())
