@@ -9,7 +9,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -367,12 +367,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tune_table(entries: dict, title: str) -> Table:
+def _tune_table(entries: Iterable[tuple[str, dict]], title: str) -> Table:
     """One row per tuned shape class: the heuristic's config and time, the fastest and the gain."""
     table = Table(title=title)
     for col in ("shape class", "tuned on", "kernel", "heuristic", "ms", "best", "ms ", "gain", "skipped"):
         table.add_column(col, justify="right" if col.startswith(("ms", "gain", "skipped")) else "left")
-    for cls, e in sorted(entries.items()):
+    for cls, e in entries:
         times = e.get("times_ms") or {}
         h_ms, b_ms = times.get(e.get("heuristic")), times.get(e.get("best"))
         gain = f"{100 * (h_ms / b_ms - 1):+.1f}%" if h_ms and b_ms else "-"
@@ -406,7 +406,8 @@ def _tune_show() -> int:
         status = ("no GPU visible to compare" if key is None else "[green]in use[/]" if k == key
                   else "[yellow]stale[/] (GPU, driver, CUDA, tcgemm or kernels changed: ignored until re-tuned)")
         console.print(f"{path}: {escape(', '.join(f'{n}={v}' for n, v in k.items()))}; {status}")
-        console.print(_tune_table(data["entries"], f"{k.get('gpu', '?')}: {len(data['entries'])} shape classes"))
+        title = f"{k.get('gpu', '?')}: {len(data['entries'])} shape classes"
+        console.print(_tune_table(sorted(data["entries"].items()), title))
     if not tune.enabled():
         console.print("[yellow]TCGEMM_TUNE=0 is set: kernel='auto' ignores these files.[/]")
     return 0
@@ -432,6 +433,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         tune.check_layouts(lay)
     if args.budget <= 0:
         raise ValueError(f"--budget {args.budget}: give a positive number of seconds per config and shape")
+    if not args.shapes or not layouts:
+        raise ValueError("--shapes and --layouts need at least one entry each, e.g. --shapes 4096 --layouts rr")
     if torch.cuda.is_available():
         from .api import device_info
 
@@ -459,10 +462,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 0
     with _progress() as progress:
         task = progress.add_task("tuning", total=runs)
-        results = tune.tune(args.shapes, args.precision, layouts, args.budget,
+        results = tune.tune(args.shapes, args.precision, layouts, args.budget, write=False,
                             on_step=lambda desc, adv: progress.update(task, description=desc, advance=adv))
-    path = tune.save(results, cc, sms) if results else None
-    entries = {r.planned.key: tune.entry(r, cc, sms) for r in results}
+    path = tune.save(results, cc, sms)
+    entries = [(r.planned.key, tune.entry(r, cc, sms)) for r in results]
     console.print(_tune_table(entries, f"tcgemm tune {args.precision} on {where}"))
     for r in results:
         for name, why in r.skipped.items():

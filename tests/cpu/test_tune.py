@@ -264,3 +264,16 @@ def test_cli_show_and_clear(capsys, tune_cache):
     assert cli.main(["tune", "--clear"]) == 0
     assert "removed 2" in capsys.readouterr().out
     assert not list(tune.cache_root().iterdir())
+
+
+def test_cli_tunes_on_the_fake_gpu(fake_gpu, tune_cache, monkeypatch, capsys):
+    ms = {c.name: 1.0 for c in tune.plan([(512, 512, 512)], "bf16")[0].configs} | {"128x256x64c1": 0.5}
+    _fake_timing(monkeypatch, fake_gpu, ms)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake H100")
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    assert cli.main(["tune", "--precision", "bf16", "--shapes", "512,500x504x512", "--budget", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("bf16:rr:512x512x512:b1:a16") == 2 and "500x504x512 rr" in out  # a row per shape
+    assert "128x256x64c1" in out and "+100.0%" in out and f"written to {tune_cache}" in out
+    assert tune.read_cache(tune_cache)["entries"]["bf16:rr:512x512x512:b1:a16"]["best"] == "128x256x64c1"
