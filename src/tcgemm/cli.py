@@ -1,4 +1,4 @@
-"""tcgemm's command line: info, list, compile, check, bench, inspect, plot, layout, run.
+"""tcgemm's command line: info, list, compile, check, bench, inspect, plot, layout, run, tune.
 
 Run ``tcgemm COMMAND --help`` for each command's options.
 """
@@ -9,7 +9,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -367,6 +367,167 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tune_table(entries: Iterable[tuple[str, dict]], title: str) -> Table:
+    """One row per tuned shape class: the heuristic's config and time, the fastest and the gain."""
+    table = Table(title=title)
+    for col in ("shape class", "tuned on", "kernel", "heuristic", "ms", "best", "ms ", "gain", "skipped"):
+        table.add_column(col, justify="right" if col.startswith(("ms", "gain", "skipped")) else "left")
+    for cls, e in entries:
+        times = e.get("times_ms") or {}
+        h_ms, b_ms = times.get(e.get("heuristic")), times.get(e.get("best"))
+        gain = f"{100 * (h_ms / b_ms - 1):+.1f}%" if h_ms and b_ms else "-"
+        shape = "x".join(map(str, e.get("shape") or [])) + f" {e.get('layouts', '')}"
+        table.add_row(cls, shape, str(e.get("spec")), str(e.get("heuristic")), f"{h_ms:.3f}" if h_ms else "-",
+                      str(e.get("best")), f"{b_ms:.3f}" if b_ms else "-", gain, str(len(e.get("skipped") or {})))
+    return table
+
+
+def _tune_show() -> int:
+    import warnings
+
+    import torch
+
+    from . import tune
+
+    files = sorted(tune.cache_root().glob("*.json"))
+    if not files:
+        console.print(f"No tuned configs in {tune.cache_root()}: kernel='auto' uses its heuristic everywhere. "
+                      "Run `tcgemm tune --precision bf16 --shapes 4096` on a GPU to make some.")
+        return 0
+    key = tune.current_key() if torch.cuda.is_available() else None
+    for path in files:
+        with warnings.catch_warnings():  # said below, in the listing
+            warnings.simplefilter("ignore")
+            data = tune.read_cache(path)
+        if data is None:
+            console.print(f"{path}: [red]unreadable[/] (ignored; --clear deletes it)")
+            continue
+        k = data.get("key") or {}
+        status = ("no GPU visible to compare" if key is None else "[green]in use[/]" if k == key
+                  else "[yellow]stale[/] (GPU, driver, CUDA, tcgemm or kernels changed: ignored until re-tuned)")
+        console.print(f"{path}: {escape(', '.join(f'{n}={v}' for n, v in k.items()))}; {status}")
+        title = f"{k.get('gpu', '?')}: {len(data['entries'])} shape classes"
+        console.print(_tune_table(sorted(data["entries"].items()), title))
+    if not tune.enabled():
+        console.print("[yellow]TCGEMM_TUNE=0 is set: kernel='auto' ignores these files.[/]")
+    return 0
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """tcgemm tune: time every tile config of auto's kernel per shape, keep the fastest (tcgemm.tune)."""
+    import torch
+
+    from . import tune
+
+    if args.clear:
+        files = list(tune.cache_root().glob("*.json")) + list(tune.cache_root().glob(".tmp-*"))
+        for path in files:
+            path.unlink(missing_ok=True)
+        tune.reload()
+        console.print(f"removed {len(files)} tune file(s) from {tune.cache_root()}; kernel='auto' uses its heuristic")
+        return 0
+    if args.show:
+        return _tune_show()
+    layouts = [lay.strip() for lay in args.layouts.split(",") if lay.strip()]
+    for lay in layouts:
+        tune.check_layouts(lay)
+    if args.budget <= 0:
+        raise ValueError(f"--budget {args.budget}: give a positive number of seconds per config and shape")
+    if not args.shapes or not layouts:
+        raise ValueError("--shapes and --layouts need at least one entry each, e.g. --shapes 4096 --layouts rr")
+    if torch.cuda.is_available():
+        from .api import device_info
+
+        cc, sms, _arch = device_info(torch.cuda.current_device())
+        where = f"{torch.cuda.get_device_name()} (sm_{cc}, {sms} SMs)"
+    elif args.dry_run:
+        cc, sms, where = 90, 132, "an H100 (sm_90, 132 SMs): no GPU is visible, so planned for one"
+    else:
+        console.print("[red]No CUDA GPU is visible: `tcgemm tune` times kernels on the GPU it tunes for.[/] "
+                      "Run it on that machine; here `tcgemm tune --dry-run` lists what would be timed and "
+                      "`--show` / `--clear` read and delete the cache.")
+        return 2
+    planned = tune.plan(args.shapes, args.precision, layouts, cc, sms)
+    runs = sum(len(p.configs) for p in planned)
+    if args.dry_run:
+        table = Table(title=f"tcgemm tune --dry-run: {runs} (shape, config) timings on {where}")
+        for col in ("shape", "layouts", "shape class", "kernel", "configs (* = heuristic's pick)"):
+            table.add_column(col, overflow="fold")
+        for p in planned:
+            names = " ".join(c.name + ("*" if c is p.heuristic else "") for c in p.configs)
+            table.add_row("x".join(map(str, p.shape)), p.layouts, p.key, p.spec.name, names)
+        console.print(table)
+        console.print(f"about {runs * args.budget:.0f} s of timed runs (--budget {args.budget} s per config and "
+                      f"shape) plus warm-up; results would go to {tune.cache_root()}")
+        return 0
+    with _progress() as progress:
+        task = progress.add_task("tuning", total=runs)
+        results = tune.tune(args.shapes, args.precision, layouts, args.budget, write=False,
+                            on_step=lambda desc, adv: progress.update(task, description=desc, advance=adv))
+    path = tune.save(results, cc, sms)
+    entries = [(r.planned.key, tune.entry(r, cc, sms)) for r in results]
+    console.print(_tune_table(entries, f"tcgemm tune {args.precision} on {where}"))
+    for r in results:
+        for name, why in r.skipped.items():
+            console.print(f"  {r.planned.key} {name}: skipped, {escape(why)}", highlight=False)
+        if r.best is None:
+            console.print(f"  [yellow]{r.planned.key}: no config ran; nothing stored (the heuristic stays)[/]")
+    console.print(f"written to {path}: kernel='auto' now uses these configs for their shape classes "
+                  "(TCGEMM_TUNE=0 disables; other shapes keep the heuristic)")
+    return 0
+
+
+def _paragraphs(*texts: str) -> str:
+    """Help text of paragraphs wrapped to 100 columns (the raw formatter keeps the examples' lines)."""
+    import textwrap
+
+    return "\n\n".join(textwrap.fill(t, 100) for t in texts)
+
+
+def _tune_parser(sub: argparse._SubParsersAction) -> None:
+    from .jit import cache_dir
+
+    p = sub.add_parser(
+        "tune", help="time every tile config of auto's kernel per shape on this GPU; kernel='auto' then uses "
+                     "the fastest (cached per GPU)",
+        description=_paragraphs(
+            "Autotune kernel='auto'. For each shape, the kernel auto picks (for the precision, layouts and "
+            "alignment) keeps its place; what is tuned is its tile config (CTA tile, pipeline stages, cluster, "
+            "split-K). Each config is checked once against a float64 reference (a config that fails to launch "
+            "or computes a wrong result is skipped, with the reason), then timed with CUDA events after "
+            "warm-up: the median of many runs over rotating random inputs larger than L2, in alternating "
+            "rounds. The fastest is stored per shape class: precision, layouts, M, N and K each rounded up "
+            "to a power of two, batch > 1 or not, 16-byte alignment (a tuned 4096x14336x4096 serves every "
+            "problem of class 4096x16384x4096). Shapes never tuned keep the default heuristic.",
+            "Cache: one JSON file per GPU, <cache root>/tune/<gpu>-<SMs>sm.json, where the cache root is "
+            "$TCGEMM_CACHE_DIR (default ~/.cache/tcgemm), the kernel cache's; here: "
+            f"{cache_dir() / 'tune'}. A file records the GPU, SM count, driver and torch CUDA versions, the "
+            "tcgemm version and a digest of the kernels and tile configs; when any of them changes the file "
+            "is stale and ignored until tuned again.",
+            "Disable: TCGEMM_TUNE=0 (auto uses the heuristic only), or --clear. An explicit config= always "
+            "wins over the cache."),
+        epilog="Examples:\n  tcgemm tune --precision bf16 --shapes 4096,8192,4096x14336x4096\n"
+               "  tcgemm tune --precision tf32 --shapes 2048 --layouts rr,rc --budget 0.5\n"
+               "  tcgemm tune --precision bf16 --shapes 512,16x4096x4096 --dry-run   # no GPU needed\n"
+               "  tcgemm tune --show          # what is cached, and whether it is still in use\n"
+               "  tcgemm tune --clear         # back to the heuristic",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--precision", default="bf16", choices=list(registry.PRECISIONS),
+                   help="computation precision (default bf16)")
+    p.add_argument("--shapes", type=parse_shapes, default=parse_shapes("4096"),
+                   help="comma list of N (cube) or MxNxK (default 4096)")
+    p.add_argument("--layouts", default="rr", help="comma list of A/B layouts: rr, rc, cr, cc (default rr)")
+    p.add_argument("--budget", type=float, default=0.25,
+                   help="seconds of timed runs per config and shape (default 0.25)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--dry-run", action="store_true",
+                      help="list the (shape, config) timings without running them (no GPU needed: plans for an "
+                           "H100 when none is visible)")
+    what.add_argument("--show", action="store_true", help="print the cached results (no GPU needed)")
+    what.add_argument("--clear", action="store_true", help="delete the cache files: auto uses its heuristic again")
+    p.set_defaults(func=cmd_tune)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcgemm",
@@ -474,6 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attention", choices=["none", "sdpa"], default="none",
                    help="with --model: skip attention (default) or run torch SDPA, the same in both models")
     p.set_defaults(func=cmd_bench, precision=None)  # fp32 for GEMM shapes; fp16 and bf16 for --model
+    _tune_parser(sub)
     return parser
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import registry, tma
+from . import registry, tma, tune
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
 
@@ -94,7 +94,10 @@ def select(
         if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
-        return spec, spec.config(config, problem.precision) if config else pick_config(spec, problem, sms)
+        if config:
+            return spec, spec.config(config, problem.precision)
+        # A config measured by `tcgemm tune` for this shape class on this GPU, else the estimate (tcgemm.tune).
+        return spec, tune.lookup(problem, spec, arch, sms) or pick_config(spec, problem, sms)
     spec = registry.get(kernel)
     reason = why_not(spec, problem, arch)
     if reason is not None:
