@@ -55,12 +55,17 @@ def reference(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: f
     return ref
 
 
-def relative_error(d: torch.Tensor, ref: torch.Tensor) -> float:
-    """||d - ref|| / ||ref|| (inf if d has NaN or Inf where ref is finite)."""
+def relative_error(d: torch.Tensor, ref: torch.Tensor, floor: float = 0.0) -> float:
+    """||d - ref|| / max(||ref||, floor) (inf if d has NaN or Inf where ref is finite).
+
+    ``floor`` guards against cancellation: a 1 x 1 x 8 product of random numbers can sum to
+    nearly zero, and then any rounding of the inputs (tf32 truncates them) is a large fraction
+    of ||ref||. :func:`check` passes the norm of |a| @ |b| divided by sqrt(K), which is about
+    ||ref|| for random data without cancellation, so the metric stays as strict elsewhere."""
     d64 = d.double()
     if not torch.isfinite(d64).all():
         return math.inf
-    denom = torch.linalg.vector_norm(ref).item()
+    denom = max(torch.linalg.vector_norm(ref).item(), floor)
     diff = torch.linalg.vector_norm(d64 - ref).item()
     return diff / denom if denom > 0 else diff
 
@@ -145,7 +150,9 @@ def check(
         unwritten = int(torch.isnan(out).sum().item())
     else:
         unwritten = int((out == torch.iinfo(out.dtype).min).sum().item())
-    ref = reference(a, b, c, alpha, beta, scales[0] * scales[1] if scales is not None else 1.0)
-    err = relative_error(out, ref)
+    scale = scales[0] * scales[1] if scales is not None else 1.0
+    ref = reference(a, b, c, alpha, beta, scale)
+    magnitude = abs(alpha * scale) * torch.matmul(a.double().abs(), b.double().abs())
+    err = relative_error(out, ref, torch.linalg.vector_norm(magnitude).item() / math.sqrt(max(k, 1)))
     return CheckResult(kernel, m, n, k, batch or 1, layouts, precision, alpha, beta, err,
                        TOLERANCE[precision], unwritten)
