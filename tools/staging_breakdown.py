@@ -12,28 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import time
 from collections.abc import Callable
 
 import torch
+from launch_overhead import _events  # tools/: CUDA-event median per call
 
 import tcgemm
 from tcgemm import staging
 
 
 def gpu_ms(fn: Callable[[], object], reps: int = 30) -> float:
-    for _ in range(3):
+    for _ in range(3):  # warm-up: compile, allocate, encode tensor maps
         fn()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    return _events(fn, reps)
 
 
 def host_us(fn: Callable[[], object], reps: int = 50) -> float:
