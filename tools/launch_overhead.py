@@ -5,13 +5,19 @@ CPU spends before the launch is queued), the median GPU time per launch timed wi
 around each call (the benchmark's method), and the GPU time per launch of a CUDA graph of 20
 calls replayed (no host work between launches). cuBLAS (torch.matmul) alongside.
 
-    python3 tools/launch_overhead.py [--json FILE] kernel[:config] ...
+    python3 tools/launch_overhead.py [--json FILE] [--profile] kernel[:config] ...
+
+--profile: also print where each tcgemm call's host time goes (cProfile over 500 calls, top entries
+by own time).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import pstats
 import statistics
 import time
 
@@ -66,12 +72,26 @@ def _host_us(fn, calls: int = 200) -> float:
     return host
 
 
+def _profile(fn, calls: int = 500, top: int = 18) -> str:
+    torch.cuda.synchronize()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    torch.cuda.synchronize()
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(top)
+    return text.getvalue()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="+")
     parser.add_argument("--shapes", default="4096,1024,128x4096x4096")
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--json")
+    parser.add_argument("--profile", action="store_true", help="cProfile the host side of each tcgemm call")
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     rows = []
@@ -96,6 +116,8 @@ def main() -> int:
             row = {"kernel": name, "m": m, "n": n, "k": k, "host_us": _host_us(fn),
                    "events_us": 1e3 * _events(fn), "graph_us": 1e3 * _graph(fn)}
             rows.append(row)
+            if args.profile and name != "cublas":
+                print(_profile(fn))
             print(f"{name:32s} {m}x{n}x{k}: host {row['host_us']:7.1f} us/call, events {row['events_us']:8.1f} us, "
                   f"graph {row['graph_us']:8.1f} us  ({2 * m * n * k / row['graph_us'] / 1e6:.0f} TFLOP/s in a graph)")
     if args.json:

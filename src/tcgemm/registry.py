@@ -351,6 +351,8 @@ LADDER: tuple[KernelSpec, ...] = (
                  STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
             _cfg("256x128x32", ("tf32",), BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, WARP_M=64, WARP_N=64,
                  STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 256, 128, 32, 4)),
+            _cfg("128x256x32trunc", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, TF32_ROUND=0, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
             _cfg("128x128x16", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=64, WARP_N=64,
                  STAGES=4, THREADS=128, SMEM_BYTES=_pipeline_smem(4, 128, 128, 16, 4)),
             _cfg("128x64x16", ("tf32",), BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=64, WARP_N=32,

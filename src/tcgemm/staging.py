@@ -82,31 +82,38 @@ def aligned_copy(t: torch.Tensor, layout: str | None = None) -> torch.Tensor:
 
 _COPY_SOURCE = "util/stage_copy.cu"
 _COPY_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int"}
-_COPY_TILE = 32  # kernels/util/stage_copy.cu: TILE, and TILE * ROWS threads
+_COPY_TILE = 32  # kernels/util/stage_copy.cu: TILE, and TILE * ROWS threads (stage_copy)
+_ROW_THREADS, _ROW_BYTES = 128, 128 * 4 * 4  # stage_rows: ROW_THREADS, and the bytes of a row one CTA writes
 _MAX_GRID_YZ = 65535
+_I64, _PTR, _INT = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
+# The two kernels of stage_copy.cu: (threads, argument types)
+_ENTRIES = {
+    "stage_copy": (_COPY_TILE * 8, (_PTR, _I64, _I64, _I64, _PTR, _I64, _I64, _INT, _INT)),
+    "stage_rows": (_ROW_THREADS, (_PTR, _I64, _I64, _PTR, _I64, _I64, _INT, _INT)),
+}
 
 
 class _CopyLaunch:
-    """The copy kernel for one element size on one device, launched like tcgemm.fastpath launches
-    GEMMs: a ctypes parameter block filled per call and one cuLaunchKernel (a staged call makes
-    two copies per GEMM; through cuda.core's launch they cost more host time than the copies take)."""
+    """One copy kernel of stage_copy.cu for one element size on one device, launched like
+    tcgemm.fastpath launches GEMMs: a ctypes parameter block filled per call and one cuLaunchKernel
+    (a staged call makes up to three copies per GEMM; through cuda.core's launch they would cost more
+    host time than the copies take)."""
 
-    def __init__(self, device: int, size: int) -> None:
+    def __init__(self, device: int, size: int, entry: str) -> None:
         from cuda.bindings import driver
 
         from . import fastpath, jit
 
         arch = jit.target_arch(torch.cuda.get_device_capability(device))
-        kernel = jit.load_kernel(_COPY_SOURCE, "stage_copy", jit.as_defines([("ELEM", _COPY_TYPES[size])]), arch,
-                                 device)
+        kernel = jit.load_kernel(_COPY_SOURCE, entry, jit.as_defines([("ELEM", _COPY_TYPES[size])]), arch, device)
         self._launch = driver.cuLaunchKernel
         self._ok = driver.CUresult.CUDA_SUCCESS
         self._handle = kernel.handle
         self._stream = fastpath._current_stream(device)
         self._device = device
         self._lock = threading.Lock()
-        self._values = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_void_p(),
-                        ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int(), ctypes.c_int())
+        self._threads, types = _ENTRIES[entry]
+        self._values = tuple(kind() for kind in types)
         self._params = (ctypes.c_void_p * len(self._values))(*(ctypes.addressof(v) for v in self._values))
         self._params_addr = ctypes.addressof(self._params)
 
@@ -117,19 +124,32 @@ class _CopyLaunch:
         with self._lock:
             for slot, value in zip(self._values, args, strict=True):
                 slot.value = value
-            (err,) = self._launch(self._handle, *grid, _COPY_TILE * 8, 1, 1, 0, self._stream(), self._params_addr, 0)
+            (err,) = self._launch(self._handle, *grid, self._threads, 1, 1, 0, self._stream(), self._params_addr, 0)
         if err != self._ok:
             raise RuntimeError(f"cuLaunchKernel (staging copy) failed: {err}")
 
 
-_launchers: dict[tuple[int, int], _CopyLaunch | None] = {}
+_launchers: dict[tuple[int, int, str], _CopyLaunch | None] = {}
+
+
+def _launcher(t: torch.Tensor, entry: str) -> _CopyLaunch | None:
+    device = t.device.index if t.device.index is not None else torch.cuda.current_device()
+    key = (device, t.element_size(), entry)
+    if key not in _launchers:
+        from . import jit
+
+        try:
+            _launchers[key] = _CopyLaunch(device, t.element_size(), entry)
+        except jit.JitUnavailable:
+            _launchers[key] = None
+    return _launchers[key]
 
 
 def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
-    """Fill ``buf`` (the padded storage of :func:`aligned_copy`: rows of ``buf.shape[-1]``
-    elements) from ``t`` with the tiled copy kernel of kernels/util/stage_copy.cu; False when
-    that kernel does not apply (CPU tensors, other element sizes, grids beyond CUDA's limits,
-    no NVRTC) and the caller should use torch's copy_."""
+    """Fill ``buf`` (rows of ``buf.shape[-1]`` elements, contiguous: the padded storage of
+    :func:`aligned_copy`, or the caller's D in :func:`unpad`) from ``t`` with the copy kernels of
+    kernels/util/stage_copy.cu; False when they do not apply (CPU tensors, other element sizes,
+    grids beyond CUDA's limits, no NVRTC) and the caller should use torch's copy_."""
     size = t.element_size()
     if not t.is_cuda or size not in _COPY_TYPES or t.numel() == 0:
         return False
@@ -139,22 +159,23 @@ def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
     big_r, big_c = (rows, cols) if layout == "r" else (cols, rows)
     batch = t.shape[0] if t.dim() == 3 else 1
     s_b = t.stride(0) if t.dim() == 3 else 0
-    grid = (-(-big_c // _COPY_TILE), -(-big_r // _COPY_TILE), batch)
-    if grid[1] > _MAX_GRID_YZ or grid[2] > _MAX_GRID_YZ or min(s_i, s_j) < 0:
+    ld = buf.shape[-1]
+    if batch > _MAX_GRID_YZ or min(s_i, s_j, s_b) < 0:
         return False
-    device = t.device.index if t.device.index is not None else torch.cuda.current_device()
-    key = (device, size)
-    if key not in _launchers:
-        from . import jit
-
-        try:
-            _launchers[key] = _CopyLaunch(device, size)
-        except jit.JitUnavailable:
-            _launchers[key] = None
-    copier = _launchers[key]
+    if s_j == 1 or big_c == 1:  # rows of the source are rows of the destination: a byte-string copy per row
+        copier = _launcher(t, "stage_rows")
+        if copier is None:
+            return False
+        grid = (-(-big_c * size // _ROW_BYTES), min(big_r, _MAX_GRID_YZ), batch)
+        copier(grid, (t.data_ptr(), s_i * size, s_b * size, buf.data_ptr(), ld * size, big_r * ld * size, big_r,
+                      big_c * size))
+        return True
+    grid = (-(-big_c // _COPY_TILE), -(-big_r // _COPY_TILE), batch)
+    if grid[1] > _MAX_GRID_YZ:
+        return False
+    copier = _launcher(t, "stage_copy")
     if copier is None:
         return False
-    ld = buf.shape[-1]
     copier(grid, (t.data_ptr(), s_i, s_j, s_b, buf.data_ptr(), ld, big_r * ld, big_r, big_c))
     return True
 
@@ -186,12 +207,13 @@ def padded_output(problem: GemmProblem, spec: registry.KernelSpec, out: torch.Te
     A TMA-store kernel writes 16-bit D through a tensor map, which needs 16-byte aligned rows; with
     N = 4095 (bf16) it would fall back to element-wise stores from registers (measured on the H100 at
     4095^3: 0.31 ms against 0.21 ms with the TMA store into padded rows). Writing into a buffer whose
-    rows are padded to 16 bytes and copying D out with the tiled copy costs far less. Only for outputs
-    tcgemm allocates (out=None), large problems, and row-major D (not the swapped D^T problem)."""
+    rows are padded to 16 bytes and copying D out with the row copy (stage_rows) costs far less. Only
+    for large problems and row-major D (not the swapped D^T problem): an output tcgemm allocates, or
+    the caller's ``out`` when it is contiguous."""
     size = problem.out_dtype.itemsize
     per_vec = 16 // size
-    if (out is not None or not spec.tma_store or size != 2 or problem.swapped or problem.n % per_vec == 0
-            or problem.m * problem.n * problem.k * problem.batch < MIN_MACS):
+    if ((out is not None and not out.is_contiguous()) or not spec.tma_store or size != 2 or problem.swapped
+            or problem.n % per_vec == 0 or problem.m * problem.n * problem.k * problem.batch < MIN_MACS):
         return None
     ld = -(-problem.n // per_vec) * per_vec
     return dataclasses.replace(problem, d_ld=ld, d_batch_stride=problem.m * ld)

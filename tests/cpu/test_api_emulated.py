@@ -307,3 +307,24 @@ def test_unaligned_16bit_output_goes_through_a_padded_buffer(fake_gpu, batch):
     torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=2e-2, atol=5e-2)
     small = tcgemm.gemm(a[..., :8, :8], b[:8, :9])  # below the size where padding pays: written in place
     assert fake_gpu.calls[-1][1].d_ld == 9 and small.is_contiguous()
+
+
+def test_unaligned_16bit_out_argument_goes_through_a_padded_buffer(fake_gpu):
+    """A contiguous ``out`` with unaligned rows is padded like an allocated D (and updated in place when it
+    is also c); a non-contiguous one is written where it is (element-wise stores)."""
+    gen = torch.Generator().manual_seed(8)
+    a = torch.randn(520, 520, generator=gen).to(torch.bfloat16)
+    b = torch.randn(520, 601, generator=gen).to(torch.bfloat16)
+    expect = a.double() @ b.double()
+    out = torch.full((520, 601), float("nan"), dtype=torch.bfloat16)
+    d = tcgemm.gemm(a, b, out=out)
+    assert d is out and fake_gpu.calls[-1][1].d_ld == 608
+    torch.testing.assert_close(out.double(), expect, rtol=2e-2, atol=5e-2)
+    c = torch.randn(520, 601, generator=gen).to(torch.bfloat16)
+    acc = c.clone()
+    tcgemm.gemm(a, b, acc, beta=1.0, out=acc)
+    torch.testing.assert_close(acc.double(), expect + c.double(), rtol=2e-2, atol=1e-1)
+    wide = torch.full((520, 603), float("nan"), dtype=torch.bfloat16)
+    tcgemm.gemm(a, b, out=wide[:, :601])
+    assert fake_gpu.calls[-1][1].d_ld == 603
+    torch.testing.assert_close(wide[:, :601].double(), expect, rtol=2e-2, atol=5e-2)

@@ -335,3 +335,22 @@ def test_staging_copy_kernel(dtype, layout, shape, view):
     assert torch.equal(out, t)
     if min(t.shape[-2:]) > 1:  # (a 1 x 1 matrix has no layout of its own)
         assert staging.fits(out, layout)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.bfloat16, torch.float32], ids=str)
+@pytest.mark.parametrize("cols", [1, 3, 5, 8, 1001, 4095])
+@pytest.mark.parametrize("src_off,dst_off", [(0, 0), (1, 0), (2, 1), (3, 3), (0, 2), (5, 7)])
+def test_staging_row_copy_any_alignment(dtype, cols, src_off, dst_off):
+    """stage_rows (the non-transposing copy: padded operands, and padded D back into the caller's tensor)
+    copies rows that start at any element offset into rows that start at any other, bit for bit, and
+    writes nothing outside the destination rows."""
+    from tcgemm import staging
+
+    rows, ld_src = 37, cols + 3
+    pool = torch.randint(-100, 100, (rows * ld_src + src_off,), device="cuda").to(dtype)
+    src = pool[src_off:].view(rows, ld_src)[:, :cols]
+    dst_pool = torch.full((rows * cols + dst_off + 9,), 7, device="cuda").to(dtype)
+    dst = dst_pool[dst_off:dst_off + rows * cols].view(rows, cols)
+    assert staging._device_copy(dst, src, "r")
+    assert torch.equal(dst, src)
+    assert (dst_pool[:dst_off] == 7).all() and (dst_pool[dst_off + rows * cols:] == 7).all()

@@ -137,6 +137,16 @@ __device__ __forceinline__ void chunk_coords(int it, int& row, int& chunk) {
     }
 }
 constexpr bool A_PAIRED = A_PERM && E == 4, B_PAIRED = B_PERM && E == 4;
+// tf32 inputs: TF32_ROUND = 1 rounds them to nearest (cvt.rna) in the pass over each landed tile
+// described at TileCopy::round_tf32; 0 leaves the fp32 bits to the tensor cores, which ignore the low
+// 13 (truncation, what the wgmma kernels do, who cannot touch their tiles), and then only the
+// interleaved (PAIRED) operands still need the pass: with both operands K-major it goes entirely,
+// with its wait for the next tile two steps early and a read and write of every tile in shared memory.
+#ifndef TF32_ROUND
+#define TF32_ROUND 1
+#endif
+constexpr bool TILE_PASS = E == 4 && (TF32_ROUND || A_PAIRED || B_PAIRED);
+__device__ __forceinline__ u32 tf32_bits(u32 x) { return TF32_ROUND ? to_tf32(x) : x; }
 
 // --- producer: one operand's tile for one stage -------------------------------
 // The tile is ROWS x ROW_BYTES in the source layout; "slow" is its row index
@@ -270,14 +280,14 @@ struct TileCopy {
                 const u32 dx = slot + offset(2 * u), dy = dx + 4 * ROW_BYTES;  // = offset(2u + 1)
                 const uint4 x = lds128(dx), y = lds128(dy);
                 if constexpr (IS_A) {  // quads (a0 a1 a2 a3) = (m, k) (m+1, k) (m, k+4) (m+1, k+4)
-                    sts128(dx, to_tf32(x.x), to_tf32(x.y), to_tf32(y.x), to_tf32(y.y));
-                    sts128(dy, to_tf32(x.z), to_tf32(x.w), to_tf32(y.z), to_tf32(y.w));
+                    sts128(dx, tf32_bits(x.x), tf32_bits(x.y), tf32_bits(y.x), tf32_bits(y.y));
+                    sts128(dy, tf32_bits(x.z), tf32_bits(x.w), tf32_bits(y.z), tf32_bits(y.w));
                 } else {               // pairs (b0 b1) = (k, n) (k+4, n)
-                    sts128(dx, to_tf32(x.x), to_tf32(y.x), to_tf32(x.y), to_tf32(y.y));
-                    sts128(dy, to_tf32(x.z), to_tf32(y.z), to_tf32(x.w), to_tf32(y.w));
+                    sts128(dx, tf32_bits(x.x), tf32_bits(y.x), tf32_bits(x.y), tf32_bits(y.y));
+                    sts128(dy, tf32_bits(x.z), tf32_bits(y.z), tf32_bits(x.w), tf32_bits(y.w));
                 }
             }
-        } else {
+        } else if constexpr (TF32_ROUND) {
 #pragma unroll
             for (int it = 0; it < ITERS; ++it) {
                 const u32 d = slot + offset(it);
@@ -447,7 +457,7 @@ __device__ __forceinline__ int acc_col(int j, int c) {
 // the group that carries them is committed and before a barrier publishes them.
 static_assert(KSTEPS >= 2 && STAGES >= 2, "at least two MMA_K steps per tile, two stages");
 constexpr int ROUND_STEP = KSTEPS >= 3 ? KSTEPS - 2 : KSTEPS - 1;
-constexpr int COPY_STEPS = E == 4 ? ROUND_STEP : KSTEPS - 1;
+constexpr int COPY_STEPS = TILE_PASS ? ROUND_STEP : KSTEPS - 1;
 
 typedef TileCopy<A_ROWS, A_ROW_BYTES, A_KMAJOR, A_PERM, elem_a> CopyA;
 typedef TileCopy<B_ROWS, B_ROW_BYTES, B_KMAJOR, B_PERM, elem_b> CopyB;
@@ -511,7 +521,7 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
         }
     };
     auto round_tf32 = [&](u32 slot) {
-        if constexpr (E == 4) {
+        if constexpr (TILE_PASS) {
             ca.template round_tf32<true>(slot);
             cb.template round_tf32<false>(slot + A_STAGE_BYTES);
         }
@@ -531,7 +541,7 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
 
     Fragments frag[PREFETCH ? 2 : 1];
     u32 rd = smem_base;  // tile t's slot
-    if constexpr (E == 4) {
+    if constexpr (TILE_PASS) {
         cp_async_wait<STAGES - 2>();
         round_tf32(rd);
     }
@@ -545,7 +555,7 @@ __device__ __forceinline__ void mainloop(const Gemm& g, acc_t (&acc)[MT][NT][4],
         const u32 nx = next_slot(rd);
         StaticFor<0, KSTEPS>::run([&](auto step) {
             constexpr int s = decltype(step)::value;
-            if constexpr (E == 4 && s == ROUND_STEP) {
+            if constexpr (TILE_PASS && s == ROUND_STEP) {
                 cp_async_wait<STAGES - 2>();  // tile t + 1: its group was committed at step COPY_STEPS - 1
                 if (t + 1 < tiles) round_tf32(nx);
             }

@@ -11,7 +11,8 @@
 //   dst[z][i][j] (row i of R, column j of C, rows `ld` elements apart)
 //     = src[z * s_b + i * s_i + j * s_j]
 //
-// through a TILE x TILE shared-memory tile: the read phase walks whichever
+// stage_copy (any strides, transposing included) goes through a TILE x TILE
+// shared-memory tile: the read phase walks whichever
 // source index has stride 1 across the lanes (coalesced reads whether or not
 // the copy transposes), the write phase walks j (coalesced writes).  The +1
 // column of padding puts a tile column on distinct banks for 4-byte elements,
@@ -19,6 +20,19 @@
 // lanes share a bank word, which costs a few shared-memory replays but no DRAM
 // traffic.  Rows past R or columns past C are skipped (the padding of each
 // row, ld - C elements, is never read by the GEMM).
+//
+// stage_rows is the non-transposing case (s_j == 1), which is most of them: the
+// bf16 operands at 4095^3 and the padded D copied back out.  There a copy is a
+// byte string per row, and the tile kernel's 2-byte lanes leave DRAM idle
+// (~1 TB/s measured).  Each thread instead writes 4-byte words of the
+// destination row; the source bytes of a word start at an arbitrary byte offset
+// r, so the thread reads the two aligned source words around them and lets
+// __byte_perm pick the four bytes (every word read holds at least one byte of
+// the row, so no read leaves the source allocation).  Lanes take consecutive
+// words: both reads and the write coalesce into 128-byte lines, and the second
+// read hits the line the neighbouring lane just brought into L1.  The few bytes
+// before the destination row's first aligned word and after its last are copied
+// singly.
 #ifndef ELEM
 #define ELEM unsigned short  // 1-, 2- or 4-byte element, copied as raw bits
 #endif
@@ -54,5 +68,47 @@ extern "C" __global__ void __launch_bounds__(TILE * ROWS) stage_copy(const elem*
     for (int r = y; r < TILE; r += ROWS) {
         const int i = i0 + r, j = j0 + x;
         if (i < R && j < C) dst[i * ld + j] = tile[r][x];
+    }
+}
+
+constexpr int ROW_THREADS = 128;
+constexpr int ROW_WORDS = 4;  // destination words per thread, ROW_THREADS apart (loads in flight per thread)
+
+extern "C" __global__ void __launch_bounds__(ROW_THREADS) stage_rows(const unsigned char* __restrict__ src, i64 s_row,
+                                                                    i64 s_b, unsigned char* __restrict__ dst, i64 d_row,
+                                                                    i64 d_b, int rows, int row_bytes) {
+    src += blockIdx.z * s_b;
+    dst += blockIdx.z * d_b;
+    for (int row = blockIdx.y; row < rows; row += gridDim.y) {
+        const unsigned char* s = src + row * s_row;
+        unsigned char* d = dst + row * d_row;
+        const int head = min(int((4 - (reinterpret_cast<unsigned long long>(d) & 3)) & 3), row_bytes);
+        const int words = (row_bytes - head) / 4;
+        const int first = blockIdx.x * ROW_THREADS * ROW_WORDS + threadIdx.x;
+        unsigned int lo[ROW_WORDS], hi[ROW_WORDS];
+#pragma unroll
+        for (int w = 0; w < ROW_WORDS; ++w) {  // all loads first: ROW_WORDS pairs in flight per thread
+            const int word = first + w * ROW_THREADS;
+            if (word < words) {
+                const unsigned char* p = s + head + 4 * word;
+                const unsigned int* aligned = reinterpret_cast<const unsigned int*>(
+                    reinterpret_cast<unsigned long long>(p) & ~3ull);
+                lo[w] = __ldg(aligned);
+                hi[w] = (reinterpret_cast<unsigned long long>(p) & 3) ? __ldg(aligned + 1) : 0u;
+            }
+        }
+        const unsigned int shift = (reinterpret_cast<unsigned long long>(s + head) & 3) * 0x1111u;
+#pragma unroll
+        for (int w = 0; w < ROW_WORDS; ++w) {
+            const int word = first + w * ROW_THREADS;
+            if (word < words)
+                reinterpret_cast<unsigned int*>(d + head)[word] = __byte_perm(lo[w], hi[w], 0x3210u + shift);
+        }
+        if (blockIdx.x == 0) {  // the unaligned ends: head bytes before the first word, the rest after the last
+            const int tail = head + 4 * words;
+            if (threadIdx.x < head) d[threadIdx.x] = s[threadIdx.x];
+            if (threadIdx.x >= 32 && threadIdx.x - 32 < row_bytes - tail)
+                d[tail + threadIdx.x - 32] = s[tail + threadIdx.x - 32];
+        }
     }
 }
