@@ -237,7 +237,12 @@ def ensure_context(device: int) -> None:
             raise RuntimeError(f"cannot make CUDA device {device}'s context current: {err}")
 
 
-_counters: dict[tuple[int, int], torch.Tensor] = {}
+_split_k_scratch: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+
+
+def _raw_stream(device: int) -> int:
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
 
 
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
@@ -245,10 +250,11 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     """(workspace address, counters address, workspace tensor) of a split-K launch (kernels/include/split_k.cuh),
     or (0, 0, None) for configs without SPLIT_K.
 
-    The workspace (fp32 partial tiles, written before they are read) is allocated per call from
-    torch's stream-ordered caching allocator. The per-tile arrival counters must start at zero;
-    every launch leaves them at zero again, so one zeroed array per (device, stream) serves all
-    launches on that stream, in order."""
+    Both live per (device, stream) and grow as needed: launches on one stream run in order, so one
+    workspace (fp32 partial tiles, written before they are read within a launch) serves them all,
+    and the per-tile arrival counters, which must start at zero, are left at zero by every launch.
+    (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
+    split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
     if splits == 1:
         return 0, 0, None
@@ -257,13 +263,18 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     tile_rows = -(-problem.m // block_m)
     tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
     tiles = tiles_m * -(-problem.n // block_n) * problem.batch
-    consumers = block_m // 64
-    workspace = torch.empty(tiles * splits * block_m * block_n, dtype=torch.float32, device=f"cuda:{device}")
-    key = (device, torch.cuda.current_stream(device).cuda_stream)
-    counters = _counters.get(key)
-    if counters is None or counters.numel() < tiles * consumers:
-        counters = torch.zeros(tiles * consumers, dtype=torch.int32, device=f"cuda:{device}")
-        _counters[key] = counters
+    need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
+    key = (device, _raw_stream(device))
+    scratch = _split_k_scratch.get(key)
+    if scratch is None or scratch[0].numel() < need_ws or scratch[1].numel() < need_counters:
+        old_ws, old_counters = scratch or (None, None)
+        workspace = torch.empty(max(need_ws, old_ws.numel() if old_ws is not None else 0), dtype=torch.float32,
+                                device=f"cuda:{device}")
+        counters = old_counters
+        if counters is None or counters.numel() < need_counters:
+            counters = torch.zeros(need_counters, dtype=torch.int32, device=f"cuda:{device}")
+        scratch = _split_k_scratch[key] = (workspace, counters)
+    workspace, counters = scratch
     return workspace.data_ptr(), counters.data_ptr(), workspace
 
 

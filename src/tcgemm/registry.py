@@ -347,12 +347,14 @@ LADDER: tuple[KernelSpec, ...] = (
                  STAGES=3, THREADS=128, SMEM_BYTES=_pipeline_smem(3, 128, 128, 64, 2)),
             _cfg("128x64x32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, WARP_M=64, WARP_N=32,
                  STAGES=4, THREADS=128, SMEM_BYTES=_pipeline_smem(4, 128, 64, 32, 2)),
-            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
-                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
+            # tf32: 256 x 128 first (truncating: 204 / 210 TFLOP/s at 4096^3 / 8192^3 against 200 / 201 for
+            # 128 x 256, 2026-11-23-h100-explore-tf32-truncate.json)
             _cfg("256x128x32", ("tf32",), BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, WARP_M=64, WARP_N=64,
                  STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 256, 128, 32, 4)),
-            _cfg("128x256x32trunc", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
-                 STAGES=4, THREADS=256, TF32_ROUND=0, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
+            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
+            _cfg("128x256x32rn", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, WARP_M=64, WARP_N=64,
+                 STAGES=4, THREADS=256, TF32_ROUND=1, SMEM_BYTES=_pipeline_smem(4, 128, 256, 32, 4)),
             _cfg("128x128x16", ("tf32",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=64, WARP_N=64,
                  STAGES=4, THREADS=128, SMEM_BYTES=_pipeline_smem(4, 128, 128, 16, 4)),
             _cfg("128x64x16", ("tf32",), BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=64, WARP_N=32,
@@ -515,6 +517,9 @@ LADDER: tuple[KernelSpec, ...] = (
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
+            _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
+                 THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
+                 SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
@@ -548,9 +553,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x32", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
-            # state pushes ptxas into spilling inside the main loop.
+            # state pushes ptxas into spilling inside the main loop. The partial sums go into the fp32
+            # total every 4 k-tiles (512 k; p1: every k-tile, 128 k, 0.86x / 0.74x of torch._scaled_mm at
+            # 4096^3 / 8192^3 against 0.91x / 0.85x, 2026-11-23-h100-explore-fp8-promote.json).
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,

@@ -126,21 +126,24 @@ def test_split_k_workspace_holds_every_unit(monkeypatch):
     sizes = {}
     p = _problem(130, 300, 640, batch=2)
 
-    buffer = torch.zeros(1)
+    real_zeros = torch.zeros
 
     def fake_empty(n, dtype, device):
         sizes["ws"] = n
-        return buffer
+        return real_zeros(n, dtype=dtype)
 
     def fake_zeros(n, dtype, device):
         sizes["counters"] = n
-        return buffer
+        return real_zeros(n, dtype=dtype)
 
     monkeypatch.setattr(launch.torch, "empty", fake_empty)
     monkeypatch.setattr(launch.torch, "zeros", fake_zeros)
-    monkeypatch.setattr(launch.torch.cuda, "current_stream", lambda device: type("S", (), {"cuda_stream": 7})())
-    launch._counters.clear()
+    monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
+    launch._split_k_scratch.clear()
     launch.split_k_buffers(p, spec, cfg, 0)
     tiles = 2 * 3 * 2  # ceil(130/128) rows, ceil(300/128) columns, batch 2 (cluster 1)
     assert sizes == {"ws": tiles * 4 * 128 * 128, "counters": tiles * 2}
-    launch._counters.clear()
+    sizes.clear()  # a second launch on the same stream reuses both buffers
+    launch.split_k_buffers(p, spec, cfg, 0)
+    assert sizes == {}
+    launch._split_k_scratch.clear()

@@ -106,13 +106,17 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 //  * fp8 partial sums: the tensor cores add fp8 products into the
 //    accumulators with about 14 mantissa bits kept, so over a long K the
 //    errors pile up.  As cuBLAS does without "fast accumulation", each
-//    k-tile's 4 wgmmas (128 k) accumulate into fresh registers `part`
-//    (scale_d = 0 on the first), which are added to the fp32 total once they
-//    retire: a second accumulator array (BLOCK_N = 128 in the registry: at
-//    192 the loop state on top of 2 x 96 registers makes ptxas spill inside
-//    the main loop) and a wait per
-//    k-tile, during which the other consumer warpgroup keeps the tensor cores
-//    busy.  The per-tensor scales (torch._scaled_mm's scale_a, scale_b,
+//    PROMOTE_EVERY k-tiles' wgmmas (128 k each) accumulate into fresh
+//    registers `part` (scale_d = 0 on the first), which are added to the fp32
+//    total once they retire: every 4 k-tiles = 512 k by default, because the
+//    wait for them to retire idles this warpgroup's share of the tensor cores
+//    (every k-tile: 0.74x of cuBLAS at 8192^3, every 4: 0.85x; the error on
+//    random data stays that of the bf16 output rounding; config p1 promotes
+//    every k-tile).  `part` is a second accumulator array: BLOCK_N = 128 in
+//    the registry (at 192 the loop state on top of 2 x 96 registers makes
+//    ptxas spill; a third array, to add one k-tile's part while the next one
+//    multiplies, spilled at 128: ptxas kept the consumers to ~192 registers
+//    whatever setmaxnreg allowed).  The per-tensor scales (torch._scaled_mm's scale_a, scale_b,
 //    device pointers, null = 1) multiply the total before alpha/beta.
 #if defined(PRECISION_FP16) || defined(PRECISION_BF16) || \
     !(defined(PRECISION_TF32) || defined(PRECISION_INT8) || defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2))
@@ -134,6 +138,9 @@ using Mma = WgmmaE4m3<BLOCK_N>;
 #else
 typedef float acc_t;
 using Mma = WgmmaE5m2<BLOCK_N>;
+#endif
+#ifndef PROMOTE_EVERY
+#define PROMOTE_EVERY 4  // fp8: k-tiles per partial sum
 #endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
@@ -362,13 +369,26 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 const unsigned b_base = b_slot(s);
                 wgmma_fence();  // (fp8: also orders the last reads of `part` before its overwrite)
                 if constexpr (PROMOTE) {
-                    mma_ktile(part, a_base, b_base, 0);
+                    // `part` sums PROMOTE_EVERY k-tiles, then waits and goes into the total; in between
+                    // the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
+                    const int j = kt - kt0;
+                    const bool first = j % PROMOTE_EVERY == 0;
+                    const bool last = j % PROMOTE_EVERY == PROMOTE_EVERY - 1 || kt + 1 == kt1;
+                    mma_ktile(part, a_base, b_base, first ? 0 : 1);
                     wgmma_commit();
-                    wgmma_wait<0>();  // k-tile kt retired: its slot goes back at once
-                    if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                    wgmma_fence_accumulators(part);
+                    if (last) {
+                        wgmma_wait<0>();  // this k-tile (and the one before) retired: their slots go back
+                        if (releaser) {
+                            if (!first) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                            mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                        }
+                        wgmma_fence_accumulators(part);
 #pragma unroll
-                    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
+                        for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
+                    } else {
+                        wgmma_wait<1>();
+                        if (!first && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    }
                 } else {
                     mma_ktile(acc, a_base, b_base, 1);
                     wgmma_commit();
