@@ -5,7 +5,7 @@
 # Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [SKIP_SANITIZE=1] [SANITIZE_TOOLS=list]
 #        [SKIP_COMPILE=1 (no up-front build of every kernel: the JIT compiles what runs)]
 #        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
-#        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr]
+#        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr] [EXTRA_RUNS="precision/layouts/kernels/shapes ..."]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
@@ -98,6 +98,18 @@ for precision in ${PRECISIONS//,/ }; do
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     done
   done
+done
+# EXTRA_RUNS: exploratory rows beside the release ones, space-separated precision/layouts/kernels/shapes
+# entries, e.g. "tf32/rc/mma_pipeline:256x128x32s3,mma_pipeline:256x128x32g16/4096,8192".
+e=0
+for extra in ${EXTRA_RUNS:-}; do
+  e=$((e + 1))
+  IFS=/ read -r precision lay kernels shapes <<< "$extra"
+  step "extra bench $e: $precision $lay $kernels $shapes"
+  timeout 900 python3 -m tcgemm bench --precision "$precision" --kernels "$kernels" --shapes "$shapes" \
+    --budget "${BENCH_BUDGET:-1.0}" --layouts "$lay" --json "$OUT/bench_extra_$e.json" 2>&1 | tee -a "$OUT/bench.log" \
+    | grep -v "━"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 # The device returns at most 8 files: with more than 5 precisions, one bench_all.json holds every
 # row (each row names its precision; tools/results_table.py and tcgemm plot read it as it is).
