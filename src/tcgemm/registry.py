@@ -516,14 +516,14 @@ LADDER: tuple[KernelSpec, ...] = (
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
+            # (Split-K over these, 128 x 64 x 64 with SPLIT_K = 2, ran faster with B in L2 (18.5 against
+            # 23.6 us in a CUDA graph) but slower with B from DRAM, as the benchmark has it: 0.78x against
+            # 0.85x of cuBLAS, 2026-11-23-h100-release-skinny.json.)
             _cfg("128x64x64", ("fp16", "bf16"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
-            _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
-                 THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
