@@ -522,6 +522,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64", ("fp16", "bf16"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+            # M <= 64 rows per tile, one consumer warpgroup: at M = 128, 128 x 64 tiles give one CTA per
+            # 64 columns (64 of 132 SMs, each multiplying for ~18 us at the tensor cores' rate); 64 x 64
+            # tiles put twice the CTAs on the GPU, each with half the multiply-adds, and at M = 16 they
+            # skip the second warpgroup's rows of zeros. speed: a guess until measured (it keeps large
+            # problems on big tiles).
+            _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
@@ -566,12 +574,23 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # (exploratory: u = partial sums promoted in step by both consumers, as before stagger;
+            # p8 = every 8 k-tiles)
+            _cfg("128x128x128u", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_STAGGER=0,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128p8", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=8,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128s6", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("64x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
+                 STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             _cfg("128x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
                  STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
