@@ -64,6 +64,11 @@ class TileConfig:
             text += f" t{p['THREAD_M']}x{p.get('THREAD_N', 1)}"
         if "STAGES" in p:
             text += f" s{p['STAGES']}"
+        # What the config's name adds to its tile (k2: split-K, c1: no cluster, p1, g16, rn, ...).
+        dims = text.split(" ")[0]
+        extra = self.name.removeprefix(dims) if self.name.startswith(dims) else ""
+        if extra and not extra.startswith(f"s{p.get('STAGES')}"):
+            text += f" {extra}"
         return text
 
 
@@ -517,16 +522,18 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
             # (Split-K over these, 128 x 64 x 64 with SPLIT_K = 2, ran faster with B in L2 (18.5 against
-            # 23.6 us in a CUDA graph) but slower with B from DRAM, as the benchmark has it: 0.78x against
-            # 0.85x of cuBLAS, 2026-11-23-h100-release-skinny.json.)
+            # 23.6 us in a CUDA graph) but slower in the benchmark, which times each call with its host
+            # cost and B from DRAM: 0.62x against 0.86x of cuBLAS, 2026-11-23-h100-explore-skinny-splitk.json.)
             _cfg("128x64x64", ("fp16", "bf16"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # M <= 64 rows per tile, one consumer warpgroup: at M = 128, 128 x 64 tiles give one CTA per
             # 64 columns (64 of 132 SMs, each multiplying for ~18 us at the tensor cores' rate); 64 x 64
             # tiles put twice the CTAs on the GPU, each with half the multiply-adds, and at M = 16 they
-            # skip the second warpgroup's rows of zeros. speed: a guess until measured (it keeps large
-            # problems on big tiles).
+            # skip the second warpgroup's rows of zeros. In a CUDA graph (B in L2): M = 128 21.7 against
+            # 23.8 us, M = 16 21.1 against 31.6 us (cuBLAS 14.3 and 8.8); in the benchmark 0.88x / 0.88x
+            # of cuBLAS (2026-11-23-h100-explore-fp8-stagger-skinny.json). speed: a guess, not measured
+            # (it keeps large problems on big tiles).
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
@@ -567,20 +574,15 @@ LADDER: tuple[KernelSpec, ...] = (
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
             # state pushes ptxas into spilling inside the main loop. The partial sums go into the fp32
             # total every 4 k-tiles (512 k; p1: every k-tile, 128 k, 0.86x / 0.74x of torch._scaled_mm at
-            # 4096^3 / 8192^3 against 0.91x / 0.85x, 2026-11-23-h100-explore-fp8-promote.json).
+            # 4096^3 / 8192^3 against 0.91x / 0.85x, 2026-11-23-h100-explore-fp8-promote.json). Staggering
+            # the two consumers' promotions (so one drains while the other multiplies) ran far slower,
+            # 0.71x / 0.58x against 0.89x / 0.88x in the same run (2026-11-23-h100-explore-fp8-stagger-skinny.json):
+            # a slot is released only when both have read it, so two drains per period stall the ring twice.
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            # (exploratory: u = partial sums promoted in step by both consumers, as before stagger;
-            # p8 = every 8 k-tiles)
-            _cfg("128x128x128u", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_STAGGER=0,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128p8", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=8,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,

@@ -142,9 +142,6 @@ using Mma = WgmmaE5m2<BLOCK_N>;
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY 4  // fp8: k-tiles per partial sum
 #endif
-#ifndef PROMOTE_STAGGER
-#define PROMOTE_STAGGER 1  // fp8: the consumer warpgroups promote at different k-tiles
-#endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
 #else
@@ -374,11 +371,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 if constexpr (PROMOTE) {
                     // `part` sums PROMOTE_EVERY k-tiles, then waits and goes into the total; in between
                     // the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
-                    // The consumers' partial sums are staggered by PROMOTE_EVERY / CONSUMERS k-tiles, so
-                    // that while one warpgroup waits for its wgmmas to drain, the other still has work
-                    // queued on the tensor cores (the first partial sum of a tile is shorter).
-                    const int j = kt - kt0 + (PROMOTE_STAGGER ? cw * (PROMOTE_EVERY / CONSUMERS) : 0);
-                    const bool first = kt == kt0 || j % PROMOTE_EVERY == 0;
+                    const int j = kt - kt0;
+                    const bool first = j % PROMOTE_EVERY == 0;
                     const bool last = j % PROMOTE_EVERY == PROMOTE_EVERY - 1 || kt + 1 == kt1;
                     mma_ktile(part, a_base, b_base, first ? 0 : 1);
                     wgmma_commit();
