@@ -167,13 +167,14 @@ def ladder_figure(rows: list[dict], out: Path, shape: Shape | None = None) -> Pa
 
 
 def auto_data(rows: list[dict]) -> dict[str, list[tuple[str, dict, dict | None]]]:
-    """{precision: [(x label, fastest auto row, fastest cuBLAS row or None)]}, shapes in order of appearance."""
+    """{precision: [(x label, auto row, cuBLAS row or None)]}, shapes in order of appearance. A shape
+    measured in several files keeps its first row: a repeat run is no second chance to win."""
     auto: dict[tuple[str, Shape, str], dict] = {}
     cublas: dict[tuple[str, Shape, str], dict] = {}
     for r in rows:
         key = (r["precision"], _shape(r), _layouts(r))
         target = auto if _is_auto(r) else cublas if r["kernel"] == "cublas" else None
-        if target is not None and (key not in target or r["tflops"] > target[key]["tflops"]):
+        if target is not None and key not in target:
             target[key] = r
     if not auto:
         raise ValueError("no `auto` rows to draw: pass results of `tcgemm bench --kernels auto` "
