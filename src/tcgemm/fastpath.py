@@ -77,9 +77,20 @@ def _current_stream(device: int) -> Callable[[], Any]:
     from cuda.bindings import driver
 
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return lambda: driver.CUstream(raw(device))
-    return lambda: driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
+    if raw is None:
+        return lambda: driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
+    handles: dict[int, Any] = {}  # raw stream -> its driver handle object (built once: ~1 us each)
+
+    def current() -> Any:
+        r = raw(device)
+        h = handles.get(r)
+        if h is None:
+            if len(handles) > 64:
+                handles.clear()
+            h = handles[r] = driver.CUstream(r)
+        return h
+
+    return current
 
 
 class Prepared:
@@ -121,6 +132,7 @@ class Prepared:
             if geo is not None:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
         self._tma_store = spec.tma_store
+        self._maps: dict[tuple[int, int, int], tuple[tuple[int, int, int, int], tuple[Any, ...]]] = {}
 
         # The parameter block: one ctypes value per kernel argument, in TCGEMM_KERNEL order.
         c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)
@@ -154,6 +166,22 @@ class Prepared:
         for i, v in enumerate(values):
             self._params[self._n_maps + i] = ctypes.addressof(v)
         self._params_addr = ctypes.addressof(self._params)
+
+    def _encode_maps(self, a_ptr: int, b_ptr: int, d_ptr: int) -> tuple[tuple[int, int, int, int], tuple[Any, ...]]:
+        """((A map, B map, D map or A's again, D-map flag) as parameter pointers, the map objects that
+        own them) for these addresses, kept for the next call with the same ones (rotating buffers,
+        a loop over layers): encoding and hashing the geometry is most of a repeat call's host time."""
+        ma = tma.encode_typed(a_ptr, *self._geo_a)
+        mb = tma.encode_typed(b_ptr, *self._geo_b)
+        md = None
+        if self._tma_store and self._d_geo and d_ptr % 16 == 0:
+            md = tma.encode_typed(d_ptr, *self._d_geo)
+        third = (md or ma).getPtr() if self._tma_store else 0
+        maps = ((ma.getPtr(), mb.getPtr(), third, int(md is not None)), (ma, mb, md))
+        if len(self._maps) >= 64:
+            self._maps.clear()
+        self._maps[(a_ptr, b_ptr, d_ptr)] = maps
+        return maps
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None,
                  out: torch.Tensor | None) -> torch.Tensor:
@@ -195,14 +223,16 @@ class Prepared:
                 self._ws.value = ws_ptr
                 self._counters.value = counters_ptr
             if self._tma:
-                ma = tma.encode_typed(a_ptr, *self._geo_a)
-                mb = tma.encode_typed(b_ptr, *self._geo_b)
-                self._params[0] = ma.getPtr()
-                self._params[1] = mb.getPtr()
-                if self._tma_store:
-                    md = tma.encode_typed(d_ptr, *self._d_geo) if self._d_geo and d_ptr % 16 == 0 else None
-                    self._d_ok.value = int(md is not None)
-                    self._params[2] = (md or ma).getPtr()
+                maps = self._maps.get((a_ptr, b_ptr, d_ptr))
+                if maps is None:
+                    maps = self._encode_maps(a_ptr, b_ptr, d_ptr)
+                pa, pb, pd, d_ok = maps[0]
+                params = self._params
+                params[0] = pa
+                params[1] = pb
+                if self._tma_store:  # (without it, slot 2 is the first scalar argument's)
+                    params[2] = pd
+                    self._d_ok.value = d_ok
             gx, gy, gz = self._grid
             (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
                                   self._params_addr, 0)
