@@ -139,9 +139,6 @@ using Mma = WgmmaE4m3<BLOCK_N>;
 typedef float acc_t;
 using Mma = WgmmaE5m2<BLOCK_N>;
 #endif
-#ifndef ACC_CHAINS
-#define ACC_CHAINS 1  // independent accumulator arrays per consumer (2: see mma_ktile)
-#endif
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY 4  // fp8: k-tiles per partial sum
 #endif
@@ -190,7 +187,6 @@ static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
-static_assert(ACC_CHAINS == 1 || (ACC_CHAINS == 2 && !PROMOTE), "two chains: 16-bit, tf32 and int8 sums only");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
@@ -224,23 +220,15 @@ __device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int tiles_n,
 
 // The 4 wgmmas of one k-tile (128 bytes of k) for a consumer warpgroup whose
 // A rows start at a_base; scale_first = 0 overwrites d instead of adding.
-// With a second array d2 (ACC_CHAINS = 2), odd k-steps accumulate there: the wgmmas of a k-tile
-// then form two independent chains instead of one.  A narrow tile (N = 64: ~32 clocks of tensor
-// work per wgmma) otherwise waits out each wgmma's latency before the next can add into the same
-// registers; 64 x 64 tiles have registers to spare for the second array.
 template <typename Acc, int NACC>
-__device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first,
-                                          Acc (*d2)[NACC] = nullptr) {
+__device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
 #pragma unroll
     for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
         const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major(a_base + kk * K_STEP_BYTES)
                                                 : wgmma_desc_mn_major(a_base + kk * MN_STEP_BYTES, A_CHUNK);
         const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major(b_base + kk * K_STEP_BYTES)
                                                 : wgmma_desc_mn_major(b_base + kk * MN_STEP_BYTES, B_CHUNK);
-        if (d2 != nullptr && kk % 2 == 1)
-            Mma::mma(*d2, da, db, kk == 1 ? scale_first : 1);
-        else
-            Mma::mma(d, da, db, kk == 0 ? scale_first : 1);
+        Mma::mma(d, da, db, kk == 0 ? scale_first : 1);
     }
 }
 
@@ -360,17 +348,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[BLOCK_N / 2];
         acc_t part[BLOCK_N / 2];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
-        acc_t acc2[BLOCK_N / 2];  // the second chain (ACC_CHAINS = 2; otherwise never touched: no registers)
         int s = 0;
         unsigned phase = 0;
         for (int u = first_unit; u < units; u += unit_step) {
             const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
 #pragma unroll
             for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0;
-            if constexpr (ACC_CHAINS == 2) {
-#pragma unroll
-                for (int i = 0; i < BLOCK_N / 2; ++i) acc2[i] = 0;
-            }
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
@@ -407,7 +390,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                         if (!first && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
                 } else {
-                    mma_ktile(acc, a_base, b_base, 1, ACC_CHAINS == 2 ? &acc2 : nullptr);
+                    mma_ktile(acc, a_base, b_base, 1);
                     wgmma_commit();
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
@@ -423,11 +406,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             }
             wgmma_fence_accumulators(acc);
-            if constexpr (ACC_CHAINS == 2) {
-                wgmma_fence_accumulators(acc2);
-#pragma unroll
-                for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += acc2[i];
-            }
 #if SPLIT_K > 1
             {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
                 __shared__ int last_flag[CONSUMERS];
