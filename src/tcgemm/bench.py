@@ -73,7 +73,13 @@ def _git_commit() -> str:
         here = os.path.dirname(__file__)
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
                              timeout=5).stdout.strip()
-        return out if out and out != "HEAD" else "unknown"  # a copy without history answers "HEAD"
+        if not out or out == "HEAD":  # a copy without history answers "HEAD"
+            return "unknown"
+        # A working tree that differs from that commit (a copy sent to a GPU machine with an older .git)
+        # is marked "+": set TCGEMM_COMMIT to name what really ran.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return out + ("+" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
