@@ -534,13 +534,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # 23.8 us, M = 16 21.1 against 31.6 us (cuBLAS 14.3 and 8.8); in the benchmark 0.88x / 0.88x
             # of cuBLAS (2026-11-23-h100-explore-fp8-stagger-skinny.json). Not the wgmma accumulator chain:
             # a second, independent chain of accumulators changed nothing
-            # (2026-11-23-h100-explore-skinny-chains.json). speed: a guess, not measured (it keeps large
-            # problems on big tiles).
+            # (2026-11-23-h100-explore-skinny-chains.json); split-K 2 over these tiles (128 CTAs at M <= 64)
+            # won in a CUDA graph and lost in the benchmark (2026-11-23-h100-explore-skinny-64x64k2.json).
+            # speed: a guess, not measured (it keeps large problems on big tiles).
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x64x64k2", ("fp16", "bf16"), speed=0.3, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
