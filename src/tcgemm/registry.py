@@ -535,17 +535,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # of cuBLAS (2026-11-23-h100-explore-fp8-stagger-skinny.json). Not the wgmma accumulator chain:
             # a second, independent chain of accumulators changed nothing
             # (2026-11-23-h100-explore-skinny-chains.json); split-K 2 over these tiles (128 CTAs at M <= 64)
-            # won in a CUDA graph and lost in the benchmark (2026-11-23-h100-explore-skinny-64x64k2.json).
+            # won in a CUDA graph and lost in the benchmark (2026-11-23-h100-explore-skinny-64x64k2.json), as
+            # did 64 x 128 k4 and 64 x 256 k8 (2026-11-23-h100-explore-skinny-wide-splitk.json).
             # speed: a guess, not measured (it keeps large problems on big tiles).
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x128x64k4", ("fp16", "bf16"), speed=0.3, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=8,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),
-            _cfg("64x256x64k8", ("fp16", "bf16"), speed=0.3, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=256, SPLIT_K=8,
-                 SMEM_BYTES=_hopper_smem(4, 64, 256) + _epilogue_smem(64, 256)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
