@@ -76,9 +76,7 @@ def _extent(t: torch.Tensor | None) -> int:
 def _current_stream(device: int) -> Callable[[], Any]:
     from cuda.bindings import driver
 
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is None:
-        return lambda: driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
+    raw = launch._raw_stream
     handles: dict[int, Any] = {}  # raw stream -> its driver handle object (built once: ~1 us each)
 
     def current() -> Any:

@@ -240,9 +240,12 @@ def ensure_context(device: int) -> None:
 _split_k_scratch: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
 
 
+_RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def _raw_stream(device: int) -> int:
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+    """The handle of torch's current stream on ``device`` (the cheap private accessor when torch has it)."""
+    return _RAW_STREAM(device) if _RAW_STREAM is not None else torch.cuda.current_stream(device).cuda_stream
 
 
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
