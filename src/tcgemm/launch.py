@@ -271,8 +271,7 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
         return 0, 0, None
     block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
     cluster = spec.cluster_of(cfg)
-    tile_rows = -(-problem.m // block_m)
-    units = -(-tile_rows // cluster) * -(-problem.n // block_n) * problem.batch
+    units = -(-(-(-problem.m // block_m)) // cluster) * -(-problem.n // block_n) * problem.batch
     if splits == 1:  # stream-K: room for 2 pieces of each streamed unit
         units, splits = stream_k_units(units, grid_x // cluster), 2
         if units == 0:

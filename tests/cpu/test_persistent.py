@@ -160,7 +160,7 @@ def test_stream_k_covers_every_k_tile_once_in_at_most_two_pieces(units, ktiles, 
             if count > 1:
                 pieces.setdefault(unit, []).append((piece, count, slot))
     assert len(seen) == units * ktiles
-    for ps in pieces.values():
+    for unit, ps in pieces.items():
         assert sorted(p for p, _, _ in ps) == [0, 1] and {c for _, c, _ in ps} == {2}
         assert len({slot for _, _, slot in ps}) == 1
     assert max(loads) - min(loads) <= ktiles + 1  # whole units in the data-parallel waves, +-1 in the tail
@@ -205,15 +205,10 @@ def test_stream_k_workspace_holds_two_pieces_per_streamed_unit(monkeypatch):
     cfg = spec.config("128x256x64sk")
     sizes = {}
     real_zeros = torch.zeros
-
-    def fake(key):
-        def make(n, dtype, device):
-            sizes[key] = n
-            return real_zeros(n, dtype=dtype)
-        return make
-
-    monkeypatch.setattr(launch.torch, "empty", fake("ws"))
-    monkeypatch.setattr(launch.torch, "zeros", fake("counters"))
+    monkeypatch.setattr(launch.torch, "empty", lambda n, dtype, device: sizes.setdefault("ws", n) and None
+                        or real_zeros(n, dtype=dtype))
+    monkeypatch.setattr(launch.torch, "zeros", lambda n, dtype, device: sizes.setdefault("counters", n) and None
+                        or real_zeros(n, dtype=dtype))
     monkeypatch.setattr(launch, "_raw_stream", lambda device: 9)
     launch._split_k_scratch.clear()
     assert launch.stream_k_units(256, 66) == 124 and launch.stream_k_units(264, 66) == 0
