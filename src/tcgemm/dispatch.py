@@ -56,9 +56,7 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     config's measured relative speed. Ties go to the first config (the registry orders by preference).
 
     Small or skinny problems thus get smaller tiles or split-K, whose units fill the SMs; large
-    ones keep the big tiles, which run fastest per multiply-add, and take a stream-K config (no
-    partial last round, a little slower per multiply-add for its partial tiles) when the tiles do
-    not fill whole rounds."""
+    ones keep the big tiles, which run fastest per multiply-add."""
     configs = spec.configs_for(problem.precision)
     slots = sms * max(1, spec.min_blocks)
 
@@ -67,8 +65,6 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
         splits = min(cfg.get("SPLIT_K", 1), ktiles)
         tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
         rounds = -(-tiles * splits // slots)
-        if cfg.get("STREAM_K", 0) and tiles > slots:
-            rounds = tiles / slots  # the last waves' k-tiles are shared evenly: no idle tail
         return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * -(-ktiles // splits) / cfg.speed
 
     best = configs[0]

@@ -157,7 +157,7 @@ class Prepared:
         self._counters = ctypes.c_void_p()
         if spec.tma_store:
             values += [self._d_ok, self._ws, self._counters]
-        self._split_k = ((problem, spec, cfg) if cfg.get("SPLIT_K", 1) > 1 or cfg.get("STREAM_K", 0) else None)
+        self._split_k = (problem, spec, cfg) if cfg.get("SPLIT_K", 1) > 1 else None
         self._values = values  # keeps them alive
         self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0
         self._params = (ctypes.c_void_p * (self._n_maps + len(values)))()
@@ -206,7 +206,7 @@ class Prepared:
         ka, kb = (b, a) if self._swapped else (a, b)
         workspace = None
         if self._split_k is not None:
-            ws_ptr, counters_ptr, workspace = launch.split_k_buffers(*self._split_k, self._device, self._grid[0])
+            ws_ptr, counters_ptr, workspace = launch.split_k_buffers(*self._split_k, self._device)
         target = None
         if self._padded_shape is not None:
             target, d = d, torch.empty(self._padded_shape, dtype=self._out_dtype, device=self._device)

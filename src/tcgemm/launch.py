@@ -248,18 +248,10 @@ def _raw_stream(device: int) -> int:
     return _RAW_STREAM(device) if _RAW_STREAM is not None else torch.cuda.current_stream(device).cuda_stream
 
 
-def stream_k_units(units: int, clusters: int) -> int:
-    """Units of a stream-K config whose k-tiles are shared out evenly (kernels/include/work_schedule.cuh):
-    the last partial wave and the full one before it, or none when the units fill whole waves."""
-    if units <= clusters or units % clusters == 0:
-        return 0
-    return units - (units // clusters - 1) * clusters
-
-
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
-                    device: int, grid_x: int) -> tuple[int, int, torch.Tensor | None]:
-    """(workspace address, counters address, workspace tensor) of a split-K or stream-K launch
-    (kernels/include/split_k.cuh; ``grid_x``: the launch's CTAs), or (0, 0, None) when it has no pieces.
+                    device: int) -> tuple[int, int, torch.Tensor | None]:
+    """(workspace address, counters address, workspace tensor) of a split-K launch (kernels/include/split_k.cuh),
+    or (0, 0, None) for configs without SPLIT_K.
 
     Both live per (device, stream) and grow as needed: launches on one stream run in order, so one
     workspace (fp32 partial tiles, written before they are read within a launch) serves them all,
@@ -267,16 +259,13 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
     split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
-    if splits == 1 and not cfg.get("STREAM_K", 0):
+    if splits == 1:
         return 0, 0, None
     block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
     cluster = spec.cluster_of(cfg)
-    units = -(-(-(-problem.m // block_m)) // cluster) * -(-problem.n // block_n) * problem.batch
-    if splits == 1:  # stream-K: room for 2 pieces of each streamed unit
-        units, splits = stream_k_units(units, grid_x // cluster), 2
-        if units == 0:
-            return 0, 0, None
-    tiles = units * cluster  # whole clusters: a cluster's last CTA may lie below M
+    tile_rows = -(-problem.m // block_m)
+    tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
+    tiles = tiles_m * -(-problem.n // block_n) * problem.batch
     need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
     key = (device, _raw_stream(device))
     scratch = _split_k_scratch.get(key)
@@ -326,7 +315,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         if p.spec.tma_store:
             d_map = tma.d_map(problem, d)
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
-            workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device, p.grid[0])
+            workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device)
             args = (*args, np.int32(d_map is not None), workspace, counters)
         _launch_tma(kernel, p.grid, p.block, p.config.smem_bytes, maps, args, device)
     else:

@@ -507,11 +507,6 @@ LADDER: tuple[KernelSpec, ...] = (
         configs=(
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            # Stream-K tail (kernels/include/work_schedule.cuh): when the units do not fill whole waves
-            # (4096^3: 256 units on 66 clusters), the last two waves' k-tiles are shared evenly.
-            _cfg("128x256x64sk", ("fp16", "bf16"), speed=0.99, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, STREAM_K=1,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=1, B_BOX_N=256, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64s4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
@@ -578,8 +573,6 @@ LADDER: tuple[KernelSpec, ...] = (
         configs=(
             _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
-            _cfg("128x256x32sk", ("tf32",), speed=0.99, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, STREAM_K=1, SMEM_BYTES=_hopper_smem(4, 128, 256)),
             _cfg("128x128x32", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
@@ -591,9 +584,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # a slot is released only when both have read it, so two drains per period stall the ring twice.
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128sk", ("fp8e4m3", "fp8e5m2"), speed=0.99, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, STREAM_K=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,

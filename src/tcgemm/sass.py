@@ -57,13 +57,3 @@ def has_local_memory(sass: str) -> bool:
     """True if the code spills to or reads from local memory (LDL / STL)."""
     mix = instruction_mix(sass)
     return mix["LDL"] > 0 or mix["STL"] > 0
-
-
-def local_memory_between_mmas(sass: str) -> int:
-    """LDL / STL instructions between the first and the last warpgroup MMA (xGMMA) of the code: in
-    the main loop, where a spill costs on every k-tile, rather than in per-tile or per-launch code."""
-    lines = sass.splitlines()
-    mma = [i for i, line in enumerate(lines) if "GMMA." in line]
-    if not mma:
-        return 0
-    return sum(1 for line in lines[mma[0]:mma[-1] + 1] if re.search(r"\b(LDL|STL)\b", line))

@@ -118,54 +118,6 @@ def test_split_k_ranges_cover_every_k_tile_once(ktiles, splits):
     assert covered == list(range(ktiles))
 
 
-def _schedule(units: int, ktiles: int, me: int, step: int, splits: int = 1, stream: bool = False):
-    """Mirror of WorkSchedule in kernels/include/work_schedule.cuh: cluster me's (unit, kt0, kt1, piece,
-    pieces, slot) in order."""
-    dp = (units // step - 1) * step if stream and units > step and units % step else units
-    per = -(-ktiles // splits)
-    out = []
-    for item in range(me, dp * splits, step):
-        unit, seg = divmod(item, splits)
-        kt0 = min(ktiles, seg * per)
-        out.append((unit, kt0, min(ktiles, kt0 + per), seg, splits, unit))
-    if stream and dp < units:
-        total = (units - dp) * ktiles
-        it, end = total * me // step, total * (me + 1) // step
-        while it < end:
-            rel, kt0 = divmod(it, ktiles)
-            kt1 = min(ktiles, end - rel * ktiles)
-            pieces = 1 if kt0 == 0 and kt1 == ktiles else 2
-            out.append((dp + rel, kt0, kt1, int(kt0 > 0), pieces, rel))
-            it = rel * ktiles + kt1
-    return out
-
-
-@pytest.mark.parametrize("units,ktiles,step", [(256, 64, 66), (72, 16, 66), (1024, 16, 66), (133, 1, 66),
-                                               (131, 3, 66), (66, 64, 66), (10, 7, 66), (200, 5, 57)])
-def test_stream_k_covers_every_k_tile_once_in_at_most_two_pieces(units, ktiles, step):
-    """Every (unit, k-tile) is computed by exactly one cluster; a unit cut into pieces has 2 of them,
-    numbered 0 (from k-tile 0) and 1, with the same piece count and workspace slot in both; the
-    clusters' shares of the streamed k-tiles differ by one k-tile at most."""
-    seen: dict[tuple[int, int], int] = {}
-    pieces: dict[int, list[tuple[int, int, int]]] = {}
-    loads = []
-    for me in range(step):
-        work = _schedule(units, ktiles, me, step, stream=True)
-        loads.append(sum(kt1 - kt0 for _, kt0, kt1, *_ in work))
-        for unit, kt0, kt1, piece, count, slot in work:
-            assert kt0 < kt1
-            for kt in range(kt0, kt1):
-                assert (unit, kt) not in seen
-                seen[(unit, kt)] = me
-            if count > 1:
-                pieces.setdefault(unit, []).append((piece, count, slot))
-    assert len(seen) == units * ktiles
-    for unit, ps in pieces.items():
-        assert sorted(p for p, _, _ in ps) == [0, 1] and {c for _, c, _ in ps} == {2}
-        assert len({slot for _, _, slot in ps}) == 1
-    assert max(loads) - min(loads) <= ktiles + 1  # whole units in the data-parallel waves, +-1 in the tail
-
-
 def test_split_k_workspace_holds_every_unit(monkeypatch):
     """launch.split_k_buffers sizes the workspace for whole clusters of tile rows x tile columns x batch,
     SPLIT_K slices of BLOCK_M x BLOCK_N floats each, and the counters for one per consumer warpgroup."""
@@ -188,32 +140,10 @@ def test_split_k_workspace_holds_every_unit(monkeypatch):
     monkeypatch.setattr(launch.torch, "zeros", fake_zeros)
     monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
     launch._split_k_scratch.clear()
-    launch.split_k_buffers(p, spec, cfg, 0, 132)
+    launch.split_k_buffers(p, spec, cfg, 0)
     tiles = 2 * 3 * 2  # ceil(130/128) rows, ceil(300/128) columns, batch 2 (cluster 1)
     assert sizes == {"ws": tiles * 4 * 128 * 128, "counters": tiles * 2}
     sizes.clear()  # a second launch on the same stream reuses both buffers
-    launch.split_k_buffers(p, spec, cfg, 0, 132)
+    launch.split_k_buffers(p, spec, cfg, 0)
     assert sizes == {}
-    launch._split_k_scratch.clear()
-
-
-def test_stream_k_workspace_holds_two_pieces_per_streamed_unit(monkeypatch):
-    """A stream-K launch needs slices for the streamed units only (the last partial wave and one full
-    wave: 4096^3 at 128 x 256 = 256 units on 66 clusters streams 124), two pieces each; none when the
-    units fill whole waves."""
-    spec = registry.get("wgmma_tma_store")
-    cfg = spec.config("128x256x64sk")
-    sizes = {}
-    real_zeros = torch.zeros
-    monkeypatch.setattr(launch.torch, "empty", lambda n, dtype, device: sizes.setdefault("ws", n) and None
-                        or real_zeros(n, dtype=dtype))
-    monkeypatch.setattr(launch.torch, "zeros", lambda n, dtype, device: sizes.setdefault("counters", n) and None
-                        or real_zeros(n, dtype=dtype))
-    monkeypatch.setattr(launch, "_raw_stream", lambda device: 9)
-    launch._split_k_scratch.clear()
-    assert launch.stream_k_units(256, 66) == 124 and launch.stream_k_units(264, 66) == 0
-    launch.split_k_buffers(_problem(4096, 4096, 4096), spec, cfg, 0, 132)
-    assert sizes == {"ws": 124 * 2 * 2 * 128 * 256, "counters": 124 * 2 * 2}
-    sizes.clear()
-    assert launch.split_k_buffers(_problem(128 * 2 * 66, 256, 64), spec, cfg, 0, 132) == (0, 0, None)
     launch._split_k_scratch.clear()

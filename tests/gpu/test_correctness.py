@@ -104,28 +104,6 @@ def test_aligned_kernels_refuse_unaligned():
                 tcgemm.gemm(a, b, kernel=spec.name)
 
 
-# Stream-K configs (kernels/include/work_schedule.cuh) on problems whose units overfill whole waves of
-# the H100's 66 two-CTA clusters, so the last waves' k-tiles are cut into pieces: odd edges, beta, a
-# batch whose units run across entries, one k-tile per unit (no piece boundary inside a unit), few,
-# many (K a multiple of 16: 16-byte rows for fp8).
-STREAM_CASES = [c for c in CASES
-                if registry.get(c.values[0].partition(":")[0]).config(c.values[0].partition(":")[2] or None,
-                                                                      c.values[1]).get("STREAM_K", 0)]
-STREAM_SHAPES = [
-    dict(m=2049, n=2000, k=1008, layouts="rc", alpha=0.5, beta=-1.5),
-    dict(m=1000, n=2000, k=208, batch=4, layouts="rc"),
-    dict(m=4095, n=4096, k=64, layouts="rc"),
-    dict(m=4096, n=4104, k=144, layouts="rc"),
-    dict(m=2047, n=6000, k=4112, layouts="rc"),
-]
-
-
-@pytest.mark.parametrize("shape", STREAM_SHAPES, ids=lambda s: "x".join(str(s[d]) for d in "mnk"))
-@pytest.mark.parametrize("name,precision", STREAM_CASES)
-def test_stream_k_pieces(name, precision, shape):
-    _run(name, precision, **shape)
-
-
 @pytest.mark.parametrize("name,precision", CASES)
 def test_large_odd(name, precision):
     _run(name, precision, m=4095, n=4095, k=4095, layouts="rr")

@@ -64,7 +64,6 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 #include "wgmma_kmajor.cuh"
-#include "work_schedule.cuh"
 #ifndef TMA_STORE_EPILOGUE
 #define TMA_STORE_EPILOGUE 0  // stage 4 (04_tma_store_epilogue.cu) sets it
 #endif
@@ -74,9 +73,6 @@
 #endif
 #ifndef SPLIT_K
 #define SPLIT_K 1  // k ranges per tile (stage 4 configs for skinny problems; split_k.cuh)
-#endif
-#ifndef STREAM_K
-#define STREAM_K 0  // 1: the last waves' k-tiles shared evenly by all clusters (work_schedule.cuh)
 #endif
 
 #ifndef BLOCK_M
@@ -189,9 +185,7 @@ static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64)
 static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
-static_assert((SPLIT_K == 1 && !STREAM_K) || TMA_STORE_EPILOGUE,
-              "split-K and stream-K live in the stage-4 kernel (workspace arguments)");
-static_assert(!STREAM_K || !INT_ACC, "stream-K sums fp32 partial tiles");
+static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
@@ -287,10 +281,16 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
     const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
     const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-    const int units = units_m * tiles_n * batch;  // x SPLIT_K < 2^31: launch.plan checks
+    // Work units: (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive units.
+    const int units = units_m * tiles_n * batch * SPLIT_K;  // < 2^31: launch.plan checks
     const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
-    using Schedule = WorkSchedule<SPLIT_K, STREAM_K != 0>;  // which (unit, k range) pieces, in what order
+    const int kt_per = (ktiles + SPLIT_K - 1) / SPLIT_K;  // k-tiles per range (the last may have fewer, or none)
+    auto k_range = [&](int u, int& kt0, int& kt1) {
+        kt0 = min(ktiles, (u % SPLIT_K) * kt_per);
+        kt1 = min(ktiles, kt0 + kt_per);
+    };
     const int rank = cluster_ctarank();
+    const int first_unit = cluster_id_x(), unit_step = cluster_count_x();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
 
@@ -313,13 +313,14 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
-            Schedule work(units, ktiles);
-            for (Work w; work.next(w);) {
-                const TileCoord c = unit_coord(w.unit, units_m, tiles_n, rank);
+            for (int u = first_unit; u < units; u += unit_step) {
+                const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
                 const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);  // a tile below the matrix: any rows
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
-                for (int kt = w.kt0; kt < w.kt1; ++kt) {
+                int kt0, kt1;
+                k_range(u, kt0, kt1);
+                for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, c.n0, za, zb, rank);
                     if (++s == STAGES) {
@@ -349,9 +350,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         acc_t part[BLOCK_N / 2];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         int s = 0;
         unsigned phase = 0;
-        Schedule work(units, ktiles);
-        for (Work w; work.next(w);) {
-            const TileCoord c = unit_coord(w.unit, units_m, tiles_n, rank);
+        for (int u = first_unit; u < units; u += unit_step) {
+            const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
 #pragma unroll
             for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0;
             if constexpr (PROMOTE) {
@@ -361,8 +361,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
             }
 
-            int prev = 0;
-            const int kt0 = w.kt0, kt1 = w.kt1;
+            int prev = 0, kt0, kt1;
+            k_range(u, kt0, kt1);
             for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + (A_K_MAJOR ? cw * WG_M * ROW_BYTES : cw * A_CHUNK);
@@ -406,12 +406,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             }
             wgmma_fence_accumulators(acc);
-#if SPLIT_K > 1 || STREAM_K
-            if (work.pieces(w) > 1) {  // a piece of the tile; the warpgroup that completes the tile writes D
+#if SPLIT_K > 1
+            {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
                 __shared__ int last_flag[CONSUMERS];
-                if (!split_k_reduce<max_pieces<SPLIT_K, STREAM_K != 0>(), CONSUMERS>(
-                        acc, workspace, counters, work.slot(w) * CLUSTER_M + rank, work.piece(w), work.pieces(w),
-                        cw, 1 + cw, &last_flag[cw]))
+                const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;
+                if (!split_k_reduce<SPLIT_K, CONSUMERS>(acc, workspace, counters, tile, u % SPLIT_K, cw, 1 + cw,
+                                                        &last_flag[cw]))
                     continue;
             }
 #endif

@@ -1,5 +1,4 @@
-// split_k.cuh — deterministic reduction of partial tiles for the persistent
-// Hopper kernels (split-K, and the pieces of a stream-K tail: work_schedule.cuh).
+// split_k.cuh — deterministic split-K for the persistent Hopper kernels.
 //
 // Why: a skinny problem (M = 16 or 128 rows, N = 4096) has few output tiles —
 // 32 tiles of 128 x 128 for 132 SMs — so most of the GPU idles while each
@@ -10,7 +9,7 @@
 // consumer warpgroup writes its fp32 partial (64 rows x BLOCK_N) to its own
 // workspace slice, fences, and one of its threads counts the arrival on the
 // tile's counter.  The warpgroup that arrives last for a tile reads all
-// its pieces' slices back in piece order 0, 1, ..., adds them up in registers,
+// SPLIT_K slices back in split order 0, 1, ..., adds them up in registers,
 // resets the counter to 0 for the next launch, and runs the ordinary
 // epilogue; the others are done with the tile.  Threads keep their register
 // layout: element i of thread t sits at float (i / 4) * 512 + 4 t + i % 4 of
@@ -24,49 +23,42 @@
 #pragma once
 #include "epilogue_tma.cuh"
 
-// Slice of (tile, piece, consumer warpgroup) in the workspace, in floats.
+// Slice of (tile, split, consumer warpgroup) in the workspace, in floats.
 template <int NACC>
-__device__ __forceinline__ float* split_k_slice(float* workspace, int tile, int piece, int pieces, int consumers,
+__device__ __forceinline__ float* split_k_slice(float* workspace, int tile, int split, int splits, int consumers,
                                                 int cw) {
-    return workspace + (((i64)tile * pieces + piece) * consumers + cw) * (128 * NACC);
+    return workspace + (((i64)tile * splits + split) * consumers + cw) * (128 * NACC);
 }
 
-// Piece `seg` of `nseg` of workspace tile `tile` (room for MAX_PIECES per tile; work_schedule.cuh).
 // Returns true when this warpgroup holds the tile's complete sum in `acc` and must write D.
-template <int MAX_PIECES, int CONSUMERS_, int NACC>
+template <int SPLITS, int CONSUMERS_, int NACC>
 __device__ __forceinline__ bool split_k_reduce(float (&acc)[NACC], float* workspace, int* counters, int tile,
-                                               int seg, int nseg, int cw, int bar_id, volatile int* flag) {
+                                               int split, int cw, int bar_id, volatile int* flag) {
     const int wg_tid = threadIdx.x % 128;
-    // (Plain stores, one base address plus immediate offsets: global stores write through to L2 anyway.)
-    float4* mine = reinterpret_cast<float4*>(split_k_slice<NACC>(workspace, tile, seg, MAX_PIECES, CONSUMERS_, cw)) +
-                   wg_tid;
+    float* mine = split_k_slice<NACC>(workspace, tile, split, SPLITS, CONSUMERS_, cw) + 4 * wg_tid;
 #pragma unroll
-    for (int j = 0; j < NACC / 4; ++j) mine[128 * j] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+    for (int j = 0; j < NACC / 4; ++j)
+        __stcg(reinterpret_cast<float4*>(mine + 512 * j), make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
+                                                                      acc[4 * j + 3]));
     __threadfence();
     warpgroup_bar_sync(bar_id);
     if (wg_tid == 0) {
         int* counter = counters + tile * CONSUMERS_ + cw;
-        const bool last = atomicAdd(counter, 1) == nseg - 1;
+        const bool last = atomicAdd(counter, 1) == SPLITS - 1;
         if (last) *counter = 0;  // every arrival for this tile is in: ready for the next launch
         *flag = last;
     }
     warpgroup_bar_sync(bar_id);
     if (!*flag) return false;
     __threadfence();
-    // The sum in piece order, ((0 + p0) + p1) + ..., whoever arrives last; with two pieces that is
-    // p0 + p1 = p1 + p0 exactly, so the last arriver adds the other piece to its own registers.
-    const int first = MAX_PIECES == 2 ? 1 - seg : 0;
-    if (MAX_PIECES != 2) {
 #pragma unroll
-        for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;
-    }
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p0) + p1) + ...: p0 exactly, then in split order
 #pragma unroll 1
-    for (int s = first; s < (MAX_PIECES == 2 ? first + 1 : nseg); ++s) {
-        const float4* part =
-            reinterpret_cast<const float4*>(split_k_slice<NACC>(workspace, tile, s, MAX_PIECES, CONSUMERS_, cw)) + wg_tid;
+    for (int s = 0; s < SPLITS; ++s) {
+        const float* part = split_k_slice<NACC>(workspace, tile, s, SPLITS, CONSUMERS_, cw) + 4 * wg_tid;
 #pragma unroll
         for (int j = 0; j < NACC / 4; ++j) {
-            const float4 v = __ldcg(part + 128 * j);
+            const float4 v = __ldcg(reinterpret_cast<const float4*>(part + 512 * j));
             acc[4 * j] += v.x;
             acc[4 * j + 1] += v.y;
             acc[4 * j + 2] += v.z;
