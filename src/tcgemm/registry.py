@@ -504,6 +504,12 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="wgmma_tma_store",
         precisions=("fp16", "bf16"),
         # The staging buffers (32 KB per consumer at BLOCK_N = 256) cost one ring stage.
+        # Tried and removed: a stream-K tail (the last partial wave and one full wave before it cut into
+        # equal k ranges, one per cluster, partial tiles summed through a workspace) to recover the idle
+        # tail of 3.88 waves at 4096^3. It ran slower everywhere, 0.75-0.81x of this config at 4096^3 and
+        # 4096x4096x14336, ~0.9x at the LLM shapes, 0.65x for fp8 (2026-11-23-h100-explore-stream-k.json):
+        # the 66 clusters then read A and B at 66 different k offsets, so the L2 no longer serves one
+        # cluster's k-tiles to the clusters beside it, as the grouped tile order does, and DRAM feeds all.
         configs=(
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
@@ -587,6 +593,13 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # p8 / p16: partial sums over 8 / 16 k-tiles (1024 / 2048 k): fewer drains, more error (to measure).
+            _cfg("128x128x128p8", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=8,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128p16", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=16,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
