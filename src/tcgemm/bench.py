@@ -55,6 +55,10 @@ class BenchRow:
     # cuBLAS timed in alternation with this kernel (pct_cublas is against it); None: not paired
     cublas_ms: float | None = None
     layouts: str = "rr"  # A and B: r = row-major, c = column-major (the inputs both sides were timed on)
+    # Short calls only (GRAPH_BELOW_MS): microseconds per call replayed from a CUDA graph of one call per
+    # input set, i.e. the GPU's time without the host's, and cuBLAS's the same way; None: not measured.
+    graph_us: float | None = None
+    cublas_graph_us: float | None = None
 
 
 @dataclass
@@ -170,6 +174,39 @@ def time_interleaved(fn: Callable[[int], None], baseline: Callable[[int], None],
     return fn_times, base_times
 
 
+GRAPH_BELOW_MS = 0.2  # calls this short are also timed from a CUDA graph (the per-call events include host time)
+
+
+def time_graph(fn: Callable[[int], None], sets: int, replays: int = 20) -> float | None:
+    """Microseconds per call of ``fn`` on the GPU alone: one CUDA graph holding a call per input set
+    (rotating, as the event timing does), replayed ``replays`` times between two events. Host work —
+    argument checks, planning, the launch itself — is done once, at capture. None if the call cannot
+    be captured (an allocation or a synchronisation inside it)."""
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for i in range(min(sets, 3)):  # warm-up on the capture's stream (per-stream caches)
+                fn(i)
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for i in range(sets):
+                fn(i)
+        graph.replay()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(replays):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        return 1e3 * start.elapsed_time(end) / (replays * sets)
+    except RuntimeError:
+        return None
+
+
 def _summary(times: list[float]) -> tuple[float, float]:
     med = statistics.median(times)
     if len(times) >= 10:
@@ -249,6 +286,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
 
     baseline = cublas_baseline(precision, sets, out)
     cublas_ms: float | None = None
+    cublas_graph_us: float | None = None
     if baseline is not None:  # cuBLAS may still refuse at run time (torch._scaled_mm: e5m2 x e5m2)
         try:
             with cublas_precision(precision):
@@ -263,9 +301,12 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
             err = relative_error(out, ref)
         med, spread = _summary(times)
         cublas_ms = med
+        if med < GRAPH_BELOW_MS:
+            with cublas_precision(precision):
+                cublas_graph_us = time_graph(run_cublas, len(sets))
         base = BenchRow("cublas", label, m, n, k, precision, med, flops / med / 1e9, 100.0, err,
                         err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread,
-                        layouts=layouts)
+                        layouts=layouts, graph_us=cublas_graph_us, cublas_graph_us=cublas_graph_us)
         rows.append(base)
         if on_row:
             on_row(base)
@@ -312,13 +353,14 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         else:
             times = time_runs(run_kernel, len(sets), budget_s)
         med, spread = _summary(times)
+        graph_us = time_graph(run_kernel, len(sets)) if med < GRAPH_BELOW_MS else None
         row = BenchRow(
             kernel=label, config=cfg.describe(),
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
             pct_cublas=100.0 * (paired_ms or cublas_ms) / med if cublas_ms else None, error=err,
             passed=err <= TOLERANCE[precision], registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes,
             block=plan.block, grid=plan.grid, samples=len(times), spread_pct=spread, cublas_ms=paired_ms,
-            layouts=layouts,
+            layouts=layouts, graph_us=graph_us, cublas_graph_us=cublas_graph_us if graph_us is not None else None,
         )
         rows.append(row)
         if on_row:

@@ -195,19 +195,27 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _bench_table(rows: list, title: str) -> Table:
+    graphed = any(r.graph_us is not None for r in rows)  # short calls: GPU time alone, from a CUDA graph
     table = Table(title=title)
-    for col in ("kernel", "tile", "regs", "smem", "block", "grid", "ms", "TFLOP/s", "% cuBLAS", "check"):
+    cols = ["kernel", "tile", "regs", "smem", "block", "grid", "ms", "TFLOP/s", "% cuBLAS"]
+    cols += ["graph µs", "% cuBLAS (graph)"] if graphed else []
+    for col in (*cols, "check"):
         table.add_column(col, justify="right" if col not in ("kernel", "tile") else "left")
     for r in rows:
         check = "-" if r.passed is None else ("PASS" if r.passed else "[red]FAIL[/]")
         if r.error is not None:
             check += f" {r.error:.0e}"
-        table.add_row(
+        cells = [
             r.kernel, r.config, str(r.registers or "-"),
             f"{r.smem_bytes} B" if r.smem_bytes is not None else "-",
             str(r.block or "-"), "x".join(map(str, r.grid)) if r.grid else "-",
-            f"{r.ms:.3f}", f"{r.tflops:.2f}", f"{r.pct_cublas:.1f}%" if r.pct_cublas is not None else "n/a", check,
-        )
+            f"{r.ms:.3f}", f"{r.tflops:.2f}", f"{r.pct_cublas:.1f}%" if r.pct_cublas is not None else "n/a",
+        ]
+        if graphed:
+            graph_pct = (f"{100.0 * r.cublas_graph_us / r.graph_us:.1f}%"
+                         if r.graph_us and r.cublas_graph_us else "n/a")
+            cells += [f"{r.graph_us:.1f}" if r.graph_us is not None else "-", graph_pct]
+        table.add_row(*cells, check)
     return table
 
 

@@ -506,10 +506,11 @@ LADDER: tuple[KernelSpec, ...] = (
         # The staging buffers (32 KB per consumer at BLOCK_N = 256) cost one ring stage.
         # Tried and removed: a stream-K tail (the last partial wave and one full wave before it cut into
         # equal k ranges, one per cluster, partial tiles summed through a workspace) to recover the idle
-        # tail of 3.88 waves at 4096^3. It ran slower everywhere, 0.75-0.81x of this config at 4096^3 and
-        # 4096x4096x14336, ~0.9x at the LLM shapes, 0.65x for fp8 (2026-11-23-h100-explore-stream-k.json):
-        # the 66 clusters then read A and B at 66 different k offsets, so the L2 no longer serves one
-        # cluster's k-tiles to the clusters beside it, as the grouped tile order does, and DRAM feeds all.
+        # tail of 3.88 waves at 4096^3. It ran at 0.72-0.86x the speed of this config at 4096^3 and
+        # 4096x4096x14336, 0.87-0.94x at 4096x14336x4096 and 8192x8192x1024, 0.98-1.02x at 8192^3, fp8
+        # 0.63-0.69x (2026-11-23-h100-explore-stream-k.json). Likely (not profiled): the 66 clusters then
+        # read A and B at 66 different k offsets, so the L2 no longer serves one cluster's k-tiles to the
+        # clusters beside it, as the grouped tile order does.
         configs=(
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
