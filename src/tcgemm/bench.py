@@ -56,7 +56,8 @@ class BenchRow:
     cublas_ms: float | None = None
     layouts: str = "rr"  # A and B: r = row-major, c = column-major (the inputs both sides were timed on)
     # Short calls only (GRAPH_BELOW_MS): microseconds per call replayed from a CUDA graph of one call per
-    # input set, i.e. the GPU's time without the host's, and cuBLAS's the same way; None: not measured.
+    # input set, i.e. the GPU's time without the host's, and cuBLAS's, replayed in alternation with it;
+    # None: not measured.
     graph_us: float | None = None
     cublas_graph_us: float | None = None
 
@@ -174,19 +175,18 @@ def time_interleaved(fn: Callable[[int], None], baseline: Callable[[int], None],
     return fn_times, base_times
 
 
-GRAPH_BELOW_MS = 0.2  # calls this short are also timed from a CUDA graph (the per-call events include host time)
+GRAPH_BELOW_MS = 0.1  # calls this short are also timed from CUDA graphs (the per-call events include host time)
 
 
-def time_graph(fn: Callable[[int], None], sets: int, replays: int = 20) -> float | None:
-    """Microseconds per call of ``fn`` on the GPU alone: one CUDA graph holding a call per input set
-    (rotating, as the event timing does), replayed ``replays`` times between two events. Host work —
-    argument checks, planning, the launch itself — is done once, at capture. None if the call cannot
-    be captured (an allocation or a synchronisation inside it)."""
+def capture(fn: Callable[[int], None], sets: int) -> torch.cuda.CUDAGraph | None:
+    """A CUDA graph holding one call of ``fn`` per input set (rotating, as the event timing does):
+    replayed, it runs the calls' kernels without their host work (argument checks, planning, the
+    launch itself happen once, at capture). None if the call cannot be captured."""
     try:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            for i in range(min(sets, 3)):  # warm-up on the capture's stream (per-stream caches)
+            for i in range(min(sets, 3)):  # warm-up on a side stream (per-stream caches, workspaces)
                 fn(i)
         torch.cuda.current_stream().wait_stream(side)
         torch.cuda.synchronize()
@@ -196,15 +196,29 @@ def time_graph(fn: Callable[[int], None], sets: int, replays: int = 20) -> float
                 fn(i)
         graph.replay()
         torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(replays):
-            graph.replay()
-        end.record()
-        end.synchronize()
-        return 1e3 * start.elapsed_time(end) / (replays * sets)
+        return graph
     except RuntimeError:
         return None
+
+
+def time_graphs(graph: torch.cuda.CUDAGraph, baseline: torch.cuda.CUDAGraph | None, sets: int,
+                rounds: int = 10, replays: int = 10) -> tuple[float, float | None]:
+    """Microseconds per call of two captured graphs (``capture``), replayed in alternating blocks as
+    time_interleaved does, so clock drift falls on both: the medians over ``rounds`` blocks."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times: dict[int, list[float]] = {0: [], 1: []}
+    for r in range(rounds):
+        order = ((0, graph), (1, baseline)) if r % 2 == 0 else ((1, baseline), (0, graph))
+        for side, g in order:
+            if g is None:
+                continue
+            start.record()
+            for _ in range(replays):
+                g.replay()
+            end.record()
+            end.synchronize()
+            times[side].append(1e3 * start.elapsed_time(end) / (replays * sets))
+    return statistics.median(times[0]), statistics.median(times[1]) if times[1] else None
 
 
 def _summary(times: list[float]) -> tuple[float, float]:
@@ -287,6 +301,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     baseline = cublas_baseline(precision, sets, out)
     cublas_ms: float | None = None
     cublas_graph_us: float | None = None
+    cublas_graph: torch.cuda.CUDAGraph | None = None
     if baseline is not None:  # cuBLAS may still refuse at run time (torch._scaled_mm: e5m2 x e5m2)
         try:
             with cublas_precision(precision):
@@ -303,7 +318,9 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         cublas_ms = med
         if med < GRAPH_BELOW_MS:
             with cublas_precision(precision):
-                cublas_graph_us = time_graph(run_cublas, len(sets))
+                cublas_graph = capture(run_cublas, len(sets))
+            if cublas_graph is not None:
+                cublas_graph_us = time_graphs(cublas_graph, None, len(sets))[0]
         base = BenchRow("cublas", label, m, n, k, precision, med, flops / med / 1e9, 100.0, err,
                         err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread,
                         layouts=layouts, graph_us=cublas_graph_us, cublas_graph_us=cublas_graph_us)
@@ -353,14 +370,19 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
         else:
             times = time_runs(run_kernel, len(sets), budget_s)
         med, spread = _summary(times)
-        graph_us = time_graph(run_kernel, len(sets)) if med < GRAPH_BELOW_MS else None
+        graph_us = paired_graph_us = None
+        if med < GRAPH_BELOW_MS:
+            kernel_graph = capture(run_kernel, len(sets))
+            if kernel_graph is not None:
+                with cublas_precision(precision):
+                    graph_us, paired_graph_us = time_graphs(kernel_graph, cublas_graph, len(sets))
         row = BenchRow(
             kernel=label, config=cfg.describe(),
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
             pct_cublas=100.0 * (paired_ms or cublas_ms) / med if cublas_ms else None, error=err,
             passed=err <= TOLERANCE[precision], registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes,
             block=plan.block, grid=plan.grid, samples=len(times), spread_pct=spread, cublas_ms=paired_ms,
-            layouts=layouts, graph_us=graph_us, cublas_graph_us=cublas_graph_us if graph_us is not None else None,
+            layouts=layouts, graph_us=graph_us, cublas_graph_us=paired_graph_us,
         )
         rows.append(row)
         if on_row:
