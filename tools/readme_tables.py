@@ -92,13 +92,24 @@ def ladder(rows: list[dict], precision: str, shape: str) -> list[str]:
     return [*out, ""]
 
 
+def _graph(rows: list[dict], precision: str, shape: str) -> str:
+    """Kernel and cuBLAS microseconds per call replayed from CUDA graphs (no host work), from the first
+    auto row of the shape that has them (tcgemm bench records them for calls under 0.1 ms)."""
+    for r in rows:
+        if (r["precision"] == precision and _shape(r) == shape and r["kernel"].startswith("auto")
+                and r.get("graph_us") and r.get("cublas_graph_us")):
+            return f"{r['graph_us']:.1f} vs {r['cublas_graph_us']:.1f}, {r['cublas_graph_us'] / r['graph_us']:.2f}×"
+    return "–"
+
+
 def auto_vs_cublas(rows: list[dict], precision: str) -> list[str]:
     shapes: list[str] = []
     for r in rows:
         if r["precision"] == precision and _shape(r) not in shapes:
             shapes.append(_shape(r))
     lines = [f"**{precision}: `kernel=\"auto\"` vs cuBLAS**", "",
-             "| shape | cuBLAS | tcgemm auto | ratio | kernel chosen |", "|---|---:|---:|---:|---|"]
+             "| shape | cuBLAS | tcgemm auto | ratio | kernel chosen | GPU only (CUDA graph): µs, ratio |",
+             "|---|---:|---:|---:|---|---:|"]
     found = False
     for shape in shapes:
         best = _best(rows, precision, shape)
@@ -112,7 +123,7 @@ def auto_vs_cublas(rows: list[dict], precision: str) -> list[str]:
         else:
             base = f"{cublas['tflops']:.1f}" if cublas else "refused"
         lines.append(f"| {shape} | {base} | {auto['tflops']:.1f} | {_ratio(auto)}{_repeats(rows, precision, shape)} | "
-                     f"{auto['kernel'].removeprefix('auto (').removesuffix(')')} |")
+                     f"{auto['kernel'].removeprefix('auto (').removesuffix(')')} | {_graph(rows, precision, shape)} |")
     return [*lines, ""] if found else []
 
 
