@@ -543,7 +543,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # a second, independent chain of accumulators changed nothing
             # (2026-11-23-h100-explore-skinny-chains.json); split-K 2 over these tiles (128 CTAs at M <= 64)
             # won in a CUDA graph and lost in the benchmark (2026-11-23-h100-explore-skinny-64x64k2.json), as
-            # did 64 x 128 k4 and 64 x 256 k8 (2026-11-23-h100-explore-skinny-wide-splitk.json).
+            # did 64 x 128 k4 and 64 x 256 k8 (2026-11-23-h100-explore-skinny-wide-splitk.json). Nor the
+            # wgmma latency of one warpgroup: two consumer warpgroups per tile on alternate k-tiles, partial
+            # sums added through shared memory, took 22.0-22.6 against 21.1-21.7 us in a CUDA graph
+            # (2026-11-23-h100-explore-skinny-kgroups.json; reverted).
             # speed: a guess, not measured (it keeps large problems on big tiles).
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
