@@ -32,8 +32,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 if not cfg.serves(precision):
                     continue
                 consumers = cfg.get("BLOCK_M") // 64 if spec.family == "hopper" else 0  # warpgroups: barrier counts
-                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers,
-                           cfg.get("K_GROUPS", 1))
+                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers)
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)

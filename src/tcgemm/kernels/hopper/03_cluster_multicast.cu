@@ -155,16 +155,7 @@ constexpr bool INT_ACC = false;
 
 constexpr int ELEM_BYTES = sizeof(elem_a);
 constexpr int WG_M = 64;                   // rows per consumer warpgroup = the wgmma M
-#ifndef K_GROUPS
-#define K_GROUPS 1  // consumer warpgroups per 64-row band, taking its k-tiles in turn (skinny configs)
-#endif
-// Skinny problems (K_GROUPS = 2): a 64 x 64 tile's wgmmas are short, and one warpgroup issuing them
-// one k-tile after another leaves the tensor cores waiting on each instruction's latency.  Two
-// warpgroups on the same band take alternate k-tiles into their own accumulators (two independent
-// streams of wgmmas per SM); at the end of the tile the second hands its partial sum to the first
-// through shared memory, which adds it (fixed order: deterministic) and writes D.
-constexpr int BANDS = BLOCK_M / WG_M;         // 64-row bands of the tile
-constexpr int CONSUMERS = BANDS * K_GROUPS;   // consumer warpgroups (the producer is warpgroup 0)
+constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;
@@ -186,10 +177,7 @@ constexpr int D_BUF = TMA_STORE_EPILOGUE && sizeof(elem_d) == 2 ? 64 * (BLOCK_N 
 static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
 static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int8/fp8 K-major only");
-static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + K_GROUPS consumers per 64 rows");
-static_assert(K_GROUPS == 1 || (K_GROUPS == 2 && BANDS == 1 && SPLIT_K == 1 && TMA_STORE_EPILOGUE && !PROMOTE),
-              "k groups: two warpgroups on one 64-row band, stage 4, 16-bit and tf32");
-constexpr int K_GROUP_BAR = 5;  // named barriers 5, 6 (1.. CONSUMERS: the epilogue's, per warpgroup)
+static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per 64 rows");
 static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
 static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64) == 0,
@@ -199,10 +187,7 @@ static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
-// K_GROUPS = 2: the second group's fp32 partial tile, handed to the first through shared memory.
-constexpr int PART_BUF = K_GROUPS > 1 ? WG_M * BLOCK_N * 4 : 0;
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + PART_BUF + 1024 + 16 * STAGES,
-              "SMEM_BYTES too small");
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
 
@@ -288,8 +273,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (stage 4), 1024-aligned
-    const unsigned part_buf = d_bufs + CONSUMERS * D_BUF;  // K_GROUPS > 1: the partial tile handed over
-    const unsigned full = part_buf + PART_BUF;             // STAGES mbarriers
+    const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
@@ -316,7 +300,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
-            mbar_init(empty + 8 * s, BANDS * CLUSTER_M);  // each k-tile is read by one warpgroup per band
+            mbar_init(empty + 8 * s, CONSUMERS * CLUSTER_M);
         }
         mbar_init_fence();
     }
@@ -354,7 +338,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // ---- consumer warpgroups 1..CONSUMERS: rows 64 (wg-1) .. 64 wg - 1 of each tile ----
         setmaxnreg_inc<CONSUMER_REGS>();
         const int cw = wg - 1;
-        const int band = cw / K_GROUPS, kgroup = cw % K_GROUPS;  // rows 64 band.., k-tiles kt0 + kgroup + K_GROUPS i
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
         const bool releaser = wg_tid < CLUSTER_M;
@@ -381,15 +364,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             int prev = 0, kt0, kt1;
             k_range(u, kt0, kt1);
             for (int kt = kt0; kt < kt1; ++kt) {
-                if (K_GROUPS > 1 && (kt - kt0) % K_GROUPS != kgroup) {  // the other group's k-tile
-                    if (++s == STAGES) {
-                        s = 0;
-                        phase ^= 1;
-                    }
-                    continue;
-                }
                 mbar_wait_guarded(full + 8 * s, phase);
-                const unsigned a_base = a_slot(s) + (A_K_MAJOR ? band * WG_M * ROW_BYTES : band * A_CHUNK);
+                const unsigned a_base = a_slot(s) + (A_K_MAJOR ? cw * WG_M * ROW_BYTES : cw * A_CHUNK);
                 const unsigned b_base = b_slot(s);
                 wgmma_fence();  // (fp8: also orders the last reads of `part` before its overwrite)
                 if constexpr (PROMOTE) {
@@ -416,8 +392,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 } else {
                     mma_ktile(acc, a_base, b_base, 1);
                     wgmma_commit();
-                    wgmma_wait<1>();  // this group's k-tile before this one retired
-                    if (kt - kt0 >= K_GROUPS && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    wgmma_wait<1>();  // the k-tile before this one retired
+                    if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
                 prev = s;
                 if (++s == STAGES) {
@@ -427,33 +403,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
             if constexpr (!PROMOTE) {
                 wgmma_wait<0>();
-                if (kt1 - kt0 > kgroup && releaser)  // this group's last slot
-                    mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             }
             wgmma_fence_accumulators(acc);
-            if constexpr (K_GROUPS > 1) {
-                // The second group's partial sum goes through shared memory to the first, which adds it.
-                // Each thread's values sit at float (i / 4) * 512 + 4 t + i % 4: float4 rows, no conflicts.
-                float4* handover = reinterpret_cast<float4*>(smem_raw + (part_buf - smem_u32(smem_raw))) + wg_tid;
-                if (kgroup == 1) {
-#pragma unroll
-                    for (int j = 0; j < BLOCK_N / 8; ++j)
-                        handover[128 * j] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
-                }
-                named_bar_sync(K_GROUP_BAR, 256);  // written
-                if (kgroup == 0) {
-#pragma unroll
-                    for (int j = 0; j < BLOCK_N / 8; ++j) {
-                        const float4 v = handover[128 * j];
-                        acc[4 * j] += v.x;
-                        acc[4 * j + 1] += v.y;
-                        acc[4 * j + 2] += v.z;
-                        acc[4 * j + 3] += v.w;
-                    }
-                }
-                named_bar_sync(K_GROUP_BAR + 1, 256);  // read: the buffer may take the next tile's sum
-                if (kgroup == 1) continue;
-            }
 #if SPLIT_K > 1
             {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
                 __shared__ int last_flag[CONSUMERS];
@@ -478,13 +430,13 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #if TMA_STORE_EPILOGUE
             if constexpr (sizeof(elem_d) == 2) {
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
-                    epilogue_tma_store<EPI_PARTS>(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + band * WG_M, c.n0,
+                    epilogue_tma_store<EPI_PARTS>(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + cw * WG_M, c.n0,
                                        g.batch_d ? c.z : 0, 1 + cw);
                     continue;
                 }
             }
 #endif
-            const int row = c.m0 + band * WG_M + warp * 16 + lane / 4;
+            const int row = c.m0 + cw * WG_M + warp * 16 + lane / 4;
             const int col = c.n0 + 2 * (lane % 4);
 #pragma unroll
             for (int j = 0; j < BLOCK_N / 8; ++j) {

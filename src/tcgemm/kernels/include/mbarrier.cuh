@@ -98,9 +98,3 @@ __device__ __forceinline__ void wait_with_watchdog(Probe probe) {
 __device__ __forceinline__ void mbar_wait_guarded(unsigned bar, unsigned parity) {
     wait_with_watchdog([&] { return mbar_try_wait(bar, parity); });
 }
-
-// Named barrier `id` (1..15; 0 is __syncthreads') for `threads` threads (a multiple of 32): the
-// warpgroups that share some shared memory, without stopping the rest of the CTA.
-__device__ __forceinline__ void named_bar_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
