@@ -181,7 +181,10 @@ GRAPH_BELOW_MS = 0.1  # calls this short are also timed from CUDA graphs (the pe
 def capture(fn: Callable[[int], None], sets: int) -> torch.cuda.CUDAGraph | None:
     """A CUDA graph holding one call of ``fn`` per input set (rotating, as the event timing does):
     replayed, it runs the calls' kernels without their host work (argument checks, planning, the
-    launch itself happen once, at capture). None if the call cannot be captured."""
+    launch itself happen once, at capture). None if the call cannot be captured. (A failed capture
+    can leave torch's CUDA random generator mid-capture, so that later torch.randn calls in the
+    process raise: every kernel and cuBLAS call the benchmark times captures cleanly, and a test
+    that provoked a failure broke the GPU tests after it, so none does.)"""
     try:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
