@@ -112,12 +112,13 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 //    wait for them to retire idles this warpgroup's share of the tensor cores
 //    (every k-tile: 0.74x of cuBLAS at 8192^3, every 4: 0.85x; on random data
 //    with bf16 D every k-tile gives _scaled_mm's error exactly, every 4 an
-//    error 1.8% larger; config p1 promotes every k-tile).  `part` is a second accumulator array: BLOCK_N = 128 in
-//    the registry (at 192 the loop state on top of 2 x 96 registers makes
-//    ptxas spill; a third array, to add one k-tile's part while the next one
-//    multiplies, spilled at 128: ptxas kept the consumers to ~192 registers
-//    whatever setmaxnreg allowed).  The per-tensor scales (torch._scaled_mm's scale_a, scale_b,
-//    device pointers, null = 1) multiply the total before alpha/beta.
+//    error 1.8% larger; config p1 promotes every k-tile).  `part` is a second
+//    accumulator array: BLOCK_N = 128 in the registry (at 192 the loop state
+//    on top of 2 x 96 registers makes ptxas spill; a third array, to add one
+//    k-tile's part while the next one multiplies, spilled at 128: ptxas kept
+//    the consumers to ~192 registers whatever setmaxnreg allowed).  The
+//    per-tensor scales (torch._scaled_mm's scale_a, scale_b, device pointers,
+//    null = 1) multiply the total before alpha/beta.
 #if defined(PRECISION_FP16) || defined(PRECISION_BF16) || \
     !(defined(PRECISION_TF32) || defined(PRECISION_INT8) || defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2))
 typedef float acc_t;
