@@ -602,12 +602,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
             # torch._scaled_mm's; every 4 k-tiles (default) 1.695e-3 (+1.8%); every 8 1.747e-3 (+5%),
             # every 16 1.867e-3 (+12%) for at most 3% more speed (0.90-0.92x against 0.87-0.90x): not taken.
-            _cfg("128x128x128b", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_BLOCKS=1, PROMOTE_UNROLL=2,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128b4", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_BLOCKS=1, PROMOTE_UNROLL=4,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),

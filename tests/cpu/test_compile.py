@@ -22,8 +22,7 @@ def _sample(builds: list) -> list:
     groups: dict[tuple, list] = {}
     for spec, defines in builds:
         d = dict(defines)
-        key = (spec.name, *(d.get(k) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "STAGES", "CLUSTER_M",
-                                                        "PROMOTE_BLOCKS", "PROMOTE_UNROLL")),
+        key = (spec.name, *(d.get(k) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "STAGES", "CLUSTER_M")),
                next(k for k in d if k.startswith("PRECISION_")))
         groups.setdefault(key, []).append((spec, defines))
     return [members[i % len(members)] for i, members in enumerate(groups.values())]

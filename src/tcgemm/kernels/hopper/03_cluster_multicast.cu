@@ -136,25 +136,13 @@ using Mma = WgmmaTf32<BLOCK_N>;
 #elif defined(PRECISION_FP8E4M3)
 typedef float acc_t;
 using Mma = WgmmaE4m3<BLOCK_N>;
-using MmaBlock = WgmmaE4m3<64>;  // PROMOTE_BLOCKS: one 64-column block of partial sums
 #else
 typedef float acc_t;
 using Mma = WgmmaE5m2<BLOCK_N>;
-using MmaBlock = WgmmaE5m2<64>;
 #endif
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY 4  // fp8: k-tiles per partial sum
 #endif
-#ifndef PROMOTE_BLOCKS
-#define PROMOTE_BLOCKS 0  // fp8: 1 = partial sums per 64-column block, promoted every k-tile (see below)
-#endif
-#ifndef PROMOTE_UNROLL
-#define PROMOTE_UNROLL 8  // PROMOTE_BLOCKS: k-tiles between drains
-#endif
-template <int N>
-struct IntConst {  // a compile-time int passed to a generic lambda
-    static constexpr int value = N;
-};
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
 #else
@@ -192,8 +180,7 @@ static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k 
 static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int8/fp8 K-major only");
 static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per 64 rows");
 static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
-static_assert(BLOCK_N <= 256 && (!PROMOTE || PROMOTE_BLOCKS || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
-static_assert(!PROMOTE_BLOCKS || (PROMOTE && BLOCK_N % 128 == 0 && PROMOTE_UNROLL <= STAGES), "fp8 column blocks: an even number of 64-column blocks, a chunk of k-tiles fits the ring");
+static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
 static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64) == 0,
               "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
 static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
@@ -361,94 +348,28 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // fp8: per-tensor scales (device pointers, null = 1), applied to each finished tile.
         const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[BLOCK_N / 2];
-#if PROMOTE_BLOCKS
-        float pblock[2][32];  // fp8: partial sums of two 64-column blocks, alternating
-#else
-        acc_t part[BLOCK_N / 2];  // fp8's partial sums (unused otherwise: optimised away)
-#endif
+        acc_t part[BLOCK_N / 2];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         int s = 0;
         unsigned phase = 0;
         for (int u = first_unit; u < units; u += unit_step) {
             const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
 #pragma unroll
             for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0;
-#if !PROMOTE_BLOCKS
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
 #pragma unroll
                 for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
             }
-#endif
 
             int prev = 0, kt0, kt1;
             k_range(u, kt0, kt1);
-#if PROMOTE_BLOCKS
-            // fp8, promoted every k-tile (torch._scaled_mm's error) with few drains: each k-tile's
-            // wgmmas go out one 64-column block at a time, into two partial-sum arrays in turn, and
-            // while block q multiplies, block q - 1 (retired: wait<1>) is added into its columns of the
-            // fp32 total (registers 32 q' .. 32 q' + 31 hold columns 64 q' .. 64 q' + 63, wgmma.cuh).
-            // ptxas follows wgmma groups only through straight-line code: with a group still in flight
-            // across a loop's back edge it serialises every wgmma (C7514), so PROMOTE_UNROLL k-tiles
-            // are unrolled and the chunk ends with wait<0>, one drain per chunk instead of per k-tile.
-            auto promote_chunk = [&](auto unroll) {
-                constexpr int U = decltype(unroll)::value;
-                // All U k-tiles are waited for first: a wait is a spin loop, and a loop between a
-                // wgmma and the read of its registers makes ptxas inject a full wait there.
-#pragma unroll
-                for (int j = 0; j < U; ++j) {
-                    const int sj = s + j < STAGES ? s + j : s + j - STAGES;  // U <= STAGES
-                    mbar_wait_guarded(full + 8 * sj, s + j < STAGES ? phase : phase ^ 1);
-                }
-                // Nothing is in flight here (the last chunk ended with wait<0>), but ptxas does not follow
-                // that through the loops above: without this no-op wait it injects one after the first
-                // block, to read pblock[1].
-                wgmma_wait<0>();
-#pragma unroll
-                for (int j = 0; j < U; ++j) {
-                    const unsigned a_base = a_slot(s) + cw * WG_M * ROW_BYTES;
-#pragma unroll
-                    for (int q = 0; q < BLOCK_N / 64; ++q) {
-                        wgmma_fence();  // orders the add's reads of pblock[q % 2] before its overwrite
-#pragma unroll
-                        for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk)
-                            MmaBlock::mma(pblock[q % 2], wgmma_desc_k_major(a_base + kk * K_STEP_BYTES),
-                                          wgmma_desc_k_major(b_slot(s) + q * 64 * ROW_BYTES + kk * K_STEP_BYTES),
-                                          kk == 0 ? 0 : 1);
-                        wgmma_commit();
-                        // The block before this one retired: by wait<1>, or at the end of the last chunk
-                        // (j = q = 0; at a tile's start pblock[1] holds zeros).
-                        if (j > 0 || q > 0) wgmma_wait<1>();
-                        const int done = (q + BLOCK_N / 64 - 1) % (BLOCK_N / 64);  // its columns
-                        wgmma_fence_accumulators(pblock[(q + 1) % 2]);
-#pragma unroll
-                        for (int i = 0; i < 32; ++i) acc[32 * done + i] += pblock[(q + 1) % 2][i];
-                        if (j > 0 && q == 0 && releaser)  // k-tile j - 1 retired: its slot goes back
-                            mbar_arrive_cluster(cluster_map(empty + 8 * (s == 0 ? STAGES - 1 : s - 1), target));
-                    }
-                    if (++s == STAGES) {
-                        s = 0;
-                        phase ^= 1;
-                    }
-                }
-                wgmma_wait<0>();  // (the last block is added at the start of the next chunk)
-                if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * (s == 0 ? STAGES - 1 : s - 1), target));
-            };
-#pragma unroll
-            for (int i = 0; i < 32; ++i) pblock[1][i] = 0;
-            int kt = kt0;
-            for (; kt + PROMOTE_UNROLL <= kt1; kt += PROMOTE_UNROLL) promote_chunk(IntConst<PROMOTE_UNROLL>{});
-            for (; kt < kt1; ++kt) promote_chunk(IntConst<1>{});
-            wgmma_fence_accumulators(pblock[1]);
-#pragma unroll
-            for (int i = 0; i < 32; ++i) acc[BLOCK_N / 2 - 32 + i] += pblock[1][i];
-#else
             for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + (A_K_MAJOR ? cw * WG_M * ROW_BYTES : cw * A_CHUNK);
                 const unsigned b_base = b_slot(s);
+                wgmma_fence();  // (fp8: also orders the last reads of `part` before its overwrite)
                 if constexpr (PROMOTE) {
-                    wgmma_fence();  // also orders the last reads of `part` before its overwrite
                     // `part` sums PROMOTE_EVERY k-tiles, then waits and goes into the total; in between
                     // the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
                     const int j = kt - kt0;
@@ -470,7 +391,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                         if (!first && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
                 } else {
-                    wgmma_fence();
                     mma_ktile(acc, a_base, b_base, 1);
                     wgmma_commit();
                     wgmma_wait<1>();  // the k-tile before this one retired
@@ -486,7 +406,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 wgmma_wait<0>();
                 if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             }
-#endif
             wgmma_fence_accumulators(acc);
 #if SPLIT_K > 1
             {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
