@@ -602,6 +602,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
             # torch._scaled_mm's; every 4 k-tiles (default) 1.695e-3 (+1.8%); every 8 1.747e-3 (+5%),
             # every 16 1.867e-3 (+12%) for at most 3% more speed (0.90-0.92x against 0.87-0.90x): not taken.
+            # Tried and removed: promoting every k-tile without draining, the k-tile's wgmmas issued per
+            # 64-column block into two 32-register partial arrays in turn (block q - 1 added while block
+            # q multiplies; chunks of 2 or 4 k-tiles unrolled, since ptxas serialises every wgmma when a
+            # group is in flight across a loop back edge, the mbarrier spin loop included). Correct (and
+            # sanitizer-clean) but slower: 962 / 1020 against 1210 TFLOP/s at 4096^3, 878 / 871 against
+            # 1162 at 8192^3 (2026-11-23-h100-explore-fp8-column-blocks.json): n = 64 wgmmas read the A
+            # tile once per 64 columns, ~125 bytes of shared memory per clock at the fp8 rate, its limit.
+            # At 128 x 256 the same scheme needs 192 accumulator registers and spills.
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
