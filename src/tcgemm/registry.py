@@ -583,6 +583,14 @@ LADDER: tuple[KernelSpec, ...] = (
         configs=(
             _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            # fp32 D through shared memory and TMA stores (EPI_32BIT; the 16-bit buffer's bytes hold half
+            # the columns, so twice the column parts): full buffer and 3 stages, or half and 4.
+            _cfg("128x256x32e", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=3, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1, EPI_PARTS=2,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x128x32", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra

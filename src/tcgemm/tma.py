@@ -150,18 +150,21 @@ def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor
             encode_typed(b.data_ptr(), map_type, *geometry(problem, cfg, "b")))
 
 
-D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x 64 columns (128-byte swizzled rows)
+D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one 128-byte swizzled row (64 16-bit or 32 fp32 columns)
 
 
 def d_geometry(problem: GemmProblem) -> tuple[tuple[int, int, int], tuple[int, int], tuple[int, int, int]] | None:
     """(dims, byte strides, box) of D for the TMA-store epilogue, or None when TMA cannot write it:
-    D must be 16-bit (a 128-byte box row of 64 elements) with 16-byte aligned rows and batch entries."""
+    D must be 16-bit or fp32 (a 128-byte box row of 64 or 32 elements) with 16-byte aligned rows and
+    batch entries. (A kernel built without a staging buffer for its D type ignores the map.)"""
     size = problem.out_dtype.itemsize
-    if size != 2 or (problem.d_ld * size) % 16 or (problem.d_batch_stride * size) % 16:
+    if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32):
+        return None
+    if (problem.d_ld * size) % 16 or (problem.d_batch_stride * size) % 16:
         return None
     row_bytes = problem.d_ld * size
     batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else problem.m * row_bytes
-    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), (D_BOX, D_BOX, 1)
+    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), (128 // size, D_BOX, 1)
 
 
 def d_map(problem: GemmProblem, d: torch.Tensor) -> Any | None:

@@ -22,7 +22,7 @@ def _sample(builds: list) -> list:
     groups: dict[tuple, list] = {}
     for spec, defines in builds:
         d = dict(defines)
-        key = (spec.name, *(d.get(k) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "STAGES", "CLUSTER_M")),
+        key = (spec.name, *(d.get(k) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "STAGES", "CLUSTER_M", "EPI_32BIT")),
                next(k for k in d if k.startswith("PRECISION_")))
         groups.setdefault(key, []).append((spec, defines))
     return [members[i % len(members)] for i, members in enumerate(groups.values())]
@@ -60,6 +60,8 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops |= {"UCGABAR_ARV", "UCGABAR_WAIT"}
     if spec.tma_store and d["ELEM_D"] not in ("float", "int"):  # the TMA-store epilogue (16-bit D)
         ops |= {"STSM", "UTMASTG"}
+    if spec.tma_store and d["ELEM_D"] == "float" and d.get("EPI_32BIT") == "1":  # fp32 D staged with st.shared
+        ops.add("UTMASTG")
     return ops
 
 

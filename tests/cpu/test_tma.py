@@ -121,12 +121,14 @@ def _out_problem(m, n, out_dtype, batch=None):
 
 
 def test_d_map_geometry_of_the_tma_store_epilogue():
-    """D (row-major, 16-bit) is described as (N, M, batch) with 64 x 64 boxes; a 32-bit D, or rows that are
-    not a multiple of 16 bytes, get no map (the kernel then writes from registers)."""
+    """D (row-major) is described as (N, M, batch) with boxes of 64 rows x 128 bytes: 64 16-bit or 32 fp32
+    columns; rows that are not a multiple of 16 bytes get no map (the kernel then writes from registers)."""
     dims, strides, box = tma.d_geometry(_out_problem(300, 520, torch.bfloat16, batch=3))
     assert dims == (520, 300, 3) and strides == (520 * 2, 300 * 520 * 2) and box == (64, 64, 1)
-    assert tma.d_geometry(_out_problem(300, 520, torch.float32)) is None
+    dims, strides, box = tma.d_geometry(_out_problem(300, 520, torch.float32))
+    assert dims == (520, 300, 1) and strides[0] == 520 * 4 and box == (32, 64, 1)
     assert tma.d_geometry(_out_problem(300, 517, torch.bfloat16)) is None  # rows of 1034 bytes
+    assert tma.d_geometry(_out_problem(300, 518, torch.float32)) is None  # rows of 2072 bytes
 
 
 def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):

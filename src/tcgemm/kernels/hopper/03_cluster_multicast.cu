@@ -172,8 +172,12 @@ constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
 #endif
-// (32-bit D is written from registers: no buffer.)
-constexpr int D_BUF = TMA_STORE_EPILOGUE && sizeof(elem_d) == 2 ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;
+#ifndef EPI_32BIT
+#define EPI_32BIT 0  // 1: fp32 D through the same buffer too (twice the column parts); else from registers
+#endif
+constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || (EPI_32BIT && !INT_ACC));
+constexpr int D_BUF = D_STAGED ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;  // bytes: 16-bit columns
+constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;  // column parts of a 32-bit D: twice as many
 
 static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
 static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
@@ -429,9 +433,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             gz.D += c.z * g.batch_d;
             if (gz.C) gz.C += c.z * g.batch_c;
 #if TMA_STORE_EPILOGUE
-            if constexpr (sizeof(elem_d) == 2) {
+            if constexpr (D_STAGED) {
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
-                    epilogue_tma_store<EPI_PARTS>(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + cw * WG_M, c.n0,
+                    epilogue_tma_store<D_PARTS>(gz, acc, d_bufs + cw * D_BUF, tma_d, c.m0 + cw * WG_M, c.n0,
                                        g.batch_d ? c.z : 0, 1 + cw);
                     continue;
                 }

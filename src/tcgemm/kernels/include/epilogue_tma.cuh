@@ -17,6 +17,13 @@
 // chunk c ^ (r % 8).  One stmatrix matrix is 8 consecutive rows of one chunk
 // column, which the XOR spreads over 8 different bank quads: no conflicts.
 //
+// 32-bit D (fp32; configs with EPI_32BIT): a 128-byte row is 32 columns, so
+// the boxes are 64 rows x 32 columns, and there is no 32-bit stmatrix: each
+// thread stores its column pairs with 8-byte st.shared at the same swizzled
+// addresses.  Rows r and r + 1 of a half-warp then meet in the same banks
+// (their chunk pairs are swapped by the XOR), a 2-way conflict on a few
+// dozen stores per tile.
+//
 // Buffer reuse: the thread that issued the previous tile's stores waits until
 // they have *read* the buffer (wait_group.read 0) before the warpgroup
 // overwrites it; by then a whole main loop has passed, so it rarely waits.
@@ -39,6 +46,10 @@ __device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
     return p.u;
 }
 
+__device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
 // D rows m_wg .. m_wg + 63, columns n0 .. n0 + 2 * NACC - 1 of batch entry z
 // (C, if read, already points at entry z).  `buf`: this warpgroup's staging
 // buffer of 64 x (2 * NACC / PARTS) elements; `bar_id`: a named barrier owned
@@ -48,9 +59,12 @@ __device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
 template <int PARTS, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
-    static_assert(sizeof(elem_d) == 2, "TMA-store epilogue: 16-bit D");
-    static_assert(NACC % (32 * PARTS) == 0, "whole 64-column boxes per part");
-    constexpr int PART_JP = NACC / 8 / PARTS;  // stmatrix steps (16 columns each) per part
+    constexpr bool WIDE = sizeof(elem_d) == 4;  // fp32 D
+    static_assert(sizeof(elem_d) == 2 || (WIDE && sizeof(Acc) == 4 && (Acc)0.5f != 0),
+                  "TMA-store epilogue: 16-bit or fp32 D");
+    constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
+    static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
+    constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
     const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
     const unsigned row_addr = buf + (warp * 16 + (q % 2) * 8 + r8) * 128;
@@ -74,17 +88,32 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
                     if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
                 }
             }
-            const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
-            const unsigned addr = row_addr + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
-            stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
-                        pack_d2(v[6], v[7]));
+            if constexpr (WIDE) {
+                // v[0..1], v[2..3]: columns 2 (lane % 4) + {0, 1} of 8-column block 2 pj, rows lane / 4 and
+                // + 8; v[4..7]: the same of block 2 pj + 1.  Column c of the part: box c / 32, 16-byte chunk
+                // (c % 32) / 4 of the row, swizzled by the row's index mod 8 (= lane / 4 here).
+                const int rl = warp * 16 + lane / 4;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int c = 16 * pj + 8 * h + 2 * (lane % 4);
+                    const unsigned box = buf + (c / 32) * 8192 + (lane % 2) * 8;
+                    const int chunk = ((c % 32) / 4) ^ (lane / 4);
+                    st_shared_v2(box + rl * 128 + (chunk << 4), v[4 * h], v[4 * h + 1]);
+                    st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), v[4 * h + 2], v[4 * h + 3]);
+                }
+            } else {
+                const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
+                const unsigned addr = row_addr + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
+                stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
+                            pack_d2(v[6], v[7]));
+            }
         }
-        fence_proxy_async();  // make the stmatrix writes visible to the TMA unit
+        fence_proxy_async();  // make the shared-memory writes visible to the TMA unit
         warpgroup_bar_sync(bar_id);
         if (wg_tid == 0) {
 #pragma unroll
-            for (int b = 0; b < PART_JP / 4; ++b)
-                tma_store_3d(tma_d, buf + b * 8192, n0 + 16 * PART_JP * part + 64 * b, m_wg, z);
+            for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
+                tma_store_3d(tma_d, buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
             tma_store_commit();
         }
     }
