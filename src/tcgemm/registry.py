@@ -578,19 +578,19 @@ LADDER: tuple[KernelSpec, ...] = (
         # wgmma_ws_kmajor (2026-11-23-h100-kmajor-stage4.json), with or without clusters: auto keeps stage 1.
         precisions=("tf32", "fp8e4m3", "fp8e5m2"),
         # Rows of 128 bytes (BLOCK_K = 32 floats or 128 fp8), so the ring is that of the 16-bit kernel.
-        # tf32 writes 32-bit D from registers (no staging buffer: a deeper ring); fp8 keeps two
-        # accumulator arrays and stages 16-bit D for TMA stores.
+        # tf32 stages its fp32 D for TMA stores (first config) or writes it from registers (no buffer: a
+        # deeper ring); fp8 keeps two accumulator arrays and stages 16-bit D for TMA stores.
         configs=(
-            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
-            # fp32 D through shared memory and TMA stores (EPI_32BIT; the 16-bit buffer's bytes hold half
-            # the columns, so twice the column parts): full buffer and 3 stages, or half and 4.
-            _cfg("128x256x32e", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=3, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            # fp32 D through shared memory and TMA stores (EPI_32BIT: the 16-bit buffer's bytes hold half
+            # the columns, so twice the column parts), 4 stages and half a buffer: 1.00x / 0.99x / 1.00x of
+            # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 (rc), against 0.94x / 0.97x / 0.94x written from
+            # registers and 0.96x / 0.97x / 0.98x with a whole buffer and 3 stages, same run
+            # (2026-11-23-h100-explore-tf32-tma-store-fp32.json).
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
             _cfg("128x128x32", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
