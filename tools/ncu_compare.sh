@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Nsight Compute, one launch of a tcgemm kernel and one of cuBLAS's (nvjet) on the same bf16 problem,
+# after warm-up: elapsed and active SM cycles (idle SMs: ramp and the last partial wave), the tensor
+# pipe's busy share (inside active time: per-tile stalls such as the epilogue), L2 and DRAM bytes.
+# Usage (GPU machine): tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
+set -uo pipefail
+out=${1:?usage: tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
+kernel=${2:-wgmma_tma_store}
+shift $(( $# >= 2 ? 2 : 1 ))
+shapes=("$@")
+[ ${#shapes[@]} -eq 0 ] && shapes=("4096 4096 4096" "8192 8192 8192" "8192 8192 1024")
+cd "$(dirname "$0")/.."
+export PYTHONPATH=$PWD/src TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cache}
+driver=$(mktemp --suffix .py)
+cat > "$driver" <<'PY'
+import sys, torch, tcgemm
+kernel, m, n, k = sys.argv[1], *map(int, sys.argv[2:5])
+name, _, config = kernel.partition(":")
+a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+for _ in range(3):
+    torch.matmul(a, b)
+for _ in range(3):
+    tcgemm.gemm(a, b, kernel=name, config=config or None)
+torch.cuda.synchronize()
+PY
+# The tensor pipe's metric name differs between ncu versions: take whichever this one has.
+pipe=$(ncu --query-metrics 2>/dev/null | grep -o -E "^sm__pipe_tensor_op_(gmma|hmma)_cycles_active" | head -1)
+metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.min"
+metrics+=",lts__t_bytes.sum,dram__bytes_read.sum"
+[ -n "$pipe" ] && metrics+=",$pipe.avg.pct_of_peak_sustained_elapsed,$pipe.avg.pct_of_peak_sustained_active"
+entry=${kernel%%:*}
+for shape in "${shapes[@]}"; do
+  for k in nvjet "$entry"; do
+    echo "=== ${shape// /x} $k" | tee -a "$out/ncu.txt"
+    timeout 300 ncu --metrics "$metrics" -k "regex:$k" --launch-skip 2 --launch-count 1 \
+      python3 "$driver" "$kernel" $shape 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|==ERR|==WARN" | tee -a "$out/ncu.txt"
+  done
+done
+rm -f "$driver"
