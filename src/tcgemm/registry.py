@@ -522,6 +522,15 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64g16", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, GROUP_M=16,
                  SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x256x64s4g16", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, GROUP_M=16,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x64g32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, GROUP_M=32,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x256x64g64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, GROUP_M=64,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
