@@ -522,15 +522,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64g16", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, GROUP_M=16,
                  SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            _cfg("128x256x64s4g16", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, GROUP_M=16,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64g32", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, GROUP_M=32,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            _cfg("128x256x64g64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, GROUP_M=64,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            # Tile order (GROUP_M tile rows per group) changes little: the configs above and g16 with 4
+            # stages, g32 and g64 (whole columns), same run, all within 0.93-0.98x, 0.98-1.02x, 0.96-0.97x,
+            # 0.99x, 0.90-0.93x of cuBLAS at 4096^3, 8192^3, 4096x14336x4096, 4096x4096x14336,
+            # 8192x8192x1024 (2026-11-23-h100-explore-tile-order-bf16.json), though this order reads more from DRAM
+            # than cuBLAS (187 against 150 MB at 4096^3, 138 against 62 MB at 8192x8192x1024) and its
+            # tensor pipe idles 3% more of the SMs' active cycles
+            # (2026-11-23-h100-ncu-bf16-stage4-vs-cublas.txt; tools/ncu_compare.sh).
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
