@@ -41,7 +41,7 @@ from .registry import TileConfig
 SWIZZLE_BYTES = 128  # CU_TENSOR_MAP_SWIZZLE_128B: box rows of at most 128 bytes
 
 # Tensor-map element types by torch dtype name (int8 and fp8 are copied as raw bytes).
-_MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8",
+_MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int32": "INT32", "int8": "UINT8",
               "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
 
 
@@ -155,10 +155,10 @@ D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one 128-byte swiz
 
 def d_geometry(problem: GemmProblem) -> tuple[tuple[int, int, int], tuple[int, int], tuple[int, int, int]] | None:
     """(dims, byte strides, box) of D for the TMA-store epilogue, or None when TMA cannot write it:
-    D must be 16-bit or fp32 (a 128-byte box row of 64 or 32 elements) with 16-byte aligned rows and
+    D must be 16-bit or 32-bit (a 128-byte box row of 64 or 32 elements) with 16-byte aligned rows and
     batch entries. (A kernel built without a staging buffer for its D type ignores the map.)"""
     size = problem.out_dtype.itemsize
-    if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32):
+    if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32):
         return None
     if (problem.d_ld * size) % 16 or (problem.d_batch_stride * size) % 16:
         return None

@@ -173,9 +173,9 @@ constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
 #endif
 #ifndef EPI_32BIT
-#define EPI_32BIT 0  // 1: fp32 D through the same buffer too (twice the column parts); else from registers
+#define EPI_32BIT 0  // 1: fp32 / s32 D through the same buffer too (twice the column parts); else from registers
 #endif
-constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || (EPI_32BIT && !INT_ACC));
+constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || EPI_32BIT);
 constexpr int D_BUF = D_STAGED ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;  // bytes: 16-bit columns
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;  // column parts of a 32-bit D: twice as many
 
@@ -447,6 +447,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             for (int j = 0; j < BLOCK_N / 8; ++j) {
                 store_d_run<2>(gz, row, col + 8 * j, &acc[4 * j]);
                 store_d_run<2>(gz, row + 8, col + 8 * j, &acc[4 * j + 2]);
+                asm volatile("" ::: "memory");  // keep ptxas from hoisting all 64 stores' addresses (s32 D spilled)
             }
         }
 #if TMA_STORE_EPILOGUE

@@ -17,7 +17,7 @@
 // chunk c ^ (r % 8).  One stmatrix matrix is 8 consecutive rows of one chunk
 // column, which the XOR spreads over 8 different bank quads: no conflicts.
 //
-// 32-bit D (fp32; configs with EPI_32BIT): a 128-byte row is 32 columns, so
+// 32-bit D (fp32 or s32; configs with EPI_32BIT): a 128-byte row is 32 columns, so
 // the boxes are 64 rows x 32 columns, and there is no 32-bit stmatrix: each
 // thread stores its column pairs with 8-byte st.shared at the same swizzled
 // addresses.  Rows r and r + 1 of a half-warp then meet in the same banks
@@ -46,8 +46,8 @@ __device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
     return p.u;
 }
 
-__device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
-    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
+__device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned y) {
+    asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(addr), "r"(x), "r"(y) : "memory");
 }
 
 // D rows m_wg .. m_wg + 63, columns n0 .. n0 + 2 * NACC - 1 of batch entry z
@@ -59,9 +59,10 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, float x, float y) {
 template <int PARTS, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
-    constexpr bool WIDE = sizeof(elem_d) == 4;  // fp32 D
-    static_assert(sizeof(elem_d) == 2 || (WIDE && sizeof(Acc) == 4 && (Acc)0.5f != 0),
-                  "TMA-store epilogue: 16-bit or fp32 D");
+    constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
+    constexpr bool INT = (Acc)0.5f == 0;          // s32 accumulators (int8): exact integer alpha, beta
+    static_assert((sizeof(elem_d) == 2 && !INT) || (WIDE && sizeof(Acc) == 4),
+                  "TMA-store epilogue: 16-bit or fp32 D from float sums, s32 D from s32 sums");
     constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
     static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
     constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
@@ -79,14 +80,28 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
         for (int pj = 0; pj < PART_JP; ++pj) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
             const int jp = part * PART_JP + pj;
             float v[8];
-#pragma unroll
-            for (int i = 0; i < 8; ++i) v[i] = g.alpha * acc[8 * jp + i];
-            if (blend) {
+            unsigned w[8];  // 32-bit D: the values' bits
+            if constexpr (INT) {  // int32 arithmetic, wrapping like cuBLAS's 32I mode (epilogue.cuh)
+                const int alpha = (int)g.alpha, beta = (int)g.beta;
 #pragma unroll
                 for (int i = 0; i < 8; ++i) {
                     const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                    if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                    int x = alpha == 1 ? (int)acc[8 * jp + i] : alpha * (int)acc[8 * jp + i];
+                    if (beta != 0 && m < g.M && n < g.N) x += beta * (int)g.C[(i64)m * g.c_row + (i64)n * g.c_col];
+                    w[i] = (unsigned)x;
                 }
+            } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) v[i] = g.alpha * acc[8 * jp + i];
+                if (blend) {
+#pragma unroll
+                    for (int i = 0; i < 8; ++i) {
+                        const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                        if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < 8; ++i) w[i] = __float_as_uint(v[i]);
             }
             if constexpr (WIDE) {
                 // v[0..1], v[2..3]: columns 2 (lane % 4) + {0, 1} of 8-column block 2 pj, rows lane / 4 and
@@ -98,8 +113,8 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
                     const int c = 16 * pj + 8 * h + 2 * (lane % 4);
                     const unsigned box = buf + (c / 32) * 8192 + (lane % 2) * 8;
                     const int chunk = ((c % 32) / 4) ^ (lane / 4);
-                    st_shared_v2(box + rl * 128 + (chunk << 4), v[4 * h], v[4 * h + 1]);
-                    st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), v[4 * h + 2], v[4 * h + 3]);
+                    st_shared_v2(box + rl * 128 + (chunk << 4), w[4 * h], w[4 * h + 1]);
+                    st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
                 }
             } else {
                 const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
