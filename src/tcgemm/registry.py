@@ -581,10 +581,12 @@ LADDER: tuple[KernelSpec, ...] = (
                   "tf32 and fp8: K-major operands, fp8 scales and per-k-tile fp32 accumulation",
         source="hopper/04_tma_store_epilogue.cu",
         entry="wgmma_tma_store",
-        # int8 compiles and is exact here too, but on the H100 it ran at 0.79x (4096^3) and 0.83x (8192^3) of
-        # wgmma_ws_kmajor (2026-11-23-h100-kmajor-stage4.json), with or without clusters: auto keeps stage 1.
+        # int8 with its s32 D written from registers ran at 0.79x (4096^3) and 0.83x (8192^3) of
+        # wgmma_ws_kmajor (2026-11-23-h100-kmajor-stage4.json); with D staged for TMA stores (EPI_32BIT) at
+        # 1.45x / 1.19x of it, 1.55x / 1.81x of torch._int_mm (rc), and the 128 x 256 register fallback no
+        # longer spills (2026-11-23-h100-explore-int8-stage4-staged.json): auto now takes this stage.
         precisions=("tf32", "int8", "fp8e4m3", "fp8e5m2"),
-        # Rows of 128 bytes (BLOCK_K = 32 floats or 128 fp8), so the ring is that of the 16-bit kernel.
+        # Rows of 128 bytes (BLOCK_K = 32 floats or 128 int8/fp8), so the ring is that of the 16-bit kernel.
         # tf32 stages its fp32 D for TMA stores (first config) or writes it from registers (no buffer: a
         # deeper ring); fp8 keeps two accumulator arrays and stages 16-bit D for TMA stores.
         configs=(
@@ -598,12 +600,11 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x256x32", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            # int8, s32 D staged as fp32 D is: 4 stages and half a buffer ran 1345 / 1492 TOP/s at 4096^3 /
+            # 8192^3, a whole buffer and 3 stages 1215 / 1383, 128 x 128 with 6 stages 1177 / 1315.
             _cfg("128x256x128es4", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x128e", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=3, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x128x128es6", ("int8",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),

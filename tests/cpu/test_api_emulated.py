@@ -156,7 +156,7 @@ def test_int8_operands_are_staged_k_major_for_hopper(fake_gpu, layouts, out_col)
     out = torch.empty(528, 640, dtype=torch.int32).t() if out_col else None
     d = tcgemm.gemm(a, b, out=out)
     plan, problem = fake_gpu.calls[-1]
-    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc"
+    assert plan.spec.name == "wgmma_tma_store_kmajor" and problem.layouts == "rc"
     assert problem.a.aligned16 and problem.b.aligned16
     ka, kb = fake_gpu.operands[-1]
     if out_col:  # D^T = B^T A^T: the kernel's A is b, its B is a
@@ -184,7 +184,7 @@ def test_batched_and_broadcast_int8_operands_are_staged(fake_gpu):
     b = _int8(1024, 200, "row", gen)  # broadcast over the batch
     d = tcgemm.gemm(a, b)
     plan, problem = fake_gpu.calls[-1]
-    assert plan.spec.name == "wgmma_ws_kmajor" and problem.layouts == "rc" and problem.batch == 3
+    assert plan.spec.name == "wgmma_tma_store_kmajor" and problem.layouts == "rc" and problem.batch == 3
     assert torch.equal(d, (a.double() @ b.double()).int())
 
 

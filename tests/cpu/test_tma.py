@@ -95,9 +95,10 @@ def test_k_major_kernel_boxes_are_128_byte_rows(precision, dtype):
 
 
 def test_tensor_map_element_types():
-    assert tma._MAP_TYPES == {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int8": "UINT8",
-                              "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
-    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.int8, torch.float8_e4m3fn, torch.float8_e5m2):
+    assert tma._MAP_TYPES == {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int32": "INT32",
+                              "int8": "UINT8", "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.int32, torch.int8, torch.float8_e4m3fn,
+                  torch.float8_e5m2):
         assert str(dtype).removeprefix("torch.") in tma._MAP_TYPES
 
 
@@ -115,8 +116,9 @@ def test_cluster_kernel_loads_k_major_b_in_parts():
 
 
 def _out_problem(m, n, out_dtype, batch=None):
-    a = random_operand(m, 64, "row", batch, torch.bfloat16, "cpu")
-    b = random_operand(64, n, "col", batch, torch.bfloat16, "cpu")
+    dtype = torch.int8 if out_dtype == torch.int32 else torch.bfloat16
+    a = random_operand(m, 64, "row", batch, dtype, "cpu")
+    b = random_operand(64, n, "col", batch, dtype, "cpu")
     return describe(a, b, out_dtype=out_dtype)[0]
 
 
@@ -129,6 +131,7 @@ def test_d_map_geometry_of_the_tma_store_epilogue():
     assert dims == (520, 300, 1) and strides[0] == 520 * 4 and box == (32, 64, 1)
     assert tma.d_geometry(_out_problem(300, 517, torch.bfloat16)) is None  # rows of 1034 bytes
     assert tma.d_geometry(_out_problem(300, 518, torch.float32)) is None  # rows of 2072 bytes
+    assert tma.d_geometry(_out_problem(300, 520, torch.int32))[2] == (32, 64, 1)  # s32 D (int8 GEMMs)
 
 
 def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
