@@ -57,7 +57,8 @@ def _repeats(rows: list[dict], precision: str, shape: str) -> str:
                     and r["kernel"].startswith("auto") and r.get("pct_cublas") is not None)
     runs = {r["_run"] for r in rows if r["precision"] == precision and _shape(r) == shape
             and r["kernel"].startswith("auto")}
-    return f" ({ratios[0]:.2f}–{ratios[-1]:.2f}× over {len(runs)} runs)" if len(runs) > 1 else ""
+    # (no ratios: cuBLAS refused the shape in every run)
+    return f" ({ratios[0]:.2f}–{ratios[-1]:.2f}× over {len(runs)} runs)" if len(runs) > 1 and ratios else ""
 
 
 def _family(name: str) -> str | None:
