@@ -98,8 +98,8 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 
 // Input types.  fp16/bf16 operands may be K- or MN-major (wgmma.cuh).  tf32,
 // int8 and fp8 have no transpose mode: both operands K-major
-// (wgmma_kmajor.cuh; registry: wgmma_tma_store_kmajor, layouts "rc", for tf32
-// and fp8 — int8 builds and is exact, but ran slower here than stage 1).  Every wgmma
+// (wgmma_kmajor.cuh; registry: wgmma_tma_store_kmajor, layouts "rc", for tf32,
+// int8 and fp8; their 32-bit D is staged for TMA stores with EPI_32BIT).  Every wgmma
 // reads 32 bytes of k per row, so the shared-memory rows of 128 bytes, the
 // TMA boxes and the K-major descriptors (+32 bytes per step) are the same
 // bytes for every type; BLOCK_K = 128 / element size.
