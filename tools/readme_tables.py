@@ -38,12 +38,14 @@ def _shape(r: dict) -> str:
 
 
 def _best(rows: list[dict], precision: str, shape: str) -> dict[str, dict]:
-    """Fastest row per kernel name (over the configs of one run) for one precision and shape. A shape
-    measured again in a later file keeps the first file's rows: repeats are no second chance to win
-    (auto_vs_cublas shows their range instead)."""
+    """Fastest row per kernel name (over the configs of one run) for one precision and shape, all from
+    the first file that measured the shape: repeats are no second chance to win (auto_vs_cublas shows
+    their range instead), and a kernel a later file adds does not join another run's table."""
     best: dict[str, dict] = {}
+    runs = [r["_run"] for r in rows if r["precision"] == precision and _shape(r) == shape]
+    first = min(runs, default=None)  # one run per table: its title says "same run"
     for r in rows:
-        if r["precision"] == precision and _shape(r) == shape:
+        if r["precision"] == precision and _shape(r) == shape and r["_run"] == first:
             name = r["kernel"]
             old = best.get(name)
             if old is None or r["_run"] < old["_run"] or (r["_run"] == old["_run"] and r["tflops"] > old["tflops"]):
