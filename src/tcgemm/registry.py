@@ -608,6 +608,9 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128es6", ("int8",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
+            _cfg("128x128x32es6", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1, EPI_PARTS=2,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
             _cfg("128x128x32", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=64, SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
