@@ -558,6 +558,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            _cfg("64x64x64s13", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
+            _cfg("64x64x64s5", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=5,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(5, 64, 64) + _epilogue_smem(64, 64)),
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
