@@ -558,15 +558,15 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x128x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=8,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=128,
-                 SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),
-            _cfg("64x128x64k2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=8,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=128, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),
-            _cfg("64x256x64k4", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=256, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(4, 64, 256) + _epilogue_smem(64, 256)),
+            # Neither the ring depth nor wider tiles move it (CUDA-graph times, B streaming from DRAM, M = 128 /
+            # 64 / 16): 5, 10, 13 stages 22.6 / 21.9 / 21.8 us at M = 128
+            # (2026-11-23-h100-explore-skinny-stages.json); 64 x 128 tiles (half the CTAs) 24.5 / 24.2 /
+            # 23.9, split in 2 along K 22.7 / 19.1 / 19.8, 64 x 256 in 4 28.1 / 23.0 / 22.4, against 21.9 /
+            # 21.5 / 21.2 here and cuBLAS's 15.1 / 14.8 / 16.3
+            # (2026-11-23-h100-explore-skinny-wide-tiles.json). The time hardly depends on the CTA count or
+            # the bytes per CTA: B (32 MB) arrives at ~1.5 TB/s in aggregate against cuBLAS's ~2.1 (not
+            # yet known why; one guess: 64 CTAs reading 128-byte pieces of the same B rows at drifting k
+            # offsets keep reopening DRAM rows).
             # Split-K (kernels/include/split_k.cuh): SPLIT_K units per tile for problems with few tiles.
             # speed 0.25: at 128 x 4096 x 4096 (bf16, H100) it ran at 0.72x the rate of 128 x 64 without split.
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
