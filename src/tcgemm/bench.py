@@ -60,6 +60,7 @@ class BenchRow:
     # None: not measured.
     graph_us: float | None = None
     cublas_graph_us: float | None = None
+    out_dtype: str = ""  # D's dtype ("float32", ...); "" in files written before the field existed
 
 
 @dataclass
@@ -282,6 +283,13 @@ def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]
 
         return "torch._int_mm", run_int
 
+    if out.dtype != a0.dtype:  # 16-bit inputs, fp32 D: cuBLAS's fp32-output GEMM through torch.mm's out_dtype
+        def run_wide(i: int) -> None:
+            a, b = sets[i % len(sets)]
+            torch.mm(a, b, out_dtype=out.dtype, out=out)
+
+        return "torch.mm (out_dtype)", run_wide
+
     def run(i: int) -> None:
         a, b = sets[i % len(sets)]
         torch.matmul(a, b, out=out)
@@ -290,12 +298,15 @@ def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]
 
 
 def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32", layouts: str = "rr",
-                budget_s: float = 1.0, on_row: Callable[[BenchRow], None] | None = None) -> list[BenchRow]:
-    """Time cuBLAS and each named kernel (``"auto"`` allowed) on the same inputs."""
+                budget_s: float = 1.0, on_row: Callable[[BenchRow], None] | None = None,
+                out_dtype: torch.dtype | None = None) -> list[BenchRow]:
+    """Time cuBLAS and each named kernel (``"auto"`` allowed) on the same inputs; D of ``out_dtype``
+    (default: the precision's own output type)."""
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     l2 = getattr(props, "L2_cache_size", 50 * 2**20)
     sets = input_sets(m, n, k, precision, layouts, l2)
-    out_dtype = _OUT_DTYPES.get(precision, _DTYPES[precision])
+    out_dtype = out_dtype or _OUT_DTYPES.get(precision, _DTYPES[precision])
+    out_name = str(out_dtype).removeprefix("torch.")
     out = torch.empty((m, n), dtype=out_dtype, device="cuda")
     ref = reference(*sets[0], None, 1.0, 0.0)
     flops = 2.0 * m * n * k
@@ -326,7 +337,8 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
                 cublas_graph_us = time_graphs(cublas_graph, None, len(sets))[0]
         base = BenchRow("cublas", label, m, n, k, precision, med, flops / med / 1e9, 100.0, err,
                         err <= max(TOLERANCE[precision], 1e-5), samples=len(times), spread_pct=spread,
-                        layouts=layouts, graph_us=cublas_graph_us, cublas_graph_us=cublas_graph_us)
+                        layouts=layouts, graph_us=cublas_graph_us, cublas_graph_us=cublas_graph_us,
+                        out_dtype=out_name)
         rows.append(base)
         if on_row:
             on_row(base)
@@ -385,7 +397,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
             pct_cublas=100.0 * (paired_ms or cublas_ms) / med if cublas_ms else None, error=err,
             passed=err <= TOLERANCE[precision], registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes,
             block=plan.block, grid=plan.grid, samples=len(times), spread_pct=spread, cublas_ms=paired_ms,
-            layouts=layouts, graph_us=graph_us, cublas_graph_us=paired_graph_us,
+            layouts=layouts, graph_us=graph_us, cublas_graph_us=paired_graph_us, out_dtype=out_name,
         )
         rows.append(row)
         if on_row:

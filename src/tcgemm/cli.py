@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -21,6 +22,9 @@ from rich.table import Table
 from . import registry
 from ._version import __version__
 from .plot import PlotUnavailable
+
+if TYPE_CHECKING:
+    import torch
 
 # A wide table even when the output is a log file, not a terminal.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -255,6 +259,25 @@ def cmd_model_bench(args: argparse.Namespace) -> int:
     return 1 if any(r.passed is False for r in rows) else 0
 
 
+_OUT_DTYPE_NAMES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int32": "int32"}  # torch names
+
+
+def _bench_out_dtype(precision: str, name: str | None) -> torch.dtype | None:
+    """--out-dtype as a torch dtype, checked against what ``precision`` can write (None: the default)."""
+    if name is None:
+        return None
+    import torch
+
+    from .problem import output_dtypes
+
+    dtype = getattr(torch, _OUT_DTYPE_NAMES[name])
+    allowed = output_dtypes(precision)
+    if dtype not in allowed:
+        names = ", ".join(k for k, v in _OUT_DTYPE_NAMES.items() if getattr(torch, v) in allowed)
+        raise ValueError(f"--out-dtype {name} is not available for --precision {precision}; use one of: {names}")
+    return dtype
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.model:
         return cmd_model_bench(args)
@@ -262,6 +285,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import BenchResult, bench_shape, environment
 
     args.precision = args.precision or "fp32"
+    out_dtype = _bench_out_dtype(args.precision, args.out_dtype)
     if args.plot:
         from .plot import require_matplotlib
 
@@ -274,9 +298,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for m, n, k in shapes:
             progress.update(task, description=f"{m}x{n}x{k}")
             rows = bench_shape(m, n, k, names, args.precision, args.layouts, args.budget,
-                               on_row=lambda _r: progress.advance(task))
+                               on_row=lambda _r: progress.advance(task), out_dtype=out_dtype)
             result.rows += rows
-            progress.console.print(_bench_table(rows, f"{args.precision} {m}x{n}x{k} ({args.layouts})"))
+            to = f" -> {args.out_dtype}" if args.out_dtype else ""
+            progress.console.print(_bench_table(rows, f"{args.precision} {m}x{n}x{k} ({args.layouts}){to}"))
     if args.json:
         _write_json(result.as_dict(), args.json)
     if args.plot:
@@ -638,6 +663,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, DEFAULT_SHAPES)
     p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc (default rr)")
     p.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per kernel and shape")
+    p.add_argument("--out-dtype", choices=sorted(_OUT_DTYPE_NAMES), default=None,
+                   help="D's dtype (default: the precision's own; fp16/bf16 may write fp32, fp8 bf16, fp16 or "
+                        "fp32; cuBLAS then runs torch.mm(..., out_dtype=) or torch._scaled_mm's out_dtype)")
     p.add_argument("--json", help="write every figure and the environment to this JSON file")
     p.add_argument("--plot", help="after the bench, draw its rows to this PNG (needs matplotlib; see `tcgemm plot`)")
     p.add_argument("--plot-kind", choices=["ladder", "auto", "both"], default="both",

@@ -212,6 +212,14 @@ def _overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
     return x0 < y1 and y0 < x1
 
 
+def output_dtypes(precision: str) -> tuple[torch.dtype, ...]:
+    """The dtypes D may have for ``precision``: its default first, then the extras."""
+    if precision not in _PRECISION_INPUTS:
+        raise ValueError(f"precision={precision!r} is unknown; use one of {', '.join(_PRECISION_INPUTS)}")
+    default = resolve_precision(_PRECISION_INPUTS[precision], precision)[1]
+    return (default, *(d for d in _EXTRA_OUTPUTS.get(precision, ()) if d != default))
+
+
 def _precision_and_out_dtype(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None,
                              out_dtype: torch.dtype | None, precision: str | None) -> tuple[str, torch.dtype]:
     if a.dtype != b.dtype:

@@ -514,6 +514,9 @@ LADDER: tuple[KernelSpec, ...] = (
         configs=(
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x256x64w", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=1, B_BOX_N=256, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64s4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,

@@ -121,6 +121,18 @@ def test_bench_model_gpt2_parses():
             cli.parse_tokens(bad)
 
 
+def test_bench_out_dtype_is_checked_against_the_precision():
+    args = cli.build_parser().parse_args(["bench", "--precision", "bf16", "--out-dtype", "fp32"])
+    assert args.out_dtype == "fp32"
+    assert cli._bench_out_dtype("bf16", "fp32") == torch.float32
+    assert cli._bench_out_dtype("fp8e4m3", "fp16") == torch.float16
+    assert cli._bench_out_dtype("tf32", None) is None
+    with pytest.raises(ValueError, match="--out-dtype fp16 is not available for --precision tf32; use one of: fp32"):
+        cli._bench_out_dtype("tf32", "fp16")
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["bench", "--out-dtype", "fp64"])
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
 def test_bench_model_explains_missing_gpu(capsys):
     with pytest.raises(SystemExit) as exc:
