@@ -511,12 +511,14 @@ LADDER: tuple[KernelSpec, ...] = (
         # 0.63-0.69x (2026-11-23-h100-explore-stream-k.json). Likely (not profiled): the 66 clusters then
         # read A and B at 66 different k offsets, so the L2 no longer serves one cluster's k-tiles to the
         # clusters beside it, as the grouped tile order does.
+        # EPI_32BIT in every config: an fp32 D (out_dtype=torch.float32) goes through the staging buffer
+        # too, in twice the column parts. bf16 -> fp32 at 4096^3 / 8192^3 / 4096x14336x4096: 0.94x / 1.00x /
+        # 0.94x of torch.mm(..., out_dtype=torch.float32), against 0.82x / 0.93x / 0.86x written from
+        # registers, same run (2026-11-23-h100-explore-bf16-fp32-out.json, `tcgemm bench --out-dtype fp32`).
+        defines=MappingProxyType({"EPI_32BIT": "1"}),
         configs=(
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            _cfg("128x256x64w", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=1, B_BOX_N=256, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64s4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
