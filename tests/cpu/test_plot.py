@@ -91,7 +91,7 @@ def test_bench_plot_draws_the_rows_it_measured(tmp_path, monkeypatch):
 
     committed = json.loads(next(p for p in RESULTS if "bf16-4096-hopper" in p.name).read_text())["rows"]
 
-    def fake_bench_shape(m, n, k, names, precision, layouts, budget, on_row=None):
+    def fake_bench_shape(m, n, k, names, precision, layouts, budget, on_row=None, out_dtype=None):
         return [bench.BenchRow(**r) for r in committed if (r["m"], r["n"], r["k"]) == (m, n, k)]
 
     monkeypatch.setattr(cli, "_need_gpu", lambda: None)
