@@ -627,6 +627,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x32es6", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
+            # fp8 configs stage a fp32 D too (EPI_32BIT): 0.90x / 0.82x of torch._scaled_mm(out_dtype=float32)
+            # at 4096^3 / 8192^3 against 0.80x / 0.76x from registers (2026-11-23-h100-explore-fp8-fp32-out.json).
             # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
             # state pushes ptxas into spilling inside the main loop. The partial sums go into the fp32
             # total every 4 k-tiles (512 k; p1: every k-tile, 128 k, 0.86x / 0.74x of torch._scaled_mm at
@@ -637,11 +639,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128r", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
+                 EPI_32BIT=1, THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
@@ -656,16 +655,16 @@ LADDER: tuple[KernelSpec, ...] = (
             # tile once per 64 columns, ~125 bytes of shared memory per clock at the fp8 rate, its limit.
             # At 128 x 256 the same scheme needs 192 accumulator registers and spills.
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=1, B_BOX_N=128,
+                 EPI_32BIT=1, THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128s6", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 EPI_32BIT=1, THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("64x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+                 STAGES=10, EPI_32BIT=1, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             _cfg("128x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
+                 STAGES=8, EPI_32BIT=1, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,
