@@ -108,11 +108,14 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 //    errors pile up.  As cuBLAS does without "fast accumulation", each
 //    PROMOTE_EVERY k-tiles' wgmmas (128 k each) accumulate into fresh
 //    registers `part` (scale_d = 0 on the first), which are added to the fp32
-//    total once they retire: every 4 k-tiles = 512 k by default, because the
-//    wait for them to retire idles this warpgroup's share of the tensor cores
-//    (every k-tile: 0.74x of cuBLAS at 8192^3, every 4: 0.85x; on random data
-//    with bf16 D every k-tile gives _scaled_mm's error exactly, every 4 an
-//    error 1.8% larger; config p1 promotes every k-tile).  `part` is a second
+//    total once they retire: with 16-bit D every 4 k-tiles = 512 k by default,
+//    because the wait for them to retire idles this warpgroup's share of the
+//    tensor cores (every k-tile: 0.74x of cuBLAS at 8192^3, every 4: 0.85x; on
+//    random data with bf16 D every k-tile gives _scaled_mm's error exactly,
+//    every 4 an error 1.8% larger; config p1 promotes every k-tile).  fp32 D
+//    keeps what bf16 rounding hides: every 4 k-tiles gave 2.7x _scaled_mm's
+//    error (3.39e-4 against 1.26e-4), every k-tile exactly its error, so fp32 D
+//    promotes every k-tile by default.  `part` is a second
 //    accumulator array: BLOCK_N = 128 in the registry (at 192 the loop state
 //    on top of 2 x 96 registers makes ptxas spill; a third array, to add one
 //    k-tile's part while the next one multiplies, spilled at 128: ptxas kept
@@ -141,7 +144,7 @@ typedef float acc_t;
 using Mma = WgmmaE5m2<BLOCK_N>;
 #endif
 #ifndef PROMOTE_EVERY
-#define PROMOTE_EVERY 4  // fp8: k-tiles per partial sum
+#define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (see above)
 #endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
