@@ -22,8 +22,7 @@ from tcgemm.check import TOLERANCE, check
 
 def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str, str, str, tuple[int, int, int], str]]:
     """Every kernel and precision; per pair the first tile config and each config that runs other code
-    paths (split-K, another cluster size, a staged epilogue, another number of consumer warpgroups, fp32 D
-    staged for TMA stores);
+    paths (split-K, another cluster size, a staged epilogue, another number of consumer warpgroups);
     every config with all_configs."""
     out = []
     for spec in registry.all_specs():
@@ -33,8 +32,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 if not cfg.serves(precision):
                     continue
                 consumers = cfg.get("BLOCK_M") // 64 if spec.family == "hopper" else 0  # warpgroups: barrier counts
-                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers,
-                           cfg.get("EPI_32BIT", 0))
+                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers)
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)

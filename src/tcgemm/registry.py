@@ -603,6 +603,7 @@ LADDER: tuple[KernelSpec, ...] = (
         # Rows of 128 bytes (BLOCK_K = 32 floats or 128 int8/fp8), so the ring is that of the 16-bit kernel.
         # tf32 and int8 stage their 32-bit D for TMA stores like 16-bit D (EPI_32BIT); fp8 keeps two
         # accumulator arrays and stages 16-bit D.
+        defines=MappingProxyType({"EPI_32BIT": "1"}),  # every config stages a 32-bit D (tf32, int8, fp8's fp32 D)
         configs=(
             # fp32 D through shared memory and TMA stores (EPI_32BIT: the 16-bit buffer's bytes hold half
             # the columns, so twice the column parts), 4 stages and half a buffer: 1.00x / 0.99x / 1.00x of
@@ -610,22 +611,22 @@ LADDER: tuple[KernelSpec, ...] = (
             # registers (that config removed) and 0.96x / 0.97x / 0.98x with a whole buffer and 3 stages,
             # same run (2026-11-23-h100-explore-tf32-tma-store-fp32.json).
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1, EPI_PARTS=2,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # int8, s32 D staged as fp32 D is: 4 stages and half a buffer ran 1345 / 1492 TOP/s at 4096^3 /
             # 8192^3, a whole buffer and 3 stages 1215 / 1383, 128 x 128 with 6 stages 1177 / 1315.
             _cfg("128x256x128es4", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_32BIT=1, EPI_PARTS=2,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x128x128es6", ("int8",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1, EPI_PARTS=2,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
             # tf32 at 128 x 128 (mid-size problems), fp32 D staged: against the same tile written from
             # registers (removed), same run: 15.5 against 17.6 us at 1024^3 in a CUDA graph (cuBLAS 13.0),
             # 0.96x against 0.82x of cuBLAS at 2048^3, 0.77x against 0.75x at 1536x1536x4096
             # (2026-11-23-h100-explore-tf32-128x128-staged.json).
             _cfg("128x128x32es6", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1, EPI_PARTS=2,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
             # fp8 configs stage a fp32 D too (EPI_32BIT): 0.90x / 0.82x of torch._scaled_mm(out_dtype=float32)
             # at 4096^3 / 8192^3 against 0.80x / 0.76x from registers (2026-11-23-h100-explore-fp8-fp32-out.json).
@@ -637,10 +638,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.71x / 0.58x against 0.89x / 0.88x in the same run (2026-11-23-h100-explore-fp8-stagger-skinny.json):
             # a slot is released only when both have read it, so two drains per period stall the ring twice.
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_32BIT=1,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 EPI_32BIT=1, THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
@@ -655,16 +656,16 @@ LADDER: tuple[KernelSpec, ...] = (
             # tile once per 64 columns, ~125 bytes of shared memory per clock at the fp8 rate, its limit.
             # At 128 x 256 the same scheme needs 192 accumulator registers and spills.
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 EPI_32BIT=1, THREADS=384, CLUSTER_M=1, B_BOX_N=128,
+                 THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128s6", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 EPI_32BIT=1, THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("64x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=10, EPI_32BIT=1, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+                 STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             _cfg("128x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=8, EPI_32BIT=1, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
+                 STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,

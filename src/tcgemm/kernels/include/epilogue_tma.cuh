@@ -82,13 +82,11 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
             float v[8];
             unsigned w[8];  // 32-bit D: the values' bits
             if constexpr (INT) {  // int32 arithmetic, wrapping like cuBLAS's 32I mode (epilogue.cuh)
-                const int alpha = (int)g.alpha, beta = (int)g.beta;
 #pragma unroll
-                for (int i = 0; i < 8; ++i) {
+                for (int i = 0; i < 8; ++i) {  // (outside D the TMA store clips the value: C is not read there)
                     const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                    int x = alpha == 1 ? (int)acc[8 * jp + i] : alpha * (int)acc[8 * jp + i];
-                    if (beta != 0 && m < g.M && n < g.N) x += beta * (int)g.C[(i64)m * g.c_row + (i64)n * g.c_col];
-                    w[i] = (unsigned)x;
+                    const int x = (int)acc[8 * jp + i];
+                    w[i] = (unsigned)(m < g.M && n < g.N ? epilogue_value(g, m, n, x) : x);
                 }
             } else {
 #pragma unroll
