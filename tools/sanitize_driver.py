@@ -32,8 +32,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 if not cfg.serves(precision):
                     continue
                 consumers = cfg.get("BLOCK_M") // 64 if spec.family == "hopper" else 0  # warpgroups: barrier counts
-                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers,
-                           cfg.get("PINGPONG", 0))
+                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers)
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)
@@ -43,8 +42,6 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 layouts = "rc" if "rc" in spec.layouts else spec.layouts[0]
                 # K a multiple of 16 keeps 1-byte K-major rows (int8, fp8) aligned for TMA
                 shape = (72, 136, 208) if spec.requires_aligned16 else (33, 47, 65)
-                if cfg.get("PINGPONG"):  # several tiles per CTA, so that both consumers take turns
-                    shape = (4000, 2104, 200)
                 out.append((spec.name, cfg.name, precision, shape, layouts))
     return out
 

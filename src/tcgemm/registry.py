@@ -534,15 +534,13 @@ LADDER: tuple[KernelSpec, ...] = (
             # than cuBLAS (187 against 150 MB at 4096^3, 138 against 62 MB at 8192x8192x1024) and its
             # tensor pipe idles 3% more of the SMs' active cycles
             # (2026-11-23-h100-ncu-bf16-stage4-vs-cublas.txt; tools/ncu_compare.sh).
-            # Ping-pong consumers (PINGPONG): 64 x 256 tiles, each consumer warpgroup a whole tile in turn,
-            # so one writes its tile out while the other multiplies; B shared by a cluster of 4 (pp4) or 2.
-            # speed: not yet measured (kept off auto's list by a low guess).
-            _cfg("64x256pp4", ("fp16", "bf16"), speed=0.5, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=4, B_BOX_N=64, PINGPONG=1,
-                 SMEM_BYTES=_hopper_smem(4, 64, 256) + 2 * _epilogue_smem(64, 256)),
-            _cfg("64x256pp2", ("fp16", "bf16"), speed=0.5, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, PINGPONG=1,
-                 SMEM_BYTES=_hopper_smem(4, 64, 256) + 2 * _epilogue_smem(64, 256)),
+            # 256 x 128 with two m64 wgmmas per consumer and k step (WG_M = 128, sharing B); speed: not measured.
+            _cfg("256x128w128", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=2,
+                 SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
+            _cfg("256x128w128s3", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=3,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128,
+                 SMEM_BYTES=_hopper_smem(3, 256, 128) + _epilogue_smem(256, 128)),
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,

@@ -60,8 +60,7 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops |= {"UCGABAR_ARV", "UCGABAR_WAIT"}
     if spec.tma_store and d["ELEM_D"] not in ("float", "int"):  # the TMA-store epilogue (16-bit D)
         ops |= {"STSM", "UTMASTG"}
-    # fp32 D staged with st.shared (not by ping-pong consumers: it made them spill; they write it from registers)
-    if spec.tma_store and d["ELEM_D"] == "float" and d.get("EPI_32BIT") == "1" and d.get("PINGPONG") != "1":
+    if spec.tma_store and d["ELEM_D"] == "float" and d.get("EPI_32BIT") == "1":  # fp32 D staged with st.shared
         ops.add("UTMASTG")
     return ops
 

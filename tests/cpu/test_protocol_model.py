@@ -1,7 +1,6 @@
 """A model of the mbarrier protocols of the persistent Hopper kernels, run under random
 interleavings: hopper/02_persistent.cu (one CTA) and hopper/03_cluster_multicast.cu (a cluster
-whose CTAs multicast their part of B to each other; cooperative consumers that share every tile,
-or ping-pong consumers that take the tiles in turn).
+whose CTAs multicast their part of B to each other).
 
 The model follows the kernels line by line (producer thread, consumer warpgroups, slot/phase
 counters that run on across tiles) and the PTX rules for mbarriers: a phase completes when its
@@ -50,20 +49,16 @@ class Barrier:
 
 class Model:
     """One launch: `ctas` CTAs in clusters of `cluster`; every CTA walks `units` work units
-    of `ktiles` k-tiles (the same sequence in every CTA of a cluster, as in the kernels).
-    `pingpong`: consumer w multiplies units w, w + 2, ... alone (PINGPONG in the kernel)."""
+    of `ktiles` k-tiles (the same sequence in every CTA of a cluster, as in the kernels)."""
 
     A_BYTES, B_BYTES = 16, 32  # per k-tile; B is split in `cluster` parts
 
     def __init__(self, rng: random.Random, cluster: int, stages: int, units: int, ktiles: int,
-                 consumers: int = 2, pingpong: bool = False) -> None:
+                 consumers: int = 2) -> None:
         self.rng = rng
         self.cluster, self.stages, self.units, self.ktiles, self.consumers = cluster, stages, units, ktiles, consumers
-        self.pingpong = pingpong
-        readers = 1 if pingpong else consumers  # consumer warpgroups that read each k-tile
         self.full = [[Barrier(1) for _ in range(stages)] for _ in range(cluster)]
-        self.empty = [[Barrier(readers * cluster) for _ in range(stages)] for _ in range(cluster)]
-        self.turn = [[Barrier(1), Barrier(1)] for _ in range(cluster)]  # ping-pong: whose main loop is next
+        self.empty = [[Barrier(consumers * cluster) for _ in range(stages)] for _ in range(cluster)]
         # slot contents: per CTA, per slot, part name -> k-tile index that landed there
         self.slot = [[{} for _ in range(stages)] for _ in range(cluster)]
         self.readers = [[0] * stages for _ in range(cluster)]  # wgmma groups reading the slot
@@ -129,20 +124,7 @@ class Model:
                         bar.arrive()
                     self.post(remote)
 
-        def skip_other_tile() -> None:  # ping-pong: the other consumer's k-tiles go by in the ring
-            nonlocal s, phase, i
-            nxt = s + self.ktiles
-            phase ^= (nxt // self.stages) & 1
-            s = nxt % self.stages
-            i += self.ktiles
-
-        turns = 0  # ping-pong: turn[w] phases waited for
-        if self.pingpong and w == 1:
-            skip_other_tile()
-        for unit in range(w if self.pingpong else 0, self.units, 2 if self.pingpong else 1):
-            if self.pingpong and unit > 0:  # the other consumer has passed every full[] wait before ours
-                yield from self.wait_parity(self.turn[r][w], turns & 1, turns)
-                turns += 1
+        for _unit in range(self.units):
             prev = 0
             for kt in range(self.ktiles):
                 yield from self.wait_parity(self.full[r][s], phase, i // self.stages)
@@ -161,12 +143,8 @@ class Model:
                 if s == self.stages:
                     s, phase = 0, phase ^ 1
                 yield None
-            if self.pingpong:
-                self.turn[r][1 - w].arrive()  # the other consumer's main loop may begin
             yield from wait_group(0)
             release(prev)
-            if self.pingpong:
-                skip_other_tile()
             yield None  # the epilogue
 
     def run(self) -> None:
@@ -213,14 +191,6 @@ def test_protocol_under_random_interleavings(cluster, stages, units, ktiles):
         Model(random.Random(seed * 7919 + stages), cluster, stages, units, ktiles).run()
 
 
-@pytest.mark.parametrize("cluster", [1, 2, 4])
-@pytest.mark.parametrize("stages", [2, 3, 4])
-@pytest.mark.parametrize("units,ktiles", [(1, 1), (1, 3), (2, 1), (3, 2), (4, 3), (5, 5)])
-def test_pingpong_protocol_under_random_interleavings(cluster, stages, units, ktiles):
-    for seed in range(60):
-        Model(random.Random(seed * 104729 + stages), cluster, stages, units, ktiles, pingpong=True).run()
-
-
 def test_model_catches_a_wrong_parity():
     """The checker has teeth: a producer that waits for the wrong phase of empty[] is caught."""
     class Broken(Model):
@@ -233,24 +203,6 @@ def test_model_catches_a_wrong_parity():
     for seed in range(20):
         try:
             Broken(random.Random(seed), 2, 2, 2, 3).run()
-        except AssertionError:
-            failures += 1
-    assert failures == 20
-
-
-def test_model_catches_pingpong_consumers_without_turns():
-    """Without the turn barriers a ping-pong consumer runs a whole lap of the ring ahead of a
-    slot's full[] barrier, and its parity wait passes on a phase two uses old: caught."""
-    class NoTurns(Model):
-        def wait_parity(self, bar, parity, meant_phase):
-            if any(bar in pair for pair in self.turn):
-                return  # skip the wait
-            yield from Model.wait_parity(self, bar, parity, meant_phase)
-
-    failures = 0
-    for seed in range(20):
-        try:
-            NoTurns(random.Random(seed), 2, 2, 4, 4, pingpong=True).run()
         except AssertionError:
             failures += 1
     assert failures == 20

@@ -88,9 +88,6 @@
 #ifndef GROUP_M
 #define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
 #endif
-#ifndef PINGPONG
-#define PINGPONG 0  // 1: each consumer warpgroup takes whole tiles in turn (stage 4 configs "pp"; see below)
-#endif
 #ifndef PRODUCER_REGS
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232
@@ -161,15 +158,17 @@ constexpr bool INT_ACC = false;
 #endif
 
 constexpr int ELEM_BYTES = sizeof(elem_a);
-constexpr int WG_M = 64;  // rows per consumer warpgroup = the wgmma M
-// Ping-pong (PINGPONG = 1, BLOCK_M = 64): the two consumer warpgroups take this CTA's tiles in turn,
-// each a whole 64 x BLOCK_N tile, instead of sharing every tile by rows.  The producer fills the ring
-// in tile order, so consumer 1's k-tiles arrive as consumer 0 nears the end of its tile; then consumer
-// 0 writes its tile out (and waits for its next tile's first k-tile) while consumer 1 keeps the
-// tensor cores busy.  Cooperative consumers instead both stop for every epilogue.  The price: a
-// 64-row tile reads A once per 64 rows, not 128, so the B tile is shared by a cluster of 4.
-constexpr int CONSUMERS = PINGPONG ? 2 : BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
-constexpr int READERS = PINGPONG ? 1 : CONSUMERS;         // consumer warpgroups that read each k-tile
+#ifndef WG_M
+#define WG_M 64  // rows per consumer warpgroup: one wgmma (M = 64) per k step, or two (WG_M = 128)
+#endif
+// WG_M = 128 (configs "w128", e.g. a 256 x 128 CTA tile): each consumer issues two m64 wgmmas per k
+// step with the same B descriptor, back to back, on 64 x BLOCK_N accumulators each.  The point is
+// shared-memory bandwidth: a wgmma reads its A (64 x 16) and B (BLOCK_N x 16) from shared memory,
+// and the TMA unit writes every tile there too; per multiply-add a 128 x 256 tile of m64n256 wgmmas
+// needs as many bytes as the 128 bytes / clock an SM's shared memory delivers at the tensor rate.
+constexpr int M_ATOMS = WG_M / 64;         // m64 wgmmas per k step of a consumer
+constexpr int ATOM_ACC = BLOCK_N / 2;      // accumulators per thread of one m64 x BLOCK_N wgmma
+constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;
@@ -188,16 +187,16 @@ constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
 #ifndef EPI_32BIT
 #define EPI_32BIT 0  // 1: fp32 / s32 D through the same buffer too (twice the column parts); else from registers
 #endif
-// (Not for ping-pong consumers: the staged 32-bit epilogue's reads of C made them spill.)
-constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || (EPI_32BIT && !PINGPONG));
-constexpr int D_BUF = D_STAGED ? 64 * (BLOCK_N / EPI_PARTS) * 2 : 0;  // bytes: 16-bit columns
+constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || EPI_32BIT);
+constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2;  // staging bytes of one m64 block (16-bit columns)
+constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;  // per consumer
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;  // column parts of a 32-bit D: twice as many
 
 static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
 static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int8/fp8 K-major only");
-static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per 64 rows");
-static_assert(!PINGPONG || (BLOCK_M == WG_M && SPLIT_K == 1), "ping-pong: 64-row tiles, whole k ranges");
+static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per WG_M rows");
+static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
 static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64) == 0,
@@ -207,7 +206,7 @@ static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 16, "SMEM_BYTES too small");
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
 
@@ -238,17 +237,29 @@ __device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int tiles_n,
     return {((first + in_group % rows) * CLUSTER_M + rank) * BLOCK_M, (in_group / rows) * BLOCK_N, z};
 }
 
-// The 4 wgmmas of one k-tile (128 bytes of k) for a consumer warpgroup whose
-// A rows start at a_base; scale_first = 0 overwrites d instead of adding.
+// Accumulators of m64 block `a` of a consumer's WG_M rows.
+template <typename Acc, int NACC>
+__device__ __forceinline__ Acc (&atom(Acc (&d)[NACC], int a))[ATOM_ACC] {
+    return *reinterpret_cast<Acc(*)[ATOM_ACC]>(&d[a * ATOM_ACC]);
+}
+
+// The wgmmas of one k-tile (128 bytes of k: 4 k steps, M_ATOMS each) for a consumer warpgroup
+// whose A rows start at a_base (64-row blocks 8 KB apart in both A layouts); scale_first = 0
+// overwrites d instead of adding.
 template <typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+    static_assert(NACC == M_ATOMS * ATOM_ACC, "one accumulator array per m64 block");
 #pragma unroll
     for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
-        const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major(a_base + kk * K_STEP_BYTES)
-                                                : wgmma_desc_mn_major(a_base + kk * MN_STEP_BYTES, A_CHUNK);
         const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major(b_base + kk * K_STEP_BYTES)
                                                 : wgmma_desc_mn_major(b_base + kk * MN_STEP_BYTES, B_CHUNK);
-        Mma::mma(d, da, db, kk == 0 ? scale_first : 1);
+#pragma unroll
+        for (int a = 0; a < M_ATOMS; ++a) {
+            const unsigned a_atom = a_base + a * A_CHUNK;
+            const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major(a_atom + kk * K_STEP_BYTES)
+                                                    : wgmma_desc_mn_major(a_atom + kk * MN_STEP_BYTES, A_CHUNK);
+            Mma::mma(atom(d, a), da, db, kk == 0 ? scale_first : 1);
+        }
     }
 }
 
@@ -295,7 +306,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (stage 4), 1024-aligned
     const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers
-    const unsigned turn = empty + 8 * STAGES;            // ping-pong: 2 mbarriers, consumer w's turn
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
 
@@ -311,9 +321,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         kt1 = min(ktiles, kt0 + kt_per);
     };
     const int rank = cluster_ctarank();
-    // Each role reads its first unit after setmaxnreg (see fresh_tid in gemm.cuh: a value computed
-    // before the register reallocation and kept through it cost the ping-pong consumers a spill).
-    const int unit_step = cluster_count_x();
+    const int first_unit = cluster_id_x(), unit_step = cluster_count_x();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
 
@@ -323,11 +331,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
-            mbar_init(empty + 8 * s, READERS * CLUSTER_M);
-        }
-        if (PINGPONG) {
-            mbar_init(turn, 1);
-            mbar_init(turn + 8, 1);
+            mbar_init(empty + 8 * s, CONSUMERS * CLUSTER_M);
         }
         mbar_init_fence();
     }
@@ -336,7 +340,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and half of B for both) ----
         setmaxnreg_dec<PRODUCER_REGS>();
-        const int first_unit = cluster_id_x();
         if (tid == 0) {
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
@@ -365,37 +368,23 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     {
         // ---- consumer warpgroups 1..CONSUMERS: rows 64 (wg-1) .. 64 wg - 1 of each tile ----
         setmaxnreg_inc<CONSUMER_REGS>();
-        const int first_unit = cluster_id_x();
         const int cw = wg - 1;
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
         const bool releaser = wg_tid < CLUSTER_M;
         const unsigned target = releaser ? wg_tid : 0;
+        const int warp = wg_tid / 32, lane = tid % 32;
 
         // fp8: per-tensor scales (device pointers, null = 1), applied to each finished tile.
         const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
-        acc_t acc[BLOCK_N / 2];
-        acc_t part[BLOCK_N / 2];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
+        acc_t acc[M_ATOMS * ATOM_ACC];
+        acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         int s = 0;
         unsigned phase = 0;
-        // Ping-pong: this CTA's units alternate between the consumers; each skips the other's k-tiles
-        // in the ring (ktiles per unit: no split-K here).  And they take turns: a consumer starts a
-        // tile's main loop only once the other has passed its full[] waits for the tile before
-        // (turn[cw], arrived on by the other consumer).  Without that, a consumer that finished its
-        // tile would wait for its next tile's first k-tile a whole lap of the ring (or more) ahead of
-        // what the producer has loaded, and a parity wait cannot tell phase u from phase u - 2.
-        // (tests/cpu/test_protocol_model.py checks both.)
-        unsigned turns = 0;  // phases of turn[cw] waited for
-        auto skip_other_tile = [&]() {
-            const int next = s + ktiles;
-            phase ^= (next / STAGES) & 1;
-            s = next % STAGES;
-        };
-        if (PINGPONG && cw == 1) skip_other_tile();
-        for (int u = first_unit + (PINGPONG ? cw * unit_step : 0); u < units; u += (PINGPONG ? 2 : 1) * unit_step) {
+        for (int u = first_unit; u < units; u += unit_step) {
+            const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
 #pragma unroll
-            for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] = 0;
-            if (PINGPONG && u != first_unit) mbar_wait_guarded(turn + 8 * cw, turns++ & 1);
+            for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
@@ -407,8 +396,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             k_range(u, kt0, kt1);
             for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
-                const int a_row = PINGPONG ? 0 : cw;  // this warpgroup's 64-row block of the A tile
-                const unsigned a_base = a_slot(s) + (A_K_MAJOR ? a_row * WG_M * ROW_BYTES : a_row * A_CHUNK);
+                const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
                 const unsigned b_base = b_slot(s);
                 wgmma_fence();  // (fp8: also orders the last reads of `part` before its overwrite)
                 if constexpr (PROMOTE) {
@@ -444,14 +432,11 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     phase ^= 1;
                 }
             }
-            if (PINGPONG && wg_tid == 0) mbar_arrive(turn + 8 * (1 - cw));  // the other consumer's turn
             if constexpr (!PROMOTE) {
                 wgmma_wait<0>();
                 if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             }
             wgmma_fence_accumulators(acc);
-            if constexpr (PINGPONG) skip_other_tile();
-            const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);  // (not live in the main loop)
 #if SPLIT_K > 1
             {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
                 __shared__ int last_flag[CONSUMERS];
@@ -470,28 +455,30 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
 
             // Epilogue of this tile while the producers already load the next one.
-            const int m_wg = c.m0 + (PINGPONG ? 0 : cw * WG_M);  // this warpgroup's first row of D
             Gemm gz = g;  // batch entry c.z of C and D
             gz.D += c.z * g.batch_d;
             if (gz.C) gz.C += c.z * g.batch_c;
 #if TMA_STORE_EPILOGUE
             if constexpr (D_STAGED) {
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
-                    epilogue_tma_store<D_PARTS>(gz, acc, d_bufs + cw * D_BUF, tma_d, m_wg, c.n0,
-                                       g.batch_d ? c.z : 0, 1 + cw);
+#pragma unroll
+                    for (int a = 0; a < M_ATOMS; ++a)
+                        epilogue_tma_store<D_PARTS>(gz, atom(acc, a), d_bufs + cw * D_BUF + a * ATOM_BUF, tma_d,
+                                                    c.m0 + cw * WG_M + 64 * a, c.n0, g.batch_d ? c.z : 0, 1 + cw);
                     continue;
                 }
             }
 #endif
-            // (lane and warp read afresh: kept in registers through the main loop, they made ptxas spill)
-            const int lane = fresh_tid() % 32, warp = fresh_tid() % 128 / 32;
-            const int row = m_wg + warp * 16 + lane / 4;
             const int col = c.n0 + 2 * (lane % 4);
 #pragma unroll
-            for (int j = 0; j < BLOCK_N / 8; ++j) {
-                store_d_run<2>(gz, row, col + 8 * j, &acc[4 * j]);
-                store_d_run<2>(gz, row + 8, col + 8 * j, &acc[4 * j + 2]);
-                asm volatile("" ::: "memory");  // keep ptxas from hoisting all 64 stores' addresses (s32 D spilled)
+            for (int a = 0; a < M_ATOMS; ++a) {
+                const int row = c.m0 + cw * WG_M + 64 * a + warp * 16 + lane / 4;
+#pragma unroll
+                for (int j = 0; j < BLOCK_N / 8; ++j) {
+                    store_d_run<2>(gz, row, col + 8 * j, &acc[a * ATOM_ACC + 4 * j]);
+                    store_d_run<2>(gz, row + 8, col + 8 * j, &acc[a * ATOM_ACC + 4 * j + 2]);
+                    asm volatile("" ::: "memory");  // keep ptxas from hoisting all 64 stores' addresses (s32 D spilled)
+                }
             }
         }
 #if TMA_STORE_EPILOGUE

@@ -66,7 +66,7 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
     constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
     static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
     constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
-    const int wg_tid = fresh_tid() % 128, warp = wg_tid / 32, lane = wg_tid % 32;
+    const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
     const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
     const unsigned row_addr = buf + (warp * 16 + (q % 2) * 8 + r8) * 128;
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8

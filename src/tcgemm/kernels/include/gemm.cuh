@@ -29,15 +29,6 @@
 #define LAYOUT_ROW 0
 #define LAYOUT_COL 1
 
-// threadIdx.x read again where it is used: the volatile read is not hoisted, so a kernel whose
-// accumulators fill the register file does not hold the thread index (or lane and warp numbers
-// derived from it) in registers across its main loop only to use them in the epilogue.
-__device__ __forceinline__ int fresh_tid() {
-    int t;
-    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
-    return t;
-}
-
 #ifndef ELEM_A
 #define ELEM_A float
 #endif
