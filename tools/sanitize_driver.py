@@ -31,8 +31,10 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
             for precision in spec.precisions:
                 if not cfg.serves(precision):
                     continue
-                consumers = cfg.get("BLOCK_M") // 64 if spec.family == "hopper" else 0  # warpgroups: barrier counts
-                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers)
+                # consumer warpgroups (barrier counts) and m64 wgmmas per consumer; which operand a cluster shares
+                consumers = cfg.get("BLOCK_M") // cfg.get("WG_M", 64) if spec.family == "hopper" else 0
+                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers,
+                           cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0))
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)

@@ -85,14 +85,18 @@ _INT32_MAX = 2**31 - 1
 def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int) -> tuple[int, int, int]:
     """Grid of a persistent kernel: at most one CTA per SM, no more than there is work for.
 
-    Work comes in clusters of ``spec.cluster_of(cfg)`` CTAs that stack their tiles along M,
-    so the grid is a multiple of the cluster size (at least one cluster)."""
+    Work comes in clusters of ``spec.cluster_of(cfg)`` CTAs that stack their tiles along M (or
+    lay them side by side along N: CLUSTER_ALONG_N), so the grid is a multiple of the cluster
+    size (at least one cluster)."""
     cluster = spec.cluster_of(cfg)
     tiles_m = -(-problem.m // cfg["BLOCK_M"])
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
     if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
-    units = -(-tiles_m // cluster) * tiles_n * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: units per tile
+    if cfg.get("CLUSTER_ALONG_N"):
+        units = tiles_m * -(-tiles_n // cluster) * problem.batch
+    else:
+        units = -(-tiles_m // cluster) * tiles_n * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: units per tile
     clusters = max(1, min(sms // cluster, units))
     return (clusters * cluster, 1, 1)
 

@@ -9,6 +9,7 @@ records, :mod:`tcgemm.launch` turns one into a launch.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -64,9 +65,9 @@ class TileConfig:
             text += f" t{p['THREAD_M']}x{p.get('THREAD_N', 1)}"
         if "STAGES" in p:
             text += f" s{p['STAGES']}"
-        # What the config's name adds to its tile (k2: split-K, c1: no cluster, p1, g16, rn, ...).
-        dims = text.split(" ")[0]
-        extra = self.name.removeprefix(dims) if self.name.startswith(dims) else ""
+        # What the config's name adds to its tile (k2: split-K, c1: no cluster, p1, g16, rn, w128, ...),
+        # whether or not the name spells out BLOCK_K ("256x128w128" and "256x128x64w128" alike).
+        extra = re.sub(r"^\d+x\d+(x\d+)?", "", self.name)
         if extra and not extra.startswith(f"s{p.get('STAGES')}"):
             text += f" {extra}"
         return text
@@ -534,13 +535,32 @@ LADDER: tuple[KernelSpec, ...] = (
             # than cuBLAS (187 against 150 MB at 4096^3, 138 against 62 MB at 8192x8192x1024) and its
             # tensor pipe idles 3% more of the SMs' active cycles
             # (2026-11-23-h100-ncu-bf16-stage4-vs-cublas.txt; tools/ncu_compare.sh).
-            # 256 x 128 with two m64 wgmmas per consumer and k step (WG_M = 128, sharing B); speed: not measured.
+            # Tried and removed: ping-pong consumers (each consumer warpgroup a whole 64 x 256 tile in turn,
+            # turn barriers between their main loops, so that one writes its tile out while the other
+            # multiplies; commit 92aae3d). Correct and sanitizer-clean, but 553 against 759 TFLOP/s at 4096^3
+            # with B multicast to a cluster of 2, 367 with a cluster of 4 (rows "64x256x64 s4" of
+            # 2026-11-23-h100-explore-pingpong.json, in that order: pp4, then pp2). A 64-row tile makes every
+            # wgmma read its A afresh for half the multiply-adds, and the TMA unit writes 40 KB into shared
+            # memory per 1M multiply-adds against 24 KB: about 160 bytes per clock at the tensor rate
+            # where an SM's shared memory gives 128.
+            # 256 x 128 (WG_M = 128): two m64n128 wgmmas per consumer and k step with one B descriptor.
+            # By the count above a 128 x 256 tile of m64n256 wgmmas needs the full 128 bytes per clock
+            # (80 for the wgmmas' operands, 48 for the TMA writes); cuBLAS's fastest kernels here use
+            # 256 x 128 tiles, which cost less only if back-to-back wgmmas share their B reads. These
+            # configs test that. Not yet run on the GPU (no device was lent after they were written):
+            # speed 0.5 keeps them off auto's list until measured; the GPU suite tests them with the rest.
             _cfg("256x128w128", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
             _cfg("256x128w128s3", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=3,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128,
                  SMEM_BYTES=_hopper_smem(3, 256, 128) + _epilogue_smem(256, 128)),
+            # n: the same with the cluster side by side along N, sharing the A tile (each CTA loads 128 of its
+            # 256 rows and multicasts them; B whole): cuBLAS's nvjet 256x128 ... 1x2 coopA. Along M (above)
+            # each CTA reads 40 KB per k-tile from L2 (all of A, half of B), along N 32 KB, as 128 x 256 does.
+            _cfg("256x128w128n", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=128, B_BOX_N=128, WG_M=128, EPI_PARTS=2,
+                 SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,

@@ -10,7 +10,7 @@ Each operand is described as a 3-D tensor, innermost dimension first:
 
 * K-major (A row-major, B column-major): ``(K, M|N, batch)``, box
   ``(BLOCK_K, BLOCK_M|N, 1)`` (for B: ``(BLOCK_K, B_BOX_N, 1)`` when the config sets
-  ``B_BOX_N``, the rows of B one CTA of a cluster loads and multicasts);
+  ``B_BOX_N``, the rows of B one CTA of a cluster loads and multicasts; for A likewise ``A_BOX_M``);
 * MN-major (A column-major, B row-major): ``(M|N, K, batch)``, box
   ``(64, BLOCK_K, 1)`` (one load per 64 columns of the tile).
 
@@ -129,8 +129,9 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
     block_k = cfg["BLOCK_K"]
     if _k_major(op, name):
         inner, outer = problem.k, mn
-        # A cluster kernel loads B in parts of B_BOX_N rows, one per CTA (multicast to all of them).
-        rows = cfg.get("B_BOX_N", block_mn) if name == "b" else block_mn
+        # A cluster kernel loads its shared operand in parts, one per CTA (multicast to all of them):
+        # B in B_BOX_N rows (clusters along M), or A in A_BOX_M rows (clusters along N).
+        rows = cfg.get("B_BOX_N" if name == "b" else "A_BOX_M", block_mn)
         box = (block_k, rows, 1)
     else:
         inner, outer = mn, problem.k

@@ -34,7 +34,10 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
         plan = launch.plan(p, spec, cfg, sms)
         tiles_m, tiles_n = -(-m // cfg["BLOCK_M"]), -(-n // cfg["BLOCK_N"])
         cluster = spec.cluster_of(cfg)
-        units = -(-tiles_m // cluster) * tiles_n * (batch or 1) * cfg.get("SPLIT_K", 1)
+        if cfg.get("CLUSTER_ALONG_N"):  # the cluster's CTAs side by side along N
+            units = tiles_m * -(-tiles_n // cluster) * (batch or 1)
+        else:
+            units = -(-tiles_m // cluster) * tiles_n * (batch or 1) * cfg.get("SPLIT_K", 1)
         assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
         assert plan.grid[0] % cluster == 0 and plan.grid[0] >= cluster
         assert plan.grid[0] <= max(sms - sms % cluster, cluster)
@@ -103,6 +106,30 @@ def test_cluster_pairs_cover_every_tile_once(tiles_m, tiles_n, batch):
     assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
 
 
+@pytest.mark.parametrize("tiles_m,tiles_n,batch", [(1, 1, 1), (32, 16, 1), (9, 5, 3), (7, 1, 2), (2, 3, 1)])
+def test_clusters_along_n_cover_every_tile_once(tiles_m, tiles_n, batch):
+    """CLUSTER_ALONG_N: a cluster takes unit (m, pn, z) of a grid of ceil(tiles_n / C) unit columns, CTA r
+    tile column C * pn + r (columns past the matrix are zero work, never stored); groups of GROUP_M rows."""
+    cluster = 2
+    units_n = -(-tiles_n // cluster)
+    seen = []
+    for u in range(tiles_m * units_n * batch):
+        m, pn, z = tile_coord(u, tiles_m, units_n, 8)
+        seen += [(m, cluster * pn + r, z) for r in range(cluster) if cluster * pn + r < tiles_n]
+    assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
+
+
+def test_grid_counts_units_along_the_cluster():
+    """The persistent grid holds no more clusters than units: along N, ceil(tiles_n / C) per tile row."""
+    spec = registry.get("wgmma_tma_store")
+    cfg = next(c for c in spec.configs if c.get("CLUSTER_ALONG_N"))
+    p = _problem(cfg["BLOCK_M"] * 3, cfg["BLOCK_N"] * 5, 64)  # 3 tile rows x 5 tile columns: 3 x 3 units
+    assert launch.persistent_grid(p, spec, cfg, 132) == (3 * 3 * spec.cluster_of(cfg), 1, 1)
+    along_m = spec.config("128x256x64")
+    p = _problem(128 * 3, 256 * 5, 64)  # 2 unit rows x 5 columns
+    assert launch.persistent_grid(p, spec, along_m, 132) == (2 * 5 * 2, 1, 1)
+
+
 @pytest.mark.parametrize("ktiles", [1, 2, 3, 7, 16, 64, 65])
 @pytest.mark.parametrize("splits", [1, 2, 4, 8])
 def test_split_k_ranges_cover_every_k_tile_once(ktiles, splits):
@@ -147,3 +174,25 @@ def test_split_k_workspace_holds_every_unit(monkeypatch):
     launch.split_k_buffers(p, spec, cfg, 0)
     assert sizes == {}
     launch._split_k_scratch.clear()
+
+
+@pytest.mark.parametrize("spec", registry.all_specs(), ids=lambda s: s.name)
+def test_config_labels_tell_configs_apart(spec):
+    """Benchmark files name a config by its describe() label: two configs of a kernel must not share
+    one (two ping-pong configs once did, and only the order of rows told them apart)."""
+    labels = [c.describe() for c in spec.configs]
+    assert len(set(labels)) == len(labels), labels
+
+
+def test_two_wgmma_atoms_per_consumer_fill_the_staging_buffer_budget():
+    """WG_M = 128 configs: the consumers still cover BLOCK_M (two of them plus the producer), and the
+    host's shared-memory size holds the ring, the D staging buffers of both m64 blocks, and barriers."""
+    spec = registry.get("wgmma_tma_store")
+    for cfg in spec.configs:
+        wg_m = cfg.get("WG_M", 64)
+        consumers = cfg["BLOCK_M"] // wg_m
+        assert cfg["BLOCK_M"] % wg_m == 0 and cfg.threads == 128 * (consumers + 1), cfg.name
+        ring = cfg["STAGES"] * (cfg["BLOCK_M"] + cfg["BLOCK_N"]) * 128
+        staging = cfg["BLOCK_M"] * cfg["BLOCK_N"] * 2 // cfg.get("EPI_PARTS", 1)
+        assert cfg.smem_bytes >= ring + staging + 1024 + 16 * cfg["STAGES"], cfg.name
+        assert cfg.smem_bytes <= 227 * 1024, cfg.name

@@ -115,6 +115,25 @@ def test_cluster_kernel_loads_k_major_b_in_parts():
         assert tma.geometry(p, cfg, "b")[2] == (64, cfg["BLOCK_K"], 1)
 
 
+def test_clusters_along_n_load_k_major_a_in_parts():
+    """CLUSTER_ALONG_N configs share A: each CTA loads A_BOX_M = BLOCK_M / cluster rows of a K-major A
+    tile (multicast) and the whole B tile; clusters along M split B instead."""
+    spec = registry.get("wgmma_tma_store")
+    p = _problem(300, 520, 72, "rc")
+    along_n = [c for c in spec.configs if c.get("CLUSTER_ALONG_N")]
+    assert along_n, "no config lays its cluster along N"
+    for cfg in spec.configs:
+        cluster = spec.cluster_of(cfg)
+        _, _, box_a = tma.geometry(p, cfg, "a")
+        _, _, box_b = tma.geometry(p, cfg, "b")
+        if cfg.get("CLUSTER_ALONG_N"):
+            assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"] // cluster, 1)
+            assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"], 1)
+        else:
+            assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"], 1)
+            assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"] // cluster, 1), cfg.name
+
+
 def _out_problem(m, n, out_dtype, batch=None):
     dtype = torch.int8 if out_dtype == torch.int32 else torch.bfloat16
     a = random_operand(m, 64, "row", batch, dtype, "cpu")

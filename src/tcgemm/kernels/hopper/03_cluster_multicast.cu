@@ -19,6 +19,10 @@
 //    are clamped to the last tile row (any rows will do: rows of A only affect
 //    the same rows of D) and its stores are all cut off by the bounds check,
 //    but it still loads and multicasts its half of B for rank 0.
+//  * Variants (registry configs, same protocol): CLUSTER_ALONG_N lays the
+//    cluster's CTAs side by side along N, sharing A instead of B (each CTA
+//    loads BLOCK_M / CLUSTER_M rows of A and multicasts them); WG_M = 128 gives
+//    each consumer two m64 wgmmas per k step (a 256-row tile).
 //
 // Cluster protocol (CLUSTER_M = 2 CTAs, ranks r = 0, 1; the same slot s in
 // both CTAs always holds the same k-tile i, since both walk the same units
@@ -84,6 +88,12 @@
 #define CLUSTER_M 2
 #define B_BOX_N (BLOCK_N / CLUSTER_M)
 #define SMEM_BYTES (STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 2 + 2048)
+#endif
+#ifndef CLUSTER_ALONG_N
+#define CLUSTER_ALONG_N 0  // 1: the cluster's CTAs sit side by side along N and share the A tile instead
+#endif
+#ifndef A_BOX_M
+#define A_BOX_M (BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
 #endif
 #ifndef GROUP_M
 #define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
@@ -177,9 +187,15 @@ constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-ti
 constexpr int A_CHUNK = 64 * ROW_BYTES;  // one MN-major box (16-bit only): 64 m x BLOCK_K k
 constexpr int B_CHUNK = 64 * ROW_BYTES;
 constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-major: k rows per wgmma
-constexpr int B_PART = BLOCK_N / CLUSTER_M;  // columns of B each CTA loads for the cluster
+// Which operand the cluster shares.  Stacked along M (the default) its CTAs need the same B tile:
+// each loads B_PART columns of it and multicasts them.  Side by side along N (CLUSTER_ALONG_N, as
+// cuBLAS's 256 x 128 kernels with 1 x 2 clusters) they need the same A tile: each loads A_PART rows.
+constexpr bool ALONG_N = CLUSTER_ALONG_N;
+constexpr bool SHARE_A = ALONG_N && CLUSTER_M > 1, SHARE_B = !ALONG_N && CLUSTER_M > 1;
+constexpr int A_PART = SHARE_A ? BLOCK_M / CLUSTER_M : BLOCK_M;  // rows of A each CTA loads for the cluster
+constexpr int B_PART = SHARE_B ? BLOCK_N / CLUSTER_M : BLOCK_N;  // columns of B each CTA loads
 constexpr unsigned short CLUSTER_MASK = (1u << CLUSTER_M) - 1;
-constexpr int GROUP_UNITS = GROUP_M / CLUSTER_M;  // unit rows per group
+constexpr int GROUP_UNITS = ALONG_N ? GROUP_M : GROUP_M / CLUSTER_M;  // unit rows per group
 // Stage 4: a D staging buffer per consumer warpgroup (64 x BLOCK_N 16-bit), between the ring and the barriers.
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
@@ -203,6 +219,9 @@ static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64)
               "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
 static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
+static_assert(A_BOX_M == A_PART && A_PART % (A_K_MAJOR ? 8 : 64) == 0,
+              "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or 64-row boxes");
+static_assert(!ALONG_N || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
@@ -222,19 +241,23 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 // The cluster scheduler: unit index u -> (first row of this CTA's tile, first
 // column, batch entry), for CTA `rank` of the cluster.  Units are ordered as
 // stage 2 orders tiles (GROUP_UNITS unit rows at a time), over a grid of
-// ceil(tiles_m / CLUSTER_M) unit rows.
+// units_m x units_n units: ceil(tiles_m / CLUSTER_M) x tiles_n for clusters
+// along M (CTA r takes tile row CLUSTER_M um + r), tiles_m x ceil(tiles_n /
+// CLUSTER_M) along N (tile column CLUSTER_M un + r).
 struct TileCoord {
     int m0, n0, z;
 };
-__device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int tiles_n, int rank) {
-    const int per_batch = units_m * tiles_n;
+__device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int units_n, int rank) {
+    const int per_batch = units_m * units_n;
     const int z = u / per_batch;
     const int r = u - z * per_batch;
-    const int per_group = GROUP_UNITS * tiles_n;
+    const int per_group = GROUP_UNITS * units_n;
     const int first = (r / per_group) * GROUP_UNITS;
     const int rows = min(units_m - first, GROUP_UNITS);
     const int in_group = r - (r / per_group) * per_group;
-    return {((first + in_group % rows) * CLUSTER_M + rank) * BLOCK_M, (in_group / rows) * BLOCK_N, z};
+    const int um = first + in_group % rows, un = in_group / rows;
+    if constexpr (ALONG_N) return {um * BLOCK_M, (un * CLUSTER_M + rank) * BLOCK_N, z};
+    return {(um * CLUSTER_M + rank) * BLOCK_M, un * BLOCK_N, z};
 }
 
 // Accumulators of m64 block `a` of a consumer's WG_M rows.
@@ -263,20 +286,30 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
     }
 }
 
-// k-tile kt of this CTA's tile: its A (local) and its part of B (multicast).
+// k-tile kt of this CTA's tile: its A and B, the shared one in parts (this CTA's part multicast).
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
                                           int rank) {
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES);
-    if constexpr (A_K_MAJOR) {
+    if constexpr (SHARE_A) {
+        const int part = rank * A_PART;  // first row of this CTA's part of the A tile
+        if constexpr (A_K_MAJOR) {
+            tma_load_3d_multicast(a_dst + part * 128, tma_a, bar, k0, m0 + part, za, CLUSTER_MASK);
+        } else {
+#pragma unroll
+            for (int j = 0; j < A_PART / 64; ++j)
+                tma_load_3d_multicast(a_dst + (part / 64 + j) * A_CHUNK, tma_a, bar, m0 + part + 64 * j, k0, za,
+                                      CLUSTER_MASK);
+        }
+    } else if constexpr (A_K_MAJOR) {
         tma_load_3d(a_dst, tma_a, bar, k0, m0, za);  // box BLOCK_K (k) x BLOCK_M
     } else {
 #pragma unroll
         for (int j = 0; j < BLOCK_M / 64; ++j) tma_load_3d(a_dst + j * A_CHUNK, tma_a, bar, m0 + 64 * j, k0, za);
     }
     const int part = rank * B_PART;  // first column of this CTA's part of the B tile
-    if constexpr (CLUSTER_M == 1) {  // no peer: the whole B tile, plain loads
+    if constexpr (!SHARE_B) {  // the whole B tile, plain loads
         if constexpr (B_K_MAJOR) {
             tma_load_3d(b_dst, tma_b, bar, k0, n0, zb);
         } else {
@@ -311,9 +344,10 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 
     const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
     const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
-    const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+    const int units_m = ALONG_N ? tiles_m : (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+    const int units_n = ALONG_N ? (tiles_n + CLUSTER_M - 1) / CLUSTER_M : tiles_n;
     // Work units: (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive units.
-    const int units = units_m * tiles_n * batch * SPLIT_K;  // < 2^31: launch.plan checks
+    const int units = units_m * units_n * batch * SPLIT_K;  // < 2^31: launch.plan checks
     const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
     const int kt_per = (ktiles + SPLIT_K - 1) / SPLIT_K;  // k-tiles per range (the last may have fewer, or none)
     auto k_range = [&](int u, int& kt0, int& kt1) {
@@ -345,15 +379,18 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             for (int u = first_unit; u < units; u += unit_step) {
-                const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
-                const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);  // a tile below the matrix: any rows
+                const TileCoord c = unit_coord(u / SPLIT_K, units_m, units_n, rank);
+                // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
+                // will do, and its loads still bring the peers their parts of the shared operand.
+                const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);
+                const int n_load = ALONG_N ? min(c.n0, (tiles_n - 1) * BLOCK_N) : c.n0;
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
-                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, c.n0, za, zb, rank);
+                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, n_load, za, zb, rank);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -382,7 +419,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         int s = 0;
         unsigned phase = 0;
         for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = unit_coord(u / SPLIT_K, units_m, tiles_n, rank);
+            const TileCoord c = unit_coord(u / SPLIT_K, units_m, units_n, rank);
 #pragma unroll
             for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
             if constexpr (PROMOTE) {
