@@ -3,6 +3,7 @@
 #   environment -> compile all kernels (parallel) -> first-call latency (cold and warm cache)
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
 # Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [SKIP_SANITIZE=1] [SANITIZE_TOOLS=list]
+#        [SANITIZE_FILTER=substring of 'kernel:config-precision' (tools/sanitize_driver.py --list)]
 #        [SKIP_COMPILE=1 (no up-front build of every kernel: the JIT compiles what runs)]
 #        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr] [EXTRA_RUNS="precision/layouts/kernels/shapes ..."]
@@ -61,7 +62,8 @@ fi
 
 if [ -z "${SKIP_SANITIZE:-}" ]; then
 step "compute-sanitizer: memcheck, racecheck, synccheck over every kernel"
-bash tools/sanitize.sh "$OUT/sanitize.json" "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" || status=1
+bash tools/sanitize.sh "$OUT/sanitize.json" "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" ${SANITIZE_FILTER:+"$SANITIZE_FILTER"} \
+  || status=1
 fi
 
 [ "$PRECISIONS" = none ] && PRECISIONS=""

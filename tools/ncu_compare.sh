@@ -2,7 +2,10 @@
 # Nsight Compute, one launch of a tcgemm kernel and one of cuBLAS's (nvjet) on the same bf16 problem,
 # after warm-up: elapsed and active SM cycles (idle SMs: ramp and the last partial wave), the tensor
 # pipe's busy share (inside active time: per-tile stalls such as the epilogue), L2 and DRAM bytes.
-# Usage (GPU machine): tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
+# Usage (GPU machine): [CUBLAS_RE=regex] tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
+# CUBLAS_RE names cuBLAS's kernel (default nvjet, its large-GEMM kernels; skinny shapes may run others,
+# e.g. CUBLAS_RE='regex:^(?!wgmma)' takes the first kernel that is not ours). Each profiled kernel's
+# name, grid and block are printed above its metrics.
 set -uo pipefail
 out=${1:?usage: tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
 kernel=${2:-wgmma_tma_store}
@@ -27,14 +30,16 @@ PY
 # The tensor pipe's metric name differs between ncu versions: take whichever this one has.
 pipe=$(ncu --query-metrics 2>/dev/null | grep -o -E "^sm__pipe_tensor_op_(gmma|hmma)_cycles_active" | head -1)
 metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.min"
-metrics+=",lts__t_bytes.sum,dram__bytes_read.sum"
+metrics+=",lts__t_bytes.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct"
+metrics+=",dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 [ -n "$pipe" ] && metrics+=",$pipe.avg.pct_of_peak_sustained_elapsed,$pipe.avg.pct_of_peak_sustained_active"
 entry=${kernel%%:*}
 for shape in "${shapes[@]}"; do
-  for k in nvjet "$entry"; do
+  for k in "${CUBLAS_RE:-regex:nvjet}" "regex:$entry"; do
     echo "=== ${shape// /x} $k" | tee -a "$out/ncu.txt"
-    timeout 300 ncu --metrics "$metrics" -k "regex:$k" --launch-skip 2 --launch-count 1 \
-      python3 "$driver" "$kernel" $shape 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|==ERR|==WARN" | tee -a "$out/ncu.txt"
+    timeout 300 ncu --metrics "$metrics" -k "$k" --launch-skip 2 --launch-count 1 \
+      python3 "$driver" "$kernel" $shape 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
+      | tee -a "$out/ncu.txt"
   done
 done
 rm -f "$driver"
