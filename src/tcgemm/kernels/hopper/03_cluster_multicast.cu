@@ -286,45 +286,36 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
     }
 }
 
-// k-tile kt of this CTA's tile: its A and B, the shared one in parts (this CTA's part multicast).
+// One operand's k-tile: the whole tile (ROWS rows of m or n, plain TMA loads) or, when the cluster
+// shares it, this CTA's PART rows, multicast to every CTA of the cluster at the same offset.  K-major:
+// one box of BLOCK_K x rows (128-byte rows of k); MN-major (16-bit only): boxes of 64 m or n x BLOCK_K,
+// 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.
+template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
+__device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int mn0,
+                                             int z, int rank) {
+    const int first = SHARED ? rank * PART : 0;  // first row this CTA loads
+    constexpr int COUNT = SHARED ? PART : ROWS;
+    if constexpr (K_MAJOR) {
+        if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, CLUSTER_MASK);
+        else tma_load_3d(dst, map, bar, k0, mn0, z);
+    } else {
+#pragma unroll
+        for (int j = 0; j < COUNT / 64; ++j) {
+            const int row = first + 64 * j;
+            if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, CLUSTER_MASK);
+            else tma_load_3d(dst + row * 128, map, bar, mn0 + row, k0, z);
+        }
+    }
+}
+
+// k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts.
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
                                           int rank) {
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES);
-    if constexpr (SHARE_A) {
-        const int part = rank * A_PART;  // first row of this CTA's part of the A tile
-        if constexpr (A_K_MAJOR) {
-            tma_load_3d_multicast(a_dst + part * 128, tma_a, bar, k0, m0 + part, za, CLUSTER_MASK);
-        } else {
-#pragma unroll
-            for (int j = 0; j < A_PART / 64; ++j)
-                tma_load_3d_multicast(a_dst + (part / 64 + j) * A_CHUNK, tma_a, bar, m0 + part + 64 * j, k0, za,
-                                      CLUSTER_MASK);
-        }
-    } else if constexpr (A_K_MAJOR) {
-        tma_load_3d(a_dst, tma_a, bar, k0, m0, za);  // box BLOCK_K (k) x BLOCK_M
-    } else {
-#pragma unroll
-        for (int j = 0; j < BLOCK_M / 64; ++j) tma_load_3d(a_dst + j * A_CHUNK, tma_a, bar, m0 + 64 * j, k0, za);
-    }
-    const int part = rank * B_PART;  // first column of this CTA's part of the B tile
-    if constexpr (!SHARE_B) {  // the whole B tile, plain loads
-        if constexpr (B_K_MAJOR) {
-            tma_load_3d(b_dst, tma_b, bar, k0, n0, zb);
-        } else {
-#pragma unroll
-            for (int j = 0; j < BLOCK_N / 64; ++j) tma_load_3d(b_dst + j * B_CHUNK, tma_b, bar, n0 + 64 * j, k0, zb);
-        }
-    } else if constexpr (B_K_MAJOR) {
-        // box BLOCK_K (k) x B_PART rows of 128 bytes; rows part.. land at byte part * 128
-        tma_load_3d_multicast(b_dst + part * 128, tma_b, bar, k0, n0 + part, zb, CLUSTER_MASK);
-    } else {
-#pragma unroll
-        for (int j = 0; j < B_PART / 64; ++j)
-            tma_load_3d_multicast(b_dst + (part / 64 + j) * B_CHUNK, tma_b, bar, n0 + part + 64 * j, k0, zb,
-                                  CLUSTER_MASK);
-    }
+    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rank);
+    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rank);
 }
 
 // tma_d: D's tensor map (stage 4, 16-bit D the host could describe), else null: D from registers.
