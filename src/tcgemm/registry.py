@@ -543,18 +543,17 @@ LADDER: tuple[KernelSpec, ...] = (
             # wgmma read its A afresh for half the multiply-adds, and the TMA unit writes 40 KB into shared
             # memory per 1M multiply-adds against 24 KB: about 160 bytes per clock at the tensor rate
             # where an SM's shared memory gives 128.
-            # 256 x 128 (WG_M = 128): two m64n128 wgmmas per consumer and k step with one B descriptor.
-            # By the count above a 128 x 256 tile of m64n256 wgmmas needs the full 128 bytes per clock
-            # (80 for the wgmmas' operands, 48 for the TMA writes); cuBLAS's fastest kernels here use
-            # 256 x 128 tiles, which cost less only if back-to-back wgmmas share their B reads. These
-            # configs test that. Not yet run on the GPU (no device was lent after they were written):
-            # speed 0.5 keeps them off auto's list until measured; the GPU suite tests them with the rest.
+            # 256 x 128 (WG_M = 128): two m64n128 wgmmas per consumer and k step with one B descriptor, as
+            # cuBLAS's nvjet 256x128 ... 1x2 coopA. Measured (2026-11-23-h100-explore-256x128-w128.json, same
+            # run): correct, no faster than 128 x 256. At 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 /
+            # 8192x8192x1024 of cuBLAS: cluster along M 0.97x / 1.01x / 0.96x / 0.99x / 0.89x, along N (w128n)
+            # 0.97x / 1.01x / 0.95x / 0.99x / 0.90x, 128 x 256 s4 0.97x / 1.03x / 0.95x / 0.99x / 0.91x; 3 stages
+            # with a whole staging buffer 0.82-0.88x (removed). So back-to-back wgmmas sharing B do not save
+            # what the shared-memory count suggested. Kept (correct, sanitizer-clean) for tuning; speed 0.5
+            # keeps auto on 128 x 256.
             _cfg("256x128w128", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
-            _cfg("256x128w128s3", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=3,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128,
-                 SMEM_BYTES=_hopper_smem(3, 256, 128) + _epilogue_smem(256, 128)),
             # n: the same with the cluster side by side along N, sharing the A tile (each CTA loads 128 of its
             # 256 rows and multicasts them; B whole): cuBLAS's nvjet 256x128 ... 1x2 coopA. Along M (above)
             # each CTA reads 40 KB per k-tile from L2 (all of A, half of B), along N 32 KB, as 128 x 256 does.
