@@ -589,6 +589,16 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            # cuBLAS at M = 128 (nvjet_sm90_tst_64x64_64x13_2x1: 64 x 64 tiles, 13 stages, clusters of 2 along
+            # M multicasting B; 2026-11-23-h100-ncu-skinny-vs-cublas-nvjet64x64.txt) reads the same DRAM bytes
+            # as the config above but 100 against 143 MB through L2. The same here: B's 64 columns split along
+            # k between the two CTAs when B is MN-major (B_BOX_K k rows each), by rows when K-major.
+            _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
+                 THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
+                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            _cfg("64x64x64c2s13", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
+                 THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
+                 SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
             # Neither the ring depth nor wider tiles move it (CUDA-graph times, B streaming from DRAM, M = 128 /
             # 64 / 16): 5, 10, 13 stages 22.6 / 21.9 / 21.8 us at M = 128
             # (2026-11-23-h100-explore-skinny-stages.json); 64 x 128 tiles (half the CTAs) 24.5 / 24.2 /

@@ -12,7 +12,8 @@ Each operand is described as a 3-D tensor, innermost dimension first:
   ``(BLOCK_K, BLOCK_M|N, 1)`` (for B: ``(BLOCK_K, B_BOX_N, 1)`` when the config sets
   ``B_BOX_N``, the rows of B one CTA of a cluster loads and multicasts; for A likewise ``A_BOX_M``);
 * MN-major (A column-major, B row-major): ``(M|N, K, batch)``, box
-  ``(64, BLOCK_K, 1)`` (one load per 64 columns of the tile).
+  ``(64, BLOCK_K, 1)`` (one load per 64 columns of the tile; ``(64, B_BOX_K, 1)`` when a cluster shares a
+  tile of one such box and each CTA loads ``B_BOX_K`` of its k rows; for A ``A_BOX_K``).
 
 Byte strides are ``ld * size`` and ``batch_stride * size`` (element size: 2 for fp16/bf16,
 4 for the tf32 kernels' float32, 1 for int8; a box row is 128 bytes in every case). A batch stride of 0 (an
@@ -135,7 +136,9 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
         box = (block_k, rows, 1)
     else:
         inner, outer = mn, problem.k
-        box = (SWIZZLE_BYTES // _element_bytes(problem), block_k, 1)
+        # One 64-column box shared by a cluster is split along k instead: B_BOX_K (A_BOX_K) k rows.
+        k_rows = cfg.get("B_BOX_K" if name == "b" else "A_BOX_K", block_k)
+        box = (SWIZZLE_BYTES // _element_bytes(problem), k_rows, 1)
     row_bytes = op.ld * _element_bytes(problem)
     if op.batch_stride:
         batch, batch_bytes = problem.batch, op.batch_stride * _element_bytes(problem)

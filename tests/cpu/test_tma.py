@@ -134,6 +134,21 @@ def test_clusters_along_n_load_k_major_a_in_parts():
             assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"] // cluster, 1), cfg.name
 
 
+def test_one_box_b_shared_by_a_cluster_splits_along_k():
+    """A cluster sharing an MN-major B tile of one 64-column box (BLOCK_N = 64, cluster 2): each CTA loads
+    B_BOX_K = BLOCK_K / cluster of its k rows; K-major B is still split by rows (B_BOX_N)."""
+    spec = registry.get("wgmma_tma_store")
+    split = [c for c in spec.configs if c.get("B_BOX_K", c["BLOCK_K"]) != c["BLOCK_K"]]
+    assert split, "no config splits B along k"
+    for cfg in spec.configs:
+        cluster = spec.cluster_of(cfg)
+        shared_one_box = cfg["BLOCK_N"] == 64 and cluster > 1 and not cfg.get("CLUSTER_ALONG_N")
+        assert (cfg in split) == shared_one_box, cfg.name
+        rows = cfg["BLOCK_K"] // cluster if shared_one_box else cfg["BLOCK_K"]
+        assert tma.geometry(_problem(300, 520, 72, "rr"), cfg, "b")[2] == (64, rows, 1), cfg.name
+        assert tma.geometry(_problem(300, 520, 72, "rc"), cfg, "b")[2] == (cfg["BLOCK_K"], cfg["B_BOX_N"], 1)
+
+
 def _out_problem(m, n, out_dtype, batch=None):
     dtype = torch.int8 if out_dtype == torch.int32 else torch.bfloat16
     a = random_operand(m, 64, "row", batch, dtype, "cpu")

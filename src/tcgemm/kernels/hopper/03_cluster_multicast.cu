@@ -95,6 +95,12 @@
 #ifndef A_BOX_M
 #define A_BOX_M (BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
 #endif
+#ifndef B_BOX_K
+#define B_BOX_K BLOCK_K  // k rows of the host's MN-major B box (fewer: the cluster splits B's 64 columns along k)
+#endif
+#ifndef A_BOX_K
+#define A_BOX_K BLOCK_K  // likewise for an MN-major A shared along N
+#endif
 #ifndef GROUP_M
 #define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
 #endif
@@ -194,6 +200,11 @@ constexpr bool ALONG_N = CLUSTER_ALONG_N;
 constexpr bool SHARE_A = ALONG_N && CLUSTER_M > 1, SHARE_B = !ALONG_N && CLUSTER_M > 1;
 constexpr int A_PART = SHARE_A ? BLOCK_M / CLUSTER_M : BLOCK_M;  // rows of A each CTA loads for the cluster
 constexpr int B_PART = SHARE_B ? BLOCK_N / CLUSTER_M : BLOCK_N;  // columns of B each CTA loads
+// A shared MN-major tile of one 64-wide box (BLOCK_N = 64 in a cluster of 2) cannot be cut along its
+// 64 contiguous columns (the box row is one 128-byte swizzle row): each CTA loads BLOCK_K / CLUSTER_M
+// of its k rows instead, 128 bytes each, at the same place in every CTA's slot.
+template <int PART>
+constexpr bool MN_K_SPLIT = PART * CLUSTER_M == 64 && CLUSTER_M > 1;
 constexpr unsigned short CLUSTER_MASK = (1u << CLUSTER_M) - 1;
 constexpr int GROUP_UNITS = ALONG_N ? GROUP_M : GROUP_M / CLUSTER_M;  // unit rows per group
 // Stage 4: a D staging buffer per consumer warpgroup (64 x BLOCK_N 16-bit), between the ring and the barriers.
@@ -215,11 +226,14 @@ static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
-static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && B_PART % (B_K_MAJOR ? 8 : 64) == 0,
+static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && (B_PART % (B_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<B_PART>),
               "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
+static_assert(B_BOX_K == (MN_K_SPLIT<B_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K) &&
+              A_BOX_K == (MN_K_SPLIT<A_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K),
+              "the host's MN-major boxes: BLOCK_K rows of k, or this CTA's share of them when split along k");
 static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
-static_assert(A_BOX_M == A_PART && A_PART % (A_K_MAJOR ? 8 : 64) == 0,
+static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<A_PART>),
               "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or 64-row boxes");
 static_assert(!ALONG_N || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
 static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
@@ -289,7 +303,8 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 // One operand's k-tile: the whole tile (ROWS rows of m or n, plain TMA loads) or, when the cluster
 // shares it, this CTA's PART rows, multicast to every CTA of the cluster at the same offset.  K-major:
 // one box of BLOCK_K x rows (128-byte rows of k); MN-major (16-bit only): boxes of 64 m or n x BLOCK_K,
-// 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.
+// 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
+// one box shared by the cluster is split along k (MN_K_SPLIT): k row j at byte j * 128.
 template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
 __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int mn0,
                                              int z, int rank) {
@@ -298,6 +313,9 @@ __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, u
     if constexpr (K_MAJOR) {
         if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, CLUSTER_MASK);
         else tma_load_3d(dst, map, bar, k0, mn0, z);
+    } else if constexpr (SHARED && MN_K_SPLIT<PART>) {
+        constexpr int K_ROWS = BLOCK_K / CLUSTER_M;
+        tma_load_3d_multicast(dst + rank * K_ROWS * 128, map, bar, mn0, k0 + rank * K_ROWS, z, CLUSTER_MASK);
     } else {
 #pragma unroll
         for (int j = 0; j < COUNT / 64; ++j) {
