@@ -33,8 +33,10 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                     continue
                 # consumer warpgroups (barrier counts) and m64 wgmmas per consumer; which operand a cluster shares
                 consumers = cfg.get("BLOCK_M") // cfg.get("WG_M", 64) if spec.family == "hopper" else 0
+                # a one-box MN-major B tile split along k by the cluster (B_BOX_K): run row-major B for it
+                k_split = spec.family == "hopper" and cfg.get("B_BOX_K", cfg.get("BLOCK_K")) != cfg.get("BLOCK_K")
                 variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers,
-                           cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0))
+                           cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0), k_split)
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)
@@ -42,6 +44,8 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 if filter_text and filter_text not in f"{name}-{precision}":
                     continue
                 layouts = "rc" if "rc" in spec.layouts else spec.layouts[0]
+                if k_split and "rr" in spec.layouts:
+                    layouts = "rr"
                 # K a multiple of 16 keeps 1-byte K-major rows (int8, fp8) aligned for TMA
                 shape = (72, 136, 208) if spec.requires_aligned16 else (33, 47, 65)
                 out.append((spec.name, cfg.name, precision, shape, layouts))
