@@ -67,8 +67,8 @@ class TileConfig:
             text += f" s{p['STAGES']}"
         # What the config's name adds to its tile (k2: split-K, c1: no cluster, p1, g16, rn, w128, ...),
         # whether or not the name spells out BLOCK_K ("256x128w128" and "256x128x64w128" alike).
-        extra = re.sub(r"^\d+x\d+(x\d+)?", "", self.name)
-        if extra and not extra.startswith(f"s{p.get('STAGES')}"):
+        extra = re.sub(r"^\d+x\d+(x\d+)?", "", self.name).removeprefix(f"s{p.get('STAGES')}")  # s4d: "d"
+        if extra:
             text += f" {extra}"
         return text
 
