@@ -600,10 +600,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # M multicasting B; 2026-11-23-h100-ncu-skinny-vs-cublas-nvjet64x64.txt) reads the same DRAM bytes
             # as the config above but 100 against 143 MB through L2. The same here: B's 64 columns split along
             # k between the two CTAs when B is MN-major (B_BOX_K k rows each), by rows when K-major.
+            # Measured in CUDA graphs at M = 128 / 64 / 16, N = K = 4096, rr (2026-11-23-h100-explore-skinny-
+            # 64x64-cluster2.json): 18.8 / 18.9 / 21.9 us (c2), 18.6 / 18.4 / 21.3 (c2s13) against 21.8 / 21.7 /
+            # 21.2 without the cluster and cuBLAS's 15.3 / 14.8 / 16.5; at 128 x 14336 x 4096 63.3 against 74.3
+            # (cuBLAS 45.8). So c2s13 (speed 0.36) takes the skinny problems from the config above.
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x64x64c2s13", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
+            _cfg("64x64x64c2s13", ("fp16", "bf16"), speed=0.36, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
             # h: B (read once: the cluster multicasts it) evict_first, A (read by every cluster) evict_last.
