@@ -35,8 +35,9 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 consumers = cfg.get("BLOCK_M") // cfg.get("WG_M", 64) if spec.family == "hopper" else 0
                 # a one-box MN-major B tile split along k by the cluster (B_BOX_K): run row-major B for it
                 k_split = spec.family == "hopper" and cfg.get("B_BOX_K", cfg.get("BLOCK_K")) != cfg.get("BLOCK_K")
-                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1), consumers,
-                           cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0), k_split)
+                variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1),
+                           cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
+                           k_split)
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)

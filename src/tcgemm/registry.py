@@ -567,6 +567,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4h", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, L2_HINT_D=1, L2_HINT_A=2, L2_HINT_B=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # b2: the staged epilogue in four 64-column parts through two 8 KB buffers in turn (the same
+            # shared memory as s4's one 16 KB buffer), so no part waits for the TMA unit to read the one before.
+            _cfg("128x256x64s4b2", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,

@@ -221,7 +221,11 @@ constexpr int GROUP_UNITS = ALONG_N ? GROUP_M : GROUP_M / CLUSTER_M;  // unit ro
 #define EPI_32BIT 0  // 1: fp32 / s32 D through the same buffer too (twice the column parts); else from registers
 #endif
 constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || EPI_32BIT);
-constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2;  // staging bytes of one m64 block (16-bit columns)
+#ifndef EPI_BUFS
+#define EPI_BUFS 1  // 2: the parts alternate between two buffers, so writing one overlaps the TMA reading the other
+#endif
+// staging bytes of one m64 block (16-bit columns)
+constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;  // per consumer
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;  // column parts of a 32-bit D: twice as many
 
@@ -518,7 +522,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
 #pragma unroll
                     for (int a = 0; a < M_ATOMS; ++a)
-                        epilogue_tma_store<D_PARTS>(gz, atom(acc, a), d_bufs + cw * D_BUF + a * ATOM_BUF, tma_d,
+                        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_bufs + cw * D_BUF + a * ATOM_BUF, tma_d,
                                                     c.m0 + cw * WG_M + 64 * a, c.n0, g.batch_d ? c.z : 0, 1 + cw);
                     continue;
                 }

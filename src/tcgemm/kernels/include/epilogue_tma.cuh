@@ -27,6 +27,12 @@
 // Buffer reuse: the thread that issued the previous tile's stores waits until
 // they have *read* the buffer (wait_group.read 0) before the warpgroup
 // overwrites it; by then a whole main loop has passed, so it rarely waits.
+// A tile staged in parts through one buffer waits so between its own parts,
+// for the TMA unit to read the part just handed over (it may first have to
+// issue loads the producer queued for the next tile); with BUFS = 2 buffers
+// the parts alternate and each waits only for the part before last
+// (wait_group.read 1), which the TMA unit read while this warpgroup wrote the
+// other buffer.
 #pragma once
 #ifndef L2_HINT_D
 #define L2_HINT_D L2_NORMAL  // L2 eviction priority of D's stores (tma.cuh)
@@ -55,11 +61,11 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned
 
 // D rows m_wg .. m_wg + 63, columns n0 .. n0 + 2 * NACC - 1 of batch entry z
 // (C, if read, already points at entry z).  `buf`: this warpgroup's staging
-// buffer of 64 x (2 * NACC / PARTS) elements; `bar_id`: a named barrier owned
-// by this warpgroup (not 0).  PARTS > 1 stages the tile in that many column
-// parts through a smaller buffer (leaving shared memory for a deeper ring),
-// each part waiting until the TMA unit has read the previous one.
-template <int PARTS, typename Acc, int NACC>
+// buffer of BUFS x 64 x (2 * NACC / PARTS) elements; `bar_id`: a named barrier
+// owned by this warpgroup (not 0).  PARTS > 1 stages the tile in that many
+// column parts through a smaller buffer (leaving shared memory for a deeper
+// ring), each part waiting until the TMA unit has read the one BUFS before it.
+template <int PARTS, int BUFS, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
@@ -68,16 +74,20 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
                   "TMA-store epilogue: 16-bit or fp32 D from float sums, s32 D from s32 sums");
     constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
     static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
+    // Part p of every tile uses buffer p % BUFS, so the part before last is always the other buffer's.
+    static_assert((BUFS == 1 || BUFS == 2) && PARTS % BUFS == 0, "one buffer, or two taking parts in turn");
+    constexpr unsigned PART_BYTES = 64 * (2 * NACC / PARTS) * sizeof(elem_d);
     constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
     const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
-    const unsigned row_addr = buf + (warp * 16 + (q % 2) * 8 + r8) * 128;
+    const unsigned row_offset = (warp * 16 + (q % 2) * 8 + r8) * 128;
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
     const int n_lane = n0 + 2 * (lane % 4);
     const bool blend = g.beta != 0.0f;
 #pragma unroll
     for (int part = 0; part < PARTS; ++part) {
-        if (wg_tid == 0) tma_store_wait_read<0>();  // earlier stores are done reading buf
+        const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
+        if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
         warpgroup_bar_sync(bar_id);
 #pragma unroll
         for (int pj = 0; pj < PART_JP; ++pj) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
@@ -112,14 +122,14 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     const int c = 16 * pj + 8 * h + 2 * (lane % 4);
-                    const unsigned box = buf + (c / 32) * 8192 + (lane % 2) * 8;
+                    const unsigned box = part_buf + (c / 32) * 8192 + (lane % 2) * 8;
                     const int chunk = ((c % 32) / 4) ^ (lane / 4);
                     st_shared_v2(box + rl * 128 + (chunk << 4), w[4 * h], w[4 * h + 1]);
                     st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
                 }
             } else {
                 const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
-                const unsigned addr = row_addr + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
+                const unsigned addr = part_buf + row_offset + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
                 stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
                             pack_d2(v[6], v[7]));
             }
@@ -129,7 +139,8 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
         if (wg_tid == 0) {
 #pragma unroll
             for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
-                tma_store_3d<L2_HINT_D>(tma_d, buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
+                tma_store_3d<L2_HINT_D>(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg,
+                                        z);
             tma_store_commit();
         }
     }
