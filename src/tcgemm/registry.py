@@ -710,7 +710,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # sanitizer-clean) but slower: 962 / 1020 against 1210 TFLOP/s at 4096^3, 878 / 871 against
             # 1162 at 8192^3 (2026-11-23-h100-explore-fp8-column-blocks.json): n = 64 wgmmas read the A
             # tile once per 64 columns, ~125 bytes of shared memory per clock at the fp8 rate, its limit.
-            # At 128 x 256 the same scheme needs 192 accumulator registers and spills.
+            # At 128 x 256 the same scheme needs 192 accumulator registers and spills. So does 128 x 256 with
+            # the partial sums in two 128-column chunks (128 + 64 registers, promoted every k-tile): ptxas
+            # needs 239 registers for it and compiles a 384-thread kernel within 168 (STACK 256), and a producer
+            # of one warp (288 threads) does not help: 9 warps put 3 on one SM sub-partition, whose 16K
+            # registers again allow 168 (256 threads give 239 without spills; checked with ptxas, no GPU run).
+            # That would take the producer into a consumer warp.
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
