@@ -110,6 +110,12 @@
 #ifndef GROUP_M
 #define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
 #endif
+#ifndef EMPTY_WAIT_CTA
+// 1: the producer waits for freed slots with CTA-scope acquire (as CUTLASS does) instead of cluster scope,
+// whose SASS invalidates the L1 (CCTL.IVALL) on every wait.  The arrivals only say "done reading", a
+// write-after-read order that holds at any scope: the peer's reads retired before it arrived.
+#define EMPTY_WAIT_CTA 0
+#endif
 #ifndef PRODUCER_REGS
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232
@@ -411,7 +417,10 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
-                    if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
+                    if (!first_lap) {  // use u-1 released
+                        if constexpr (EMPTY_WAIT_CTA) mbar_wait_guarded(empty + 8 * s, phase ^ 1);
+                        else mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);
+                    }
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, n_load, za, zb, rank);
                     if (++s == STAGES) {
                         s = 0;
