@@ -518,6 +518,20 @@ LADDER: tuple[KernelSpec, ...] = (
         # registers, same run (2026-11-23-h100-explore-bf16-fp32-out.json, `tcgemm bench --out-dtype fp32`).
         defines=MappingProxyType({"EPI_32BIT": "1"}),
         configs=(
+            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
+            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part
+            # before last, not the one just handed over. First (auto's pick for large problems): of cuBLAS at
+            # 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 / 103.4 /
+            # 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 / 99.2 /
+            # 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
+            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%).
+            # Tried and removed (same files): L2 eviction hints on the TMA accesses (createpolicy +
+            # .L2::cache_hint: D's stores evict_first, A and B evict_last; on the skinny config B evict_first,
+            # A evict_last), no better than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the
+            # producer's slot waits at CTA scope (no L1 invalidation per wait), 95.7-102.4%, no better.
+            _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
@@ -560,21 +574,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("256x128w128n", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=128, B_BOX_N=128, WG_M=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
-            # L2 eviction hints (tma.cuh): D's stores evict_first (d), and A, B loads evict_last (h).
-            _cfg("128x256x64s4d", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, L2_HINT_D=1,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4h", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, L2_HINT_D=1, L2_HINT_A=2, L2_HINT_B=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # b2: the staged epilogue in four 64-column parts through two 8 KB buffers in turn (the same
-            # shared memory as s4's one 16 KB buffer), so no part waits for the TMA unit to read the one before.
-            _cfg("128x256x64s4b2", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2w", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EMPTY_WAIT_CTA=1,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
@@ -617,13 +616,6 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             _cfg("64x64x64c2s13", ("fp16", "bf16"), speed=0.36, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
-                 SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x64x64c2s13w", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
-                 THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32, EMPTY_WAIT_CTA=1,
-                 SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
-            # h: B (read once: the cluster multicasts it) evict_first, A (read by every cluster) evict_last.
-            _cfg("64x64x64c2s13h", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=13,
-                 THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32, L2_HINT_A=2, L2_HINT_B=1, L2_HINT_D=1,
                  SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
             # Neither the ring depth nor wider tiles move it (CUDA-graph times, B streaming from DRAM, M = 128 /
             # 64 / 16): 5, 10, 13 stages 22.6 / 21.9 / 21.8 us at M = 128

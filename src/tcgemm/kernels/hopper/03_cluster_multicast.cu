@@ -101,20 +101,8 @@
 #ifndef A_BOX_K
 #define A_BOX_K BLOCK_K  // likewise for an MN-major A shared along N
 #endif
-#ifndef L2_HINT_A
-#define L2_HINT_A L2_NORMAL  // L2 eviction priority of the A loads (tma.cuh); D's stores: L2_HINT_D
-#endif
-#ifndef L2_HINT_B
-#define L2_HINT_B L2_NORMAL
-#endif
 #ifndef GROUP_M
 #define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
-#endif
-#ifndef EMPTY_WAIT_CTA
-// 1: the producer waits for freed slots with CTA-scope acquire (as CUTLASS does) instead of cluster scope,
-// whose SASS invalidates the L1 (CCTL.IVALL) on every wait.  The arrivals only say "done reading", a
-// write-after-read order that holds at any scope: the peer's reads retired before it arrived.
-#define EMPTY_WAIT_CTA 0
 #endif
 #ifndef PRODUCER_REGS
 #define PRODUCER_REGS 40
@@ -321,26 +309,23 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 // one box of BLOCK_K x rows (128-byte rows of k); MN-major (16-bit only): boxes of 64 m or n x BLOCK_K,
 // 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
 // one box shared by the cluster is split along k (MN_K_SPLIT): k row j at byte j * 128.
-template <bool K_MAJOR, bool SHARED, int ROWS, int PART, int HINT>
+template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
 __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int mn0,
                                              int z, int rank) {
     const int first = SHARED ? rank * PART : 0;  // first row this CTA loads
     constexpr int COUNT = SHARED ? PART : ROWS;
     if constexpr (K_MAJOR) {
-        if constexpr (SHARED)
-            tma_load_3d_multicast<HINT>(dst + first * 128, map, bar, k0, mn0 + first, z, CLUSTER_MASK);
-        else tma_load_3d<HINT>(dst, map, bar, k0, mn0, z);
+        if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, CLUSTER_MASK);
+        else tma_load_3d(dst, map, bar, k0, mn0, z);
     } else if constexpr (SHARED && MN_K_SPLIT<PART>) {
         constexpr int K_ROWS = BLOCK_K / CLUSTER_M;
-        tma_load_3d_multicast<HINT>(dst + rank * K_ROWS * 128, map, bar, mn0, k0 + rank * K_ROWS, z,
-                                          CLUSTER_MASK);
+        tma_load_3d_multicast(dst + rank * K_ROWS * 128, map, bar, mn0, k0 + rank * K_ROWS, z, CLUSTER_MASK);
     } else {
 #pragma unroll
         for (int j = 0; j < COUNT / 64; ++j) {
             const int row = first + 64 * j;
-            if constexpr (SHARED)
-                tma_load_3d_multicast<HINT>(dst + row * 128, map, bar, mn0 + row, k0, z, CLUSTER_MASK);
-            else tma_load_3d<HINT>(dst + row * 128, map, bar, mn0 + row, k0, z);
+            if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, CLUSTER_MASK);
+            else tma_load_3d(dst + row * 128, map, bar, mn0 + row, k0, z);
         }
     }
 }
@@ -351,8 +336,8 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
                                           int rank) {
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES);
-    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART, L2_HINT_A>(a_dst, tma_a, bar, k0, m0, za, rank);
-    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART, L2_HINT_B>(b_dst, tma_b, bar, k0, n0, zb, rank);
+    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rank);
+    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rank);
 }
 
 // tma_d: D's tensor map (stage 4, 16-bit D the host could describe), else null: D from registers.
@@ -417,10 +402,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
-                    if (!first_lap) {  // use u-1 released
-                        if constexpr (EMPTY_WAIT_CTA) mbar_wait_guarded(empty + 8 * s, phase ^ 1);
-                        else mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);
-                    }
+                    if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, n_load, za, zb, rank);
                     if (++s == STAGES) {
                         s = 0;
@@ -531,8 +513,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
 #pragma unroll
                     for (int a = 0; a < M_ATOMS; ++a)
-                        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_bufs + cw * D_BUF + a * ATOM_BUF, tma_d,
-                                                    c.m0 + cw * WG_M + 64 * a, c.n0, g.batch_d ? c.z : 0, 1 + cw);
+                        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_bufs + cw * D_BUF + a * ATOM_BUF,
+                                                              tma_d, c.m0 + cw * WG_M + 64 * a, c.n0,
+                                                              g.batch_d ? c.z : 0, 1 + cw);
                     continue;
                 }
             }

@@ -34,9 +34,6 @@
 // (wait_group.read 1), which the TMA unit read while this warpgroup wrote the
 // other buffer.
 #pragma once
-#ifndef L2_HINT_D
-#define L2_HINT_D L2_NORMAL  // L2 eviction priority of D's stores (tma.cuh)
-#endif
 #include "epilogue.cuh"
 #include "ldmatrix.cuh"
 #include "tma.cuh"
@@ -139,8 +136,7 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
         if (wg_tid == 0) {
 #pragma unroll
             for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
-                tma_store_3d<L2_HINT_D>(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg,
-                                        z);
+                tma_store_3d(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
             tma_store_commit();
         }
     }

@@ -26,42 +26,17 @@ __device__ __forceinline__ void tma_prefetch_desc(const TmaDesc* desc) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(desc)) : "memory");
 }
 
-// L2 eviction priority of a TMA access.  A GEMM reads each A and B line many times (once per tile
-// that needs it) but writes each D line once: hinting D's stores evict_first (and the operands'
-// loads evict_last) keeps the streaming output from pushing operands out of the L2 that later tiles
-// would then fetch from DRAM again.  The hint is a 64-bit cache policy made by createpolicy.
-enum L2Hint { L2_NORMAL = 0, L2_EVICT_FIRST = 1, L2_EVICT_LAST = 2 };
-
-template <int HINT>
-__device__ __forceinline__ unsigned long long l2_policy() {
-    static_assert(HINT == L2_EVICT_FIRST || HINT == L2_EVICT_LAST, "a policy for a hint");
-    unsigned long long policy;
-    if constexpr (HINT == L2_EVICT_FIRST)
-        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    else
-        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    return policy;
-}
-
 // Copy the 3-D box whose first element is at coordinates (c0, c1, c2)
 // (c0 along the contiguous dimension) into shared memory at `dst`, completing
 // `box bytes` transactions on the mbarrier `bar`.  `desc` must point to a
 // __grid_constant__ kernel parameter (or global/const memory).
-template <int HINT = L2_NORMAL>
 __device__ __forceinline__ void tma_load_3d(unsigned dst, const TmaDesc* desc, unsigned bar, int c0, int c1,
                                             int c2) {
-    const unsigned long long map = reinterpret_cast<unsigned long long>(desc);
-    if constexpr (HINT == L2_NORMAL)
-        asm volatile(
-            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-            " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-            : "memory");
-    else
-        asm volatile(
-            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
-            " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar),
-            "l"(l2_policy<HINT>())
-            : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(desc)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+        : "memory");
 }
 
 // Entry point of a TMA kernel: the TCGEMM_KERNEL scalars, preceded by the
@@ -88,22 +63,13 @@ __device__ __forceinline__ void tma_load_3d(unsigned dst, const TmaDesc* desc, u
 // the same CTA-relative shared-memory offset `dst` in every CTA of the cluster
 // whose bit is set in `cta_mask`, and completes its bytes on the mbarrier at
 // the same offset `bar` in each of those CTAs.  One L2 read feeds them all.
-template <int HINT = L2_NORMAL>
 __device__ __forceinline__ void tma_load_3d_multicast(unsigned dst, const TmaDesc* desc, unsigned bar, int c0,
                                                       int c1, int c2, unsigned short cta_mask) {
-    const unsigned long long map = reinterpret_cast<unsigned long long>(desc);
-    if constexpr (HINT == L2_NORMAL)
-        asm volatile(
-            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-            " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar),
-            "h"(cta_mask)
-            : "memory");
-    else
-        asm volatile(
-            "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-            ".L2::cache_hint [%0], [%1, {%2, %3, %4}], [%5], %6, %7;" ::"r"(dst), "l"(map), "r"(c0), "r"(c1),
-            "r"(c2), "r"(bar), "h"(cta_mask), "l"(l2_policy<HINT>())
-            : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(desc)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+        : "memory");
 }
 
 // Entry point of a *persistent* TMA kernel (KernelSpec.persistent): the grid
@@ -138,18 +104,12 @@ __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-template <int HINT = L2_NORMAL>
 __device__ __forceinline__ void tma_store_3d(const TmaDesc* desc, unsigned src, int c0, int c1, int c2) {
-    const unsigned long long map = reinterpret_cast<unsigned long long>(desc);
-    if constexpr (HINT == L2_NORMAL)
-        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
-                     "r"(src), "r"(c0), "r"(c1), "r"(c2)
-                     : "memory");
-    else
-        asm volatile(
-            "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%2, %3, %4}], [%1], %5;"
-            ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2), "l"(l2_policy<HINT>())
-            : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+            reinterpret_cast<unsigned long long>(desc)),
+        "r"(src), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
 }
 
 __device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
