@@ -102,7 +102,7 @@ class Prepared:
         self._launch = driver.cuLaunchKernel
         self._ok = driver.CUresult.CUDA_SUCCESS
         self._handle = kernel.handle
-        self._grid = plan.grid
+        self._grid = launch.resident_grid(plan, kernel, device)
         self._block = plan.block
         self._smem = plan.config.smem_bytes
         self._stream = _current_stream(device)

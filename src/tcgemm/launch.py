@@ -86,17 +86,16 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     """Grid of a persistent kernel: at most one CTA per SM, no more than there is work for.
 
     Work comes in clusters of ``spec.cluster_of(cfg)`` CTAs that stack their tiles along M (or
-    lay them side by side along N: CLUSTER_ALONG_N), so the grid is a multiple of the cluster
-    size (at least one cluster)."""
+    lay them side by side along N: CLUSTER_ALONG_N, or 2 x 2: CLUSTER_2D), so the grid is a
+    multiple of the cluster size (at least one cluster)."""
     cluster = spec.cluster_of(cfg)
     tiles_m = -(-problem.m // cfg["BLOCK_M"])
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
     if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
-    if cfg.get("CLUSTER_ALONG_N"):
-        units = tiles_m * -(-tiles_n // cluster) * problem.batch
-    else:
-        units = -(-tiles_m // cluster) * tiles_n * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: units per tile
+    ctas_n = 2 if cfg.get("CLUSTER_2D") else cluster if cfg.get("CLUSTER_ALONG_N") else 1  # tile columns a cluster
+    ctas_m = cluster // ctas_n
+    units = -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: per tile
     clusters = max(1, min(sms // cluster, units))
     return (clusters * cluster, 1, 1)
 
@@ -285,6 +284,49 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     return workspace.data_ptr(), counters.data_ptr(), workspace
 
 
+@lru_cache(maxsize=256)
+def _max_active_clusters(handle: Any, block: int, smem: int, cluster: int) -> int | None:
+    """How many clusters of ``cluster`` CTAs of this kernel fit on the GPU at once (the driver's
+    cuOccupancyMaxActiveClusters), or None if the driver cannot say. Clusters live inside one GPC, so
+    with 4 CTAs of ~227 KB each a GPC of 18 SMs holds 4 clusters and 2 SMs stay idle: fewer clusters than
+    SMs / 4 can be resident."""
+    from cuda.bindings import driver
+
+    try:
+        func = handle
+        if isinstance(handle, driver.CUkernel):
+            err, func = driver.cuKernelGetFunction(handle)
+            if err != driver.CUresult.CUDA_SUCCESS:
+                return None
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = cluster, 1, 1
+        config.blockDimX, config.blockDimY, config.blockDimZ = block, 1, 1
+        config.sharedMemBytes = smem
+        attr = driver.CUlaunchAttribute()
+        attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster, 1, 1
+        config.attrs = [attr]
+        config.numAttrs = 1
+        err, count = driver.cuOccupancyMaxActiveClusters(func, config)
+        return int(count) if err == driver.CUresult.CUDA_SUCCESS and count > 0 else None
+    except (AttributeError, TypeError, RuntimeError):  # an older cuda.bindings: keep the planned grid
+        return None
+
+
+def resident_grid(p: LaunchPlan, kernel: Any, device: int) -> tuple[int, int, int]:
+    """The grid of a persistent launch, cut to the clusters that can be resident at once: a cluster
+    that waits for another to finish would run its share of the tiles after all the others (twice the
+    time). The kernel strides over its work units by the cluster count, so any grid is correct."""
+    cluster = p.spec.cluster_of(p.config)
+    if not p.spec.persistent or cluster < 4:  # clusters of 1 and 2 tile every GPC (132 SMs: 66 pairs fit)
+        return p.grid
+    _allow_dynamic_smem(kernel, p.config.smem_bytes, device)
+    fit = _max_active_clusters(kernel.handle, p.block, p.config.smem_bytes, cluster)
+    if fit is None or fit * cluster >= p.grid[0]:
+        return p.grid
+    return (fit * cluster, p.grid[1], p.grid[2])
+
+
 def kernel_for(p: LaunchPlan, arch: str, device: int) -> Any:
     return jit.load_kernel(p.spec.source, p.spec.entry, p.defines, arch, device)
 
@@ -321,6 +363,6 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
             workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device)
             args = (*args, np.int32(d_map is not None), workspace, counters)
-        _launch_tma(kernel, p.grid, p.block, p.config.smem_bytes, maps, args, device)
+        _launch_tma(kernel, resident_grid(p, kernel, device), p.block, p.config.smem_bytes, maps, args, device)
     else:
         _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

@@ -532,6 +532,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # 2 x 2 clusters (CLUSTER_2D): each CTA loads half its A (shared along N) and half its B (shared
+            # along M), 24 KB per k-tile from the L2 against 2 x 1's 32 KB.
+            _cfg("128x256x64c4", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
@@ -714,6 +719,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # of one warp (288 threads) does not help: 9 warps put 3 on one SM sub-partition, whose 16K
             # registers again allow 168 (256 threads give 239 without spills; checked with ptxas, no GPU run).
             # That would take the producer into a consumer warp.
+            # 2 x 2 clusters: 16 KB per CTA and k-tile from the L2 against 24 KB (the fp8 rate needs twice the
+            # bytes per clock of 16-bit inputs; 128 x 128 at 2 x 1 asks ~47 bytes per clock per SM).
+            _cfg("128x128x128c4", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
+                 STAGES=5, THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),

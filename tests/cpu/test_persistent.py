@@ -34,7 +34,9 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
         plan = launch.plan(p, spec, cfg, sms)
         tiles_m, tiles_n = -(-m // cfg["BLOCK_M"]), -(-n // cfg["BLOCK_N"])
         cluster = spec.cluster_of(cfg)
-        if cfg.get("CLUSTER_ALONG_N"):  # the cluster's CTAs side by side along N
+        if cfg.get("CLUSTER_2D"):  # 2 x 2 tiles
+            units = -(-tiles_m // 2) * -(-tiles_n // 2) * (batch or 1)
+        elif cfg.get("CLUSTER_ALONG_N"):  # the cluster's CTAs side by side along N
             units = tiles_m * -(-tiles_n // cluster) * (batch or 1)
         else:
             units = -(-tiles_m // cluster) * tiles_n * (batch or 1) * cfg.get("SPLIT_K", 1)
@@ -119,6 +121,29 @@ def test_clusters_along_n_cover_every_tile_once(tiles_m, tiles_n, batch):
     assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
 
 
+@pytest.mark.parametrize("tiles_m,tiles_n,batch", [(1, 1, 1), (32, 16, 1), (9, 5, 3), (7, 1, 2), (2, 3, 1)])
+def test_2d_clusters_cover_every_tile_once(tiles_m, tiles_n, batch):
+    """CLUSTER_2D: a cluster of 4 takes unit (um, un, z) of a ceil(tiles_m / 2) x ceil(tiles_n / 2) grid;
+    CTA r computes tile (2 um + r % 2, 2 un + r // 2) (tiles past the matrix are zero work, never stored)."""
+    units_m, units_n = -(-tiles_m // 2), -(-tiles_n // 2)
+    seen = []
+    for u in range(units_m * units_n * batch):
+        um, un, z = tile_coord(u, units_m, units_n, 4)
+        seen += [(2 * um + r % 2, 2 * un + r // 2, z) for r in range(4)
+                 if 2 * um + r % 2 < tiles_m and 2 * un + r // 2 < tiles_n]
+    assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
+
+
+def test_2d_cluster_masks_share_a_along_n_and_b_along_m():
+    """The kernel's multicast masks (load_tile): A to the CTAs of a tile row, B to those of a tile column."""
+    for rank in range(4):
+        rm, rn = rank % 2, rank // 2
+        a_mask = ((1 << 4) - 1) // ((1 << 2) - 1) << rm
+        b_mask = ((1 << 2) - 1) << (2 * rn)
+        assert a_mask == sum(1 << r for r in range(4) if r % 2 == rm)
+        assert b_mask == sum(1 << r for r in range(4) if r // 2 == rn)
+
+
 def test_grid_counts_units_along_the_cluster():
     """The persistent grid holds no more clusters than units: along N, ceil(tiles_n / C) per tile row."""
     spec = registry.get("wgmma_tma_store")
@@ -128,6 +153,8 @@ def test_grid_counts_units_along_the_cluster():
     along_m = spec.config("128x256x64")
     p = _problem(128 * 3, 256 * 5, 64)  # 2 unit rows x 5 columns
     assert launch.persistent_grid(p, spec, along_m, 132) == (2 * 5 * 2, 1, 1)
+    two_d = spec.config("128x256x64c4")
+    assert launch.persistent_grid(p, spec, two_d, 132) == (2 * 3 * 4, 1, 1)  # 2 x 3 units of 2 x 2 tiles
 
 
 @pytest.mark.parametrize("ktiles", [1, 2, 3, 7, 16, 64, 65])

@@ -92,6 +92,9 @@
 #ifndef CLUSTER_ALONG_N
 #define CLUSTER_ALONG_N 0  // 1: the cluster's CTAs sit side by side along N and share the A tile instead
 #endif
+#ifndef CLUSTER_2D
+#define CLUSTER_2D 0  // 1: a cluster of 4 CTAs as 2 x 2 tiles, sharing A along N and B along M
+#endif
 #ifndef A_BOX_M
 #define A_BOX_M (BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
 #endif
@@ -193,20 +196,24 @@ constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-ti
 constexpr int A_CHUNK = 64 * ROW_BYTES;  // one MN-major box (16-bit only): 64 m x BLOCK_K k
 constexpr int B_CHUNK = 64 * ROW_BYTES;
 constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-major: k rows per wgmma
-// Which operand the cluster shares.  Stacked along M (the default) its CTAs need the same B tile:
-// each loads B_PART columns of it and multicasts them.  Side by side along N (CLUSTER_ALONG_N, as
-// cuBLAS's 256 x 128 kernels with 1 x 2 clusters) they need the same A tile: each loads A_PART rows.
+// Which operand the cluster shares.  Its CLUSTER_M CTAs take CTAS_M x CTAS_N adjacent tiles (CTA rank
+// r: tile row r % CTAS_M, column r / CTAS_M of the block).  Stacked along M (the default) they need the
+// same B tile: each loads B_PART columns of it and multicasts them.  Side by side along N
+// (CLUSTER_ALONG_N, as cuBLAS's 256 x 128 kernels with 1 x 2 clusters) they need the same A tile: each
+// loads A_PART rows.  As 2 x 2 (CLUSTER_2D) each tile row shares A and each tile column B, and a CTA
+// loads half of its A and half of its B: a quarter less traffic from the L2 than 2 x 1 at 128 x 256.
 constexpr bool ALONG_N = CLUSTER_ALONG_N;
-constexpr bool SHARE_A = ALONG_N && CLUSTER_M > 1, SHARE_B = !ALONG_N && CLUSTER_M > 1;
-constexpr int A_PART = SHARE_A ? BLOCK_M / CLUSTER_M : BLOCK_M;  // rows of A each CTA loads for the cluster
-constexpr int B_PART = SHARE_B ? BLOCK_N / CLUSTER_M : BLOCK_N;  // columns of B each CTA loads
+constexpr int CTAS_N = CLUSTER_2D ? 2 : ALONG_N ? CLUSTER_M : 1;  // tile columns of a cluster block
+constexpr int CTAS_M = CLUSTER_M / CTAS_N;                         // tile rows
+constexpr bool SHARE_A = CTAS_N > 1, SHARE_B = CTAS_M > 1;
+constexpr int A_PART = BLOCK_M / CTAS_N;  // rows of A each CTA loads for its tile row of the cluster
+constexpr int B_PART = BLOCK_N / CTAS_M;  // columns of B each CTA loads for its tile column
 // A shared MN-major tile of one 64-wide box (BLOCK_N = 64 in a cluster of 2) cannot be cut along its
 // 64 contiguous columns (the box row is one 128-byte swizzle row): each CTA loads BLOCK_K / CLUSTER_M
 // of its k rows instead, 128 bytes each, at the same place in every CTA's slot.
 template <int PART>
-constexpr bool MN_K_SPLIT = PART * CLUSTER_M == 64 && CLUSTER_M > 1;
-constexpr unsigned short CLUSTER_MASK = (1u << CLUSTER_M) - 1;
-constexpr int GROUP_UNITS = ALONG_N ? GROUP_M : GROUP_M / CLUSTER_M;  // unit rows per group
+constexpr bool MN_K_SPLIT = PART * CLUSTER_M == 64 && CLUSTER_M > 1 && !CLUSTER_2D;
+constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group
 // Stage 4: a D staging buffer per consumer warpgroup (64 x BLOCK_N 16-bit), between the ring and the barriers.
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
@@ -239,8 +246,9 @@ static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
 static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<A_PART>),
               "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or 64-row boxes");
-static_assert(!ALONG_N || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
-static_assert(GROUP_M % CLUSTER_M == 0, "groups of whole cluster units");
+static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
+static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
+static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
@@ -259,9 +267,8 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 // The cluster scheduler: unit index u -> (first row of this CTA's tile, first
 // column, batch entry), for CTA `rank` of the cluster.  Units are ordered as
 // stage 2 orders tiles (GROUP_UNITS unit rows at a time), over a grid of
-// units_m x units_n units: ceil(tiles_m / CLUSTER_M) x tiles_n for clusters
-// along M (CTA r takes tile row CLUSTER_M um + r), tiles_m x ceil(tiles_n /
-// CLUSTER_M) along N (tile column CLUSTER_M un + r).
+// units_m x units_n units, ceil(tiles_m / CTAS_M) x ceil(tiles_n / CTAS_N):
+// CTA r takes tile row CTAS_M um + r % CTAS_M, column CTAS_N un + r / CTAS_M.
 struct TileCoord {
     int m0, n0, z;
 };
@@ -274,8 +281,7 @@ __device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int units_n,
     const int rows = min(units_m - first, GROUP_UNITS);
     const int in_group = r - (r / per_group) * per_group;
     const int um = first + in_group % rows, un = in_group / rows;
-    if constexpr (ALONG_N) return {um * BLOCK_M, (un * CLUSTER_M + rank) * BLOCK_N, z};
-    return {(um * CLUSTER_M + rank) * BLOCK_M, un * BLOCK_N, z};
+    return {(um * CTAS_M + rank % CTAS_M) * BLOCK_M, (un * CTAS_N + rank / CTAS_M) * BLOCK_N, z};
 }
 
 // Accumulators of m64 block `a` of a consumer's WG_M rows.
@@ -309,22 +315,23 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 // one box of BLOCK_K x rows (128-byte rows of k); MN-major (16-bit only): boxes of 64 m or n x BLOCK_K,
 // 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
 // one box shared by the cluster is split along k (MN_K_SPLIT): k row j at byte j * 128.
+// `part`: this CTA's index among the CTAs that share the tile, `mask`: their bits.
 template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
 __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int mn0,
-                                             int z, int rank) {
-    const int first = SHARED ? rank * PART : 0;  // first row this CTA loads
+                                             int z, int part, unsigned short mask) {
+    const int first = SHARED ? part * PART : 0;  // first row this CTA loads
     constexpr int COUNT = SHARED ? PART : ROWS;
     if constexpr (K_MAJOR) {
-        if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, CLUSTER_MASK);
+        if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, mask);
         else tma_load_3d(dst, map, bar, k0, mn0, z);
     } else if constexpr (SHARED && MN_K_SPLIT<PART>) {
         constexpr int K_ROWS = BLOCK_K / CLUSTER_M;
-        tma_load_3d_multicast(dst + rank * K_ROWS * 128, map, bar, mn0, k0 + rank * K_ROWS, z, CLUSTER_MASK);
+        tma_load_3d_multicast(dst + part * K_ROWS * 128, map, bar, mn0, k0 + part * K_ROWS, z, mask);
     } else {
 #pragma unroll
         for (int j = 0; j < COUNT / 64; ++j) {
             const int row = first + 64 * j;
-            if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, CLUSTER_MASK);
+            if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, mask);
             else tma_load_3d(dst + row * 128, map, bar, mn0 + row, k0, z);
         }
     }
@@ -336,8 +343,12 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
                                           int rank) {
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES);
-    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rank);
-    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rank);
+    // A goes to the CTAs of this tile row (ranks rank % CTAS_M + CTAS_M j), B to those of this tile column.
+    const int rm = rank % CTAS_M, rn = rank / CTAS_M;
+    const unsigned short a_mask = SHARE_A ? ((1u << CLUSTER_M) - 1) / ((1u << CTAS_M) - 1) << rm : 0;
+    const unsigned short b_mask = ((1u << CTAS_M) - 1) << (CTAS_M * rn);
+    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rn, a_mask);
+    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rm, b_mask);
 }
 
 // tma_d: D's tensor map (stage 4, 16-bit D the host could describe), else null: D from registers.
@@ -357,8 +368,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 
     const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
     const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
-    const int units_m = ALONG_N ? tiles_m : (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-    const int units_n = ALONG_N ? (tiles_n + CLUSTER_M - 1) / CLUSTER_M : tiles_n;
+    const int units_m = (tiles_m + CTAS_M - 1) / CTAS_M;
+    const int units_n = (tiles_n + CTAS_N - 1) / CTAS_N;
     // Work units: (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive units.
     const int units = units_m * units_n * batch * SPLIT_K;  // < 2^31: launch.plan checks
     const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
@@ -396,7 +407,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
                 const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);
-                const int n_load = ALONG_N ? min(c.n0, (tiles_n - 1) * BLOCK_N) : c.n0;
+                const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
                 int kt0, kt1;
