@@ -533,7 +533,12 @@ LADDER: tuple[KernelSpec, ...] = (
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # 2 x 2 clusters (CLUSTER_2D): each CTA loads half its A (shared along N) and half its B (shared
-            # along M), 24 KB per k-tile from the L2 against 2 x 1's 32 KB.
+            # along M), 24 KB per k-tile from the L2 against 2 x 1's 32 KB. Correct (GPU tests, sanitizers) but
+            # slower: 0.78 / 0.89 / 0.89 / 0.74 / 0.84x of cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 /
+            # 4096x4096x14336 / 8192x8192x1024 against 0.97 / 1.02 / 0.97 / 0.99 / 0.93x for s4b2, same run
+            # (2026-11-23-h100-explore-2x2-clusters.json). Only 30 clusters of 4 are resident (120 of 132 SMs,
+            # 2026-11-23-h100-cluster-occupancy.txt): that costs 9%, the rest is four CTAs in lockstep (a slot
+            # comes back when all four have read it). Kept off auto (speed 0.5).
             _cfg("128x256x64c4", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
@@ -720,7 +725,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # registers again allow 168 (256 threads give 239 without spills; checked with ptxas, no GPU run).
             # That would take the producer into a consumer warp.
             # 2 x 2 clusters: 16 KB per CTA and k-tile from the L2 against 24 KB (the fp8 rate needs twice the
-            # bytes per clock of 16-bit inputs; 128 x 128 at 2 x 1 asks ~47 bytes per clock per SM).
+            # bytes per clock of 16-bit inputs; 128 x 128 at 2 x 1 asks ~47 bytes per clock per SM). Slower:
+            # 0.81 / 0.81 / 0.83x of torch._scaled_mm at 4096^3 / 8192^3 / 4096x14336x4096 against 0.89 / 0.86 /
+            # 0.88x, same run, 30 clusters resident (2026-11-23-h100-explore-2x2-clusters.json). So the L2 -> SM
+            # bytes are not what holds fp8 back. Kept off auto (speed 0.5).
             _cfg("128x128x128c4", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
                  STAGES=5, THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
