@@ -584,6 +584,10 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("256x128w128n", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=128, B_BOX_N=128, WG_M=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
+            # The cost model misranks some skinny, wide problems, where B streams from DRAM and the 4096^3
+            # speeds do not hold: at 128 x 14336 x 4096 auto takes 128 x 128 (56.8 us in a CUDA graph) where
+            # 128 x 64 takes 50.4 (cuBLAS 46.0); at 64 x 14336 x 4096 65.8-70.6 against cuBLAS's 43.4
+            # (2026-11-23-h100-explore-skinny-wide-n-auto.json). `tcgemm tune` measures such shapes.
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
