@@ -93,8 +93,7 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
     if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
-    ctas_n = 2 if cfg.get("CLUSTER_2D") else cluster if cfg.get("CLUSTER_ALONG_N") else 1  # tile columns a cluster
-    ctas_m = cluster // ctas_n
+    ctas_m, ctas_n = spec.cluster_shape(cfg)
     units = -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: per tile
     clusters = max(1, min(sms // cluster, units))
     return (clusters * cluster, 1, 1)

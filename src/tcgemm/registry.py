@@ -115,6 +115,13 @@ class KernelSpec:
         """CTAs per cluster of a config (its CLUSTER_M, else the spec's)."""
         return cfg.get("CLUSTER_M", self.cluster)
 
+    def cluster_shape(self, cfg: TileConfig) -> tuple[int, int]:
+        """(tile rows, tile columns) of the block of tiles one cluster computes: stacked along M by default,
+        side by side along N with CLUSTER_ALONG_N, 2 x 2 with CLUSTER_2D (as the kernel's CTAS_M, CTAS_N)."""
+        cluster = self.cluster_of(cfg)
+        ctas_n = 2 if cfg.get("CLUSTER_2D") else cluster if cfg.get("CLUSTER_ALONG_N") else 1
+        return cluster // ctas_n, ctas_n
+
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
         return tuple(c for c in self.configs if c.serves(precision))
 

@@ -21,7 +21,9 @@
 //    but it still loads and multicasts its half of B for rank 0.
 //  * Variants (registry configs, same protocol): CLUSTER_ALONG_N lays the
 //    cluster's CTAs side by side along N, sharing A instead of B (each CTA
-//    loads BLOCK_M / CLUSTER_M rows of A and multicasts them); WG_M = 128 gives
+//    loads BLOCK_M / CLUSTER_M rows of A and multicasts them); CLUSTER_2D makes
+//    a cluster of 4 a 2 x 2 block of tiles sharing A along N and B along M
+//    (launch.persistent_grid: KernelSpec.cluster_shape); WG_M = 128 gives
 //    each consumer two m64 wgmmas per k step (a 256-row tile).
 //
 // Cluster protocol (CLUSTER_M = 2 CTAs, ranks r = 0, 1; the same slot s in
