@@ -100,12 +100,15 @@ class Prepared:
         from cuda.bindings import driver
 
         self._launch = driver.cuLaunchKernel
+        self._launch_ex = None  # programmatic dependent launch (launch.LaunchEx), else cuLaunchKernel
         self._ok = driver.CUresult.CUDA_SUCCESS
         self._handle = kernel.handle
         self._grid = launch.resident_grid(plan, kernel, device)
         self._block = plan.block
         self._smem = plan.config.smem_bytes
         self._stream = _current_stream(device)
+        if launch.pdl_enabled(plan.spec):
+            self._launch_ex = launch.LaunchEx(self._handle, self._grid, self._block, self._smem)
         self._device = device
         self._swapped = problem.swapped
         self._staged = staged  # layouts of the aligned copies of a and b made per call (tcgemm.staging)
@@ -231,9 +234,12 @@ class Prepared:
                 if self._tma_store:  # (without it, slot 2 is the first scalar argument's)
                     params[2] = pd
                     self._d_ok.value = d_ok
-            gx, gy, gz = self._grid
-            (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
-                                  self._params_addr, 0)
+            if self._launch_ex is not None:
+                (err,) = self._launch_ex(self._stream(), self._params_addr)
+            else:
+                gx, gy, gz = self._grid
+                (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
+                                      self._params_addr, 0)
         if err != self._ok:
             raise RuntimeError(f"cuLaunchKernel failed: {err}")
         if target is not None:

@@ -9,6 +9,7 @@ tests can replace it with a recorder.
 from __future__ import annotations
 
 import ctypes
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -191,8 +192,38 @@ _ARG_CTYPES = (
 )
 
 
+def pdl_enabled(spec: KernelSpec) -> bool:
+    """Launch ``spec`` with programmatic dependent launch (``KernelSpec.pdl``; TCGEMM_PDL=0 turns it off)."""
+    return spec.pdl and os.environ.get("TCGEMM_PDL", "1") != "0"
+
+
+class LaunchEx:
+    """cuLaunchKernelEx of one kernel and grid with the programmatic-stream-serialization attribute
+    (kernels/include/pdl.cuh), its launch config built once; a call sets the stream and launches."""
+
+    def __init__(self, handle: Any, grid: tuple[int, int, int], block: int, smem: int) -> None:
+        from cuda.bindings import driver
+
+        cfg = driver.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = block, 1, 1
+        cfg.sharedMemBytes = smem
+        attr = driver.CUlaunchAttribute()
+        attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        attr.value.programmaticStreamSerializationAllowed = 1
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        self._cfg = cfg
+        self._handle = handle
+        self._launch = driver.cuLaunchKernelEx
+
+    def __call__(self, stream: Any, params: Any) -> Any:
+        self._cfg.hStream = stream
+        return self._launch(self._cfg, self._handle, params, 0)
+
+
 def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, maps: tuple[Any, ...],
-                args: tuple, device: int) -> None:
+                args: tuple, device: int, pdl: bool = False) -> None:
     """Launch a TCGEMM_TMA_KERNEL: the CUtensorMaps (A, B and, for TMA-store kernels, D; 128 bytes
     each, by value) go first.
 
@@ -209,9 +240,12 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
     extra_types = tuple(ctypes.c_int if isinstance(x, np.int32) else ctypes.c_void_p
                         for x in args[len(_ARG_CTYPES):])
     types = (*(None for _ in maps), *_ARG_CTYPES, *extra_types)
-    (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
+    if pdl:
+        (err,) = LaunchEx(kernel.handle, grid, block, smem)(stream, (values, types))
+    else:
+        (err,) = driver.cuLaunchKernel(kernel.handle, *grid, block, 1, 1, smem, stream, (values, types), 0)
     if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuLaunchKernel failed: {err}")
+        raise RuntimeError(f"{'cuLaunchKernelEx' if pdl else 'cuLaunchKernel'} failed: {err}")
 
 
 _primary: dict[int, int] = {}
@@ -362,6 +396,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
             workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device)
             args = (*args, np.int32(d_map is not None), workspace, counters)
-        _launch_tma(kernel, resident_grid(p, kernel, device), p.block, p.config.smem_bytes, maps, args, device)
+        _launch_tma(kernel, resident_grid(p, kernel, device), p.block, p.config.smem_bytes, maps, args, device,
+                    pdl=pdl_enabled(p.spec))
     else:
         _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

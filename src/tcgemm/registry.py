@@ -109,6 +109,9 @@ class KernelSpec:
     # Stores D through a TMA tensor map (a third map, and a flag: 0 when D cannot be described, e.g. not
     # 16-byte aligned or 32-bit, and the kernel writes from registers); see kernels/include/tma.cuh.
     tma_store: bool = False
+    # Launched with programmatic dependent launch (kernels/include/pdl.cuh): the kernel waits on
+    # griddepcontrol before touching global memory, so its prologue may overlap the GEMM before it.
+    pdl: bool = False
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def cluster_of(self, cfg: TileConfig) -> int:
@@ -501,6 +504,7 @@ LADDER: tuple[KernelSpec, ...] = (
         tma=True,
         persistent=True,
         cluster=2,
+        pdl=True,
     ),
     KernelSpec(
         name="wgmma_tma_store",
@@ -669,6 +673,7 @@ LADDER: tuple[KernelSpec, ...] = (
         persistent=True,
         cluster=2,
         tma_store=True,
+        pdl=True,
     ),
     KernelSpec(
         name="wgmma_tma_store_kmajor",
@@ -781,6 +786,7 @@ LADDER: tuple[KernelSpec, ...] = (
         persistent=True,
         cluster=2,
         tma_store=True,
+        pdl=True,
     ),
 )
 

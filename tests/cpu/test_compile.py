@@ -50,7 +50,8 @@ def _wmma_expected(spec, defines) -> set[str]:
 def _hopper_expected(spec, defines) -> set[str]:
     """wgmma as HGMMA (fp16/bf16/tf32), IGMMA (int8) or QGMMA (fp8); TMA tile loads (UTMALDG), mbarrier
     operations (SYNCS.*), warpgroup fences/waits; warp-specialised stages move registers between roles
-    (USETMAXREG); cluster stages use the cluster barrier (UCGABAR_*)."""
+    (USETMAXREG); cluster stages use the cluster barrier (UCGABAR_*); kernels launched with programmatic
+    dependent launch wait for the grid before (ACQBULK) and let the next one start (PREEXIT)."""
     d = dict(defines)
     gmma = "IGMMA" if "PRECISION_INT8" in d else "QGMMA" if any(k.startswith("PRECISION_FP8") for k in d) else "HGMMA"
     ops = {gmma, "UTMALDG", "SYNCS", "WARPGROUP"}
@@ -62,6 +63,8 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops |= {"STSM", "UTMASTG"}
     if spec.tma_store and d["ELEM_D"] == "float" and d.get("EPI_32BIT") == "1":  # fp32 D staged with st.shared
         ops.add("UTMASTG")
+    if spec.pdl:  # launched with programmatic dependent launch: griddepcontrol.wait and .launch_dependents
+        ops |= {"ACQBULK", "PREEXIT"}
     return ops
 
 

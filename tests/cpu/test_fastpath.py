@@ -35,7 +35,7 @@ def test_parameter_block_matches_launch_run(spec, monkeypatch):
     monkeypatch.setattr(launch, "kernel_for", lambda *args: _FakeKernel())
     monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(launch, "_launch", lambda kernel, grid, block, smem, args, device: seen.update(n=len(args)))
-    monkeypatch.setattr(launch, "_launch_tma", lambda kernel, grid, block, smem, maps, args, device:
+    monkeypatch.setattr(launch, "_launch_tma", lambda kernel, grid, block, smem, maps, args, device, **kw:
                         seen.update(n=len(maps) + len(args)))
     from tcgemm import tma
 

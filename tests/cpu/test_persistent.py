@@ -65,7 +65,7 @@ def test_launch_passes_the_batch_count(monkeypatch):
     monkeypatch.setattr(launch, "kernel_for", lambda *args: object())
     monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(launch, "_launch_tma",
-                        lambda kernel, grid, block, smem, maps, args, device: seen.update(args=args, grid=grid))
+                        lambda kernel, grid, block, smem, maps, args, device, **kw: seen.update(args=args, grid=grid))
     monkeypatch.setattr(launch, "_launch",
                         lambda kernel, grid, block, smem, args, device: seen.update(args=args, grid=grid))
     import tcgemm.tma as tma

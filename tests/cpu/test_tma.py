@@ -179,7 +179,7 @@ def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
     monkeypatch.setattr(launch, "kernel_for", lambda *args: object())
     monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(launch, "_launch_tma",
-                        lambda kernel, grid, block, smem, maps, args, device: seen.update(maps=maps, args=args))
+                        lambda kernel, grid, block, smem, maps, args, device, **kw: seen.update(maps=maps, args=args))
     monkeypatch.setattr(tma, "maps", lambda *args: ("A", "B"))
     for n, flag in ((512, 1), (517, 0)):
         monkeypatch.setattr(tma, "d_map", lambda problem, d, n=n: "D" if n % 8 == 0 else None)

@@ -354,3 +354,34 @@ def test_staging_row_copy_any_alignment(dtype, cols, src_off, dst_off):
     assert staging._device_copy(dst, src, "r")
     assert torch.equal(dst, src)
     assert (dst_pool[:dst_off] == 7).all() and (dst_pool[dst_off + rows * cols:] == 7).all()
+
+
+@pytest.mark.parametrize("kernel", ["wgmma_tma_store:128x256x64s4b2", "wgmma_tma_store:64x64x64c2s13",
+                                    "wgmma_tma_store:128x64x64"])
+def test_back_to_back_launches_see_each_other(kernel):
+    """Programmatic dependent launch (kernels/include/pdl.cuh): a GEMM queued right behind another may start
+    early, but must read its input only once the one before has written it (read after write: a chain
+    where each product feeds the next) and must not overwrite what the one before still reads (write
+    after read: the next GEMM's output is the previous one's input). Integers keep every sum exact."""
+    name, _, config = kernel.partition(":")
+    torch.manual_seed(0)
+    m, n = 128, 512
+    x = torch.randint(-2, 3, (m, n), device="cuda").to(torch.bfloat16)
+    w = [torch.randint(-1, 2, (n, n), device="cuda").to(torch.bfloat16) for _ in range(2)]
+    ys = [x]
+    for i in range(6):  # queued back to back; alpha keeps the values' size about constant along the chain
+        ys.append(tcgemm.gemm(ys[-1], w[i % 2], kernel=name, config=config, alpha=1 / 16))
+    for i in range(6):
+        ref = (ys[i].double() @ w[i % 2].double()) / 16
+        assert torch.allclose(ys[i + 1].double(), ref, rtol=1e-2, atol=1e-2), f"step {i} read a stale input"
+    # Write after read: the second GEMM writes into the buffer the first one reads.
+    a = torch.randint(-2, 3, (m, n), device="cuda").to(torch.bfloat16)
+    a_copy = a.clone()
+    d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):
+        tcgemm.gemm(a, w[0], kernel=name, config=config, out=d)
+        tcgemm.gemm(w[1][:m], w[1], kernel=name, config=config, out=a)
+        assert torch.allclose(d.double(), a_copy.double() @ w[0].double(), rtol=1e-2, atol=1e-2), \
+            "the first GEMM read its input after the next one overwrote it"
+        assert torch.allclose(a.double(), w[1][:m].double() @ w[1].double(), rtol=1e-2, atol=1e-2)
+        a.copy_(a_copy)

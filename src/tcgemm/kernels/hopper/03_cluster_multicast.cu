@@ -67,6 +67,7 @@
 #include "epilogue.cuh"
 #include "mbarrier.cuh"
 #include "cluster.cuh"
+#include "pdl.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
 #include "wgmma_kmajor.cuh"
@@ -401,6 +402,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         mbar_init_fence();
     }
     cluster_sync();  // both CTAs' barriers exist before anyone multicasts into them
+    // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
+    // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
+    grid_dependency_wait();
 
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and half of B for both) ----
@@ -429,6 +433,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     }
                 }
             }
+            grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
         }
         cluster_sync();  // nobody exits while the peer may still touch its shared memory
         return;
