@@ -5,11 +5,12 @@ For a few shapes: microseconds per call of CUDA graphs holding, per rotating inp
 for cuBLAS (torch.matmul) and tcgemm (auto). (b) - (c) - (a) is what a call gains from following
 another GEMM directly. Then the edges of a captured two-matmul graph: a programmatic edge type
 means the second launch may start before the first ends.
-Usage: python3 tools/probe_pdl.py [MxNxK ...]   (prints a table; GPU only)
+Usage: [PROBE_SETS=n] python3 tools/probe_pdl.py [MxNxK ...]   (prints a table; GPU only)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import torch
@@ -70,7 +71,8 @@ def main() -> None:
     print("shape            who      gemm   gemm+add   add   gain from following a GEMM (us)")
     for shape in shapes:
         m, n, k = map(int, shape.split("x"))
-        sets = max(2, min(16, (200 << 20) // (2 * (m * k + k * n))))
+        # Rotating input sets (together beyond the L2) unless PROBE_SETS says how many (1: B stays in L2).
+        sets = int(os.environ.get("PROBE_SETS", 0)) or max(2, min(16, (200 << 20) // (2 * (m * k + k * n))))
         ab = [(torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
                torch.randn(k, n, device="cuda", dtype=torch.bfloat16)) for _ in range(sets)]
         add = graph_us(lambda ab=ab: [tiny() for _ in ab])
