@@ -58,10 +58,13 @@ def edge_types() -> str:
         torch.matmul(a, b)
     raw = driver.CUgraph(g.raw_cuda_graph())
     try:
-        res = driver.cuGraphGetEdges(raw, 16)
+        err, _src, _dst, data, count = driver.cuGraphGetEdges(raw, 16)
     except Exception as e:  # noqa: BLE001 - report whatever the binding says
         return f"cuGraphGetEdges failed: {e!r}"
-    return f"cuGraphGetEdges -> {res!r}"
+    if err != driver.CUresult.CUDA_SUCCESS:
+        return f"cuGraphGetEdges: {err}"
+    # type 0: default (the next launch waits for the whole kernel); 1: programmatic
+    return f"{count} edge(s), types {[int(data[i].type) for i in range(count)]} (1 = programmatic)"
 
 
 def main() -> None:

@@ -543,14 +543,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # l1 / l2: the second consumer warpgroup runs 1 / 2 k-tiles behind the first (CONSUMER_LAG), so
-            # one's epilogue overlaps the other's wgmmas. Not measured yet.
-            _cfg("128x256x64s4b2l1", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, CONSUMER_LAG=1,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2l2", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, CONSUMER_LAG=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # Tried and removed: a consumer lag (the second consumer warpgroup starting 1 or 2 k-tiles after the
+            # first, a named barrier letting it go, so that one's epilogue would overlap the other's wgmmas).
+            # Correct, but no faster: 93.0-102.5% of cuBLAS against 93.7-101.6% for this config at 4096^3,
+            # 8192^3, 4096x14336x4096, 8192x8192x1024 (bf16, fp16), and fp8 (128 x 128 x 128) fell to
+            # 0.57-0.72x against 0.85-0.89x (2026-11-23-h100-explore-consumer-lag.json): a consumer alone on
+            # the tensor cores uses up its slots twice as fast as the pair, and every slot waits for both.
             # 2 x 2 clusters (CLUSTER_2D): each CTA loads half its A (shared along N) and half its B (shared
             # along M), 24 KB per k-tile from the L2 against 2 x 1's 32 KB. Correct (GPU tests, sanitizers) but
             # slower: 0.78 / 0.89 / 0.89 / 0.74 / 0.84x of cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 /
@@ -755,14 +753,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # bytes are not what holds fp8 back. Kept off auto (speed 0.5).
             _cfg("128x128x128c4", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
                  STAGES=5, THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            # l1 / l2: consumer lag (CONSUMER_LAG), so that one warpgroup's promotion drains and epilogues
-            # overlap the other's wgmmas. Not measured yet.
-            _cfg("128x128x128l1", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, CONSUMER_LAG=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128l2", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, CONSUMER_LAG=2,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,

@@ -110,9 +110,6 @@
 #ifndef GROUP_M
 #define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
 #endif
-#ifndef CONSUMER_LAG
-#define CONSUMER_LAG 0  // k-tiles the second consumer warpgroup starts behind the first (see the consumer loop)
-#endif
 #ifndef PRODUCER_REGS
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232
@@ -255,8 +252,6 @@ static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : 64) == 0 || MN_K_S
 static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
 static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
-static_assert(CONSUMER_LAG == 0 || (CONSUMERS == 2 && CONSUMER_LAG < STAGES - 1),
-              "a lag needs two consumers and a ring deeper than the lag");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
@@ -454,15 +449,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         int s = 0;
         unsigned phase = 0;
-        // CONSUMER_LAG: the two consumers multiply the same k-tiles but the second starts CONSUMER_LAG
-        // k-tiles late, so their tile ends do not coincide.  While one writes its tile out (or drains its
-        // wgmmas), the other still has wgmmas queued and the tensor cores stay busy; in lock step both
-        // epilogues leave them idle at once.  The lag sustains itself: whoever is alone on the tensor
-        // cores runs at their full rate for as long as the other is away.  The first consumer lets the
-        // second go (named barrier LAG_BAR) once it has issued CONSUMER_LAG k-tiles of its first unit.
-        constexpr int LAG_BAR = 8;
-        bool lag_open = CONSUMER_LAG == 0 || cw == 1 || first_unit >= units;
-        if (CONSUMER_LAG && cw == 1 && first_unit < units) asm volatile("bar.sync %0, 256;" ::"n"(LAG_BAR) : "memory");
         for (int u = first_unit; u < units; u += unit_step) {
             const TileCoord c = unit_coord(u / SPLIT_K, units_m, units_n, rank);
 #pragma unroll
@@ -508,19 +494,11 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
-                if (!lag_open && kt - kt0 + 1 == CONSUMER_LAG) {
-                    asm volatile("bar.arrive %0, 256;" ::"n"(LAG_BAR) : "memory");
-                    lag_open = true;
-                }
                 prev = s;
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
                 }
-            }
-            if (!lag_open) {  // a first unit of fewer k-tiles than the lag
-                asm volatile("bar.arrive %0, 256;" ::"n"(LAG_BAR) : "memory");
-                lag_open = true;
             }
             if constexpr (!PROMOTE) {
                 wgmma_wait<0>();
