@@ -642,6 +642,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # 64x64-cluster2.json): 18.8 / 18.9 / 21.9 us (c2), 18.6 / 18.4 / 21.3 (c2s13) against 21.8 / 21.7 /
             # 21.2 without the cluster and cuBLAS's 15.3 / 14.8 / 16.5; at 128 x 14336 x 4096 63.3 against 74.3
             # (cuBLAS 45.8). So c2s13 (speed 0.36) takes the skinny problems from the config above.
+            # With programmatic dependent launch (pdl.cuh; on for this spec) 18.4 against 19.4 us at M = 128
+            # and 20.2 against 21.2 at M = 16 in CUDA graphs (2026-11-23-h100-explore-pdl.json).
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
