@@ -241,7 +241,8 @@ class Prepared:
                 (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
                                       self._params_addr, 0)
         if err != self._ok:
-            raise RuntimeError(f"cuLaunchKernel failed: {err}")
+            call = "cuLaunchKernelEx" if self._launch_ex is not None else "cuLaunchKernel"
+            raise RuntimeError(f"{call} failed: {err}")
         if target is not None:
             return staging.unpad(d, target)
         return d
