@@ -5,7 +5,9 @@
 # Usage (GPU machine): [CUBLAS_RE=regex] tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
 # CUBLAS_RE names cuBLAS's kernel (default nvjet, its large-GEMM kernels; skinny shapes may run others,
 # e.g. CUBLAS_RE='regex:^(?!wgmma)' takes the first kernel that is not ours). Each profiled kernel's
-# name, grid and block are printed above its metrics.
+# name, grid and block are printed above its metrics. PRECISION=fp16 or fp8e4m3 (default bf16): fp8
+# runs torch._scaled_mm (its kernels are not nvjet: CUBLAS_RE='regex:^(?!wgmma)') against tcgemm's
+# scaled GEMM on the same e4m3 inputs, B column-major as _scaled_mm requires.
 set -uo pipefail
 out=${1:?usage: tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
 kernel=${2:-wgmma_tma_store}
@@ -17,14 +19,24 @@ export PYTHONPATH=$PWD/src TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cach
 driver=$(mktemp --suffix .py)
 cat > "$driver" <<'PY'
 import sys, torch, tcgemm
-kernel, m, n, k = sys.argv[1], *map(int, sys.argv[2:5])
+kernel, m, n, k, precision = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
 name, _, config = kernel.partition(":")
-a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+if precision == "fp8e4m3":
+    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+    one = torch.ones((), device="cuda")
+    def ref(): torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    def ours(): tcgemm.gemm(a, b, kernel=name, config=config or None, scale_a=one, scale_b=one)
+else:
+    dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+    a = torch.randn(m, k, device="cuda", dtype=dt)
+    b = torch.randn(k, n, device="cuda", dtype=dt)
+    def ref(): torch.matmul(a, b)
+    def ours(): tcgemm.gemm(a, b, kernel=name, config=config or None)
 for _ in range(3):
-    torch.matmul(a, b)
+    ref()
 for _ in range(3):
-    tcgemm.gemm(a, b, kernel=name, config=config or None)
+    ours()
 torch.cuda.synchronize()
 PY
 # The tensor pipe's metric name differs between ncu versions: take whichever this one has.
@@ -36,9 +48,9 @@ metrics+=",dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.av
 entry=${kernel%%:*}
 for shape in "${shapes[@]}"; do
   for k in "${CUBLAS_RE:-regex:nvjet}" "regex:$entry"; do
-    echo "=== ${shape// /x} $k" | tee -a "$out/ncu.txt"
+    echo "=== ${shape// /x} ${PRECISION:-bf16} $k" | tee -a "$out/ncu.txt"
     timeout 300 ncu --metrics "$metrics" -k "$k" --launch-skip 2 --launch-count 1 \
-      python3 "$driver" "$kernel" $shape 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
+      python3 "$driver" "$kernel" $shape "${PRECISION:-bf16}" 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
       | tee -a "$out/ncu.txt"
   done
 done
