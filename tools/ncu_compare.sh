@@ -6,7 +6,7 @@
 # CUBLAS_RE names cuBLAS's kernel (default nvjet, its large-GEMM kernels; skinny shapes may run others,
 # e.g. CUBLAS_RE='regex:^(?!wgmma)' takes the first kernel that is not ours). Each profiled kernel's
 # name, grid and block are printed above its metrics. PRECISION=fp16 or fp8e4m3 (default bf16): fp8
-# runs torch._scaled_mm (its kernels are not nvjet: CUBLAS_RE='regex:^(?!wgmma)') against tcgemm's
+# runs torch._scaled_mm (CUBLAS_RE='regex:^(nvjet|sm90|cutlass)': torch's randn kernels come first) against tcgemm's
 # scaled GEMM on the same e4m3 inputs, B column-major as _scaled_mm requires.
 set -uo pipefail
 out=${1:?usage: tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
@@ -45,7 +45,8 @@ metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm_
 metrics+=",lts__t_bytes.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct"
 metrics+=",dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 [ -n "$pipe" ] && metrics+=",$pipe.avg.pct_of_peak_sustained_elapsed,$pipe.avg.pct_of_peak_sustained_active"
-entry=${kernel%%:*}
+# The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
+entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
 for shape in "${shapes[@]}"; do
   for k in "${CUBLAS_RE:-regex:nvjet}" "regex:$entry"; do
     echo "=== ${shape// /x} ${PRECISION:-bf16} $k" | tee -a "$out/ncu.txt"
