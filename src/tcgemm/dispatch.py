@@ -50,10 +50,24 @@ def _tma_ok(problem: GemmProblem) -> bool:
     return problem.a.aligned16 and problem.b.aligned16 and tma.why_not(problem) is None
 
 
+def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
+    """(tile rows, tile columns) of the block of tiles one thread-block cluster of ``cfg`` computes:
+    (1, 1) without clusters; CLUSTER_M CTAs stacked along M by default, side by side along N with
+    CLUSTER_ALONG_N, 2 x 2 with CLUSTER_2D (03_cluster_multicast.cu)."""
+    size = cfg.get("CLUSTER_M", 1)
+    if cfg.get("CLUSTER_2D", 0):
+        return 2, 2
+    return (1, size) if cfg.get("CLUSTER_ALONG_N", 0) else (size, 1)
+
+
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     """The config with the least estimated time: rounds of work units over the GPU's CTA slots
     (a last, partial round costs a whole one) times the multiply-adds of one unit, divided by the
     config's measured relative speed. Ties go to the first config (the registry orders by preference).
+
+    A cluster's CTAs take a block of adjacent tiles and are resident together, so the tiles are
+    counted in whole blocks: at M = 128, a 128-row tile in a cluster of two along M occupies two
+    CTA slots, one of them computing rows below the matrix (it still loads its share of B).
 
     Small or skinny problems thus get smaller tiles or split-K, whose units fill the SMs; large
     ones keep the big tiles, which run fastest per multiply-add."""
@@ -63,8 +77,10 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     def cost(cfg: TileConfig) -> float:
         ktiles = max(1, -(-problem.k // cfg["BLOCK_K"]) if "BLOCK_K" in cfg.params else 1)
         splits = min(cfg.get("SPLIT_K", 1), ktiles)
-        tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
-        rounds = -(-tiles * splits // slots)
+        rows, cols = cluster_blocks(cfg)
+        tiles_m = -(-problem.m // (cfg["BLOCK_M"] * rows)) * rows
+        tiles_n = -(-problem.n // (cfg["BLOCK_N"] * cols)) * cols
+        rounds = -(-tiles_m * tiles_n * problem.batch * splits // slots)
         return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * -(-ktiles // splits) / cfg.speed
 
     best = configs[0]

@@ -759,14 +759,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # cuBLAS's fp8 kernels (torch 2.11, _scaled_mm without fast accumulation) under Nsight Compute:
+            # nvjet_sm90_qqtst_128x128_128x6_1x2 at 4096^3 and ..._144x128_128x6_1x2 at 8192^3, i.e. this
+            # tile, 6 stages, a cluster of 2 along N; their tensor pipes are busy 86.9% / 93.8% of active
+            # cycles against 75.4% / 82.5% here (2026-11-23-h100-ncu-fp8-vs-cublas.txt). Neither 6 stages nor
+            # the cluster along N (sharing A; configs n5, n6, removed) closes that: 0.82-0.92x of
+            # torch._scaled_mm against 0.84-0.89x for s5, same run (2026-11-23-h100-explore-fp8-stages-along-n.json).
+            # What differs is the promotion, which cuBLAS does every k-tile without losing the tensor pipe;
+            # a third accumulator array to add one k-tile's partial sums while the next multiplies makes
+            # ptxas inject a wgmma wait (C7517: it cannot see which commit group a wait<1> retires across
+            # the k-loop's back edge), serialising the wgmmas.
             _cfg("128x128x128s6", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128n5", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=5, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=128,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128n6", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=6, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("64x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
