@@ -601,10 +601,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("256x128w128n", ("fp16", "bf16"), speed=0.5, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=128, B_BOX_N=128, WG_M=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 2),
-            # The cost model misranks some skinny, wide problems, where B streams from DRAM and the 4096^3
-            # speeds do not hold: at 128 x 14336 x 4096 auto takes 128 x 128 (56.8 us in a CUDA graph) where
-            # 128 x 64 takes 50.4 (cuBLAS 46.0); at 64 x 14336 x 4096 65.8-70.6 against cuBLAS's 43.4
-            # (2026-11-23-h100-explore-skinny-wide-n-auto.json). `tcgemm tune` measures such shapes.
+            # Skinny, wide problems (B streams from DRAM): auto used to take 128 x 128 at 128 x 14336 x 4096
+            # (56.8 us in a CUDA graph; 128 x 64 50.4, cuBLAS 46.0) and at 64 x 14336 x 4096 (70.6 against
+            # cuBLAS's 43.4), counting one CTA per 128-row tile where its cluster of 2 along M occupies two.
+            # Counted in whole cluster blocks (dispatch.pick_config) it takes 128 x 64 / 64 x 64 (no cluster):
+            # 49.3 / 46.8 us against 55.8 / 71.1 for 128 x 128, 92.6% / 92.7% of cuBLAS in CUDA graphs; fp8
+            # 128 x 128 c1 26.8 / 27.4 against 33.0 / 39.2 (98.5% / 91.8%); tf32 and int8 128 x 256
+            # (2026-11-23-h100-skinny-wide-dispatch.json). `tcgemm tune` measures other such shapes.
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,

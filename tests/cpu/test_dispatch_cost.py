@@ -1,0 +1,49 @@
+"""The dispatcher's cost model (dispatch.pick_config): rounds of CTA slots times a unit's multiply-adds
+over the config's speed, with a cluster's tiles counted in whole cluster blocks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from test_tune import _problem
+
+from tcgemm import dispatch, registry
+from tcgemm.registry import TileConfig
+
+_BIG = TileConfig("128x128c2", {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "CLUSTER_M": 2}, None, 0.9)
+_NARROW = TileConfig("128x64", {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "CLUSTER_M": 1}, None, 0.57)
+
+
+def _spec(*configs: TileConfig) -> registry.KernelSpec:
+    return dataclasses.replace(registry.get("wgmma_tma_store"), configs=configs)
+
+
+@pytest.mark.parametrize(("params", "blocks"), [
+    ({}, (1, 1)),
+    ({"CLUSTER_M": 2}, (2, 1)),
+    ({"CLUSTER_M": 2, "CLUSTER_ALONG_N": 1}, (1, 2)),
+    ({"CLUSTER_M": 4, "CLUSTER_2D": 1}, (2, 2)),
+])
+def test_cluster_blocks(params, blocks):
+    assert dispatch.cluster_blocks(TileConfig("t", params)) == blocks
+
+
+def test_a_cluster_below_the_matrix_takes_its_slots():
+    """At M = 128 a 128-row tile's cluster of 2 along M is two CTAs (one computes rows below the matrix):
+    112 clusters of 128 x 128 need two rounds of 132 slots, as 224 tiles of 128 x 64 do, and the
+    narrower tile wins on its multiply-adds per unit (measured on the H100: 49.3 against 55.8 us,
+    benchmarks/results/2026-11-23-h100-skinny-wide-dispatch.json)."""
+    spec = _spec(_BIG, _NARROW)
+    assert dispatch.pick_config(spec, _problem(128, 14336, 4096), 132).name == "128x64"
+    # Large problems keep the big tile (whole cluster blocks, many rounds).
+    assert dispatch.pick_config(spec, _problem(4096, 14336, 4096), 132).name == "128x128c2"
+
+
+def test_clusters_along_n_round_the_tile_columns():
+    along_n = TileConfig("n", {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "CLUSTER_M": 2, "CLUSTER_ALONG_N": 1})
+    plain = TileConfig("c1", {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "CLUSTER_M": 1}, None, 0.9)
+    # 133 tile columns on 133 slots: one round without a cluster, two in clusters along N (134 CTAs).
+    spec = _spec(along_n, plain)
+    assert dispatch.pick_config(spec, _problem(128, 133 * 128, 1024), 133).name == "c1"
+    assert dispatch.pick_config(spec, _problem(128, 134 * 128, 1024), 134).name == "n"
