@@ -2,7 +2,7 @@
 # Nsight Compute, one launch of a tcgemm kernel and one of cuBLAS's (nvjet) on the same bf16 problem,
 # after warm-up: elapsed and active SM cycles (idle SMs: ramp and the last partial wave), the tensor
 # pipe's busy share (inside active time: per-tile stalls such as the epilogue), L2 and DRAM bytes.
-# Usage (GPU machine): [CUBLAS_RE=regex] tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
+# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
 # CUBLAS_RE names cuBLAS's kernel (default nvjet, its large-GEMM kernels; skinny shapes may run others,
 # e.g. CUBLAS_RE='regex:^(?!wgmma)' takes the first kernel that is not ours). Each profiled kernel's
 # name, grid and block are printed above its metrics. PRECISION=fp16 or fp8e4m3 (default bf16): fp8
@@ -48,8 +48,10 @@ metrics+=",dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.av
 # The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
 entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
 for shape in "${shapes[@]}"; do
-  for k in "${CUBLAS_RE:-regex:nvjet}" "regex:$entry"; do
-    echo "=== ${shape// /x} ${PRECISION:-bf16} $k" | tee -a "$out/ncu.txt"
+  kernels=("regex:$entry")
+  [ -z "${NO_CUBLAS:-}" ] && kernels=("${CUBLAS_RE:-regex:nvjet}" "regex:$entry")
+  for k in "${kernels[@]}"; do
+    echo "=== ${shape// /x} ${PRECISION:-bf16} $kernel $k" | tee -a "$out/ncu.txt"
     timeout 300 ncu --metrics "$metrics" -k "$k" --launch-skip 2 --launch-count 1 \
       python3 "$driver" "$kernel" $shape "${PRECISION:-bf16}" 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
       | tee -a "$out/ncu.txt"
