@@ -45,6 +45,11 @@ metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm_
 metrics+=",lts__t_bytes.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct"
 metrics+=",dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 [ -n "$pipe" ] && metrics+=",$pipe.avg.pct_of_peak_sustained_elapsed,$pipe.avg.pct_of_peak_sustained_active"
+# Where the L2's sectors come from, where this ncu has the breakdown: the SMs (TMA included) and the
+# fabric between the two L2 partitions (a line homed in the far partition, requested on this side).
+for m in lts__t_sectors_srcunit_tex lts__t_sectors_srcunit_ltcfabric; do
+  ncu --query-metrics 2>/dev/null | grep -q "^$m " && metrics+=",$m.sum"
+done
 # The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
 entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
 for shape in "${shapes[@]}"; do
