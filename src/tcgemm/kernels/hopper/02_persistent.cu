@@ -16,7 +16,7 @@
 //  * The tile order is grouped (GROUP_M tile rows at a time, as in stage 1) in
 //    the tile index t, so the ~132 tiles in flight at any moment share A rows
 //    and B columns in L2.
-//  * Failing barriers trap (mbar_wait_guarded) instead of hanging the GPU.
+//  * Failing barriers fault (mbar_wait_guarded) instead of hanging the GPU.
 //
 // Tile 128 x 256 x 64 (two consumer warpgroups of 64 x 256, m64n256k16),
 // 4 stages of 48 KB; the epilogue goes straight from the accumulator

@@ -66,7 +66,7 @@ __device__ __forceinline__ bool mbar_try_wait_cluster(unsigned bar, unsigned par
     return done != 0;
 }
 
-// mbar_wait_guarded (a watchdog trap instead of a hang) at cluster scope.
+// mbar_wait_guarded (a watchdog fault instead of a hang) at cluster scope.
 __device__ __forceinline__ void mbar_wait_cluster_guarded(unsigned bar, unsigned parity) {
     wait_with_watchdog([&] { return mbar_try_wait_cluster(bar, parity); });
 }

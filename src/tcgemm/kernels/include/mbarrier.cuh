@@ -73,15 +73,24 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
 }
 
 // mbar_wait with a watchdog: a phase that never completes (a protocol bug)
-// traps after about TCGEMM_WATCHDOG_NS nanoseconds instead of hanging the GPU;
-// the launch then fails with an error the host can report.  No legitimate
+// faults after about TCGEMM_WATCHDOG_NS nanoseconds instead of hanging the GPU;
+// the launch then fails with an error the host can report ("an illegal memory
+// access was encountered": the watchdog stores to address 0).  No legitimate
 // wait in a resident (persistent) kernel lasts more than microseconds.  The
 // timer is first read after 1024 failed probes and then every 1024, so the
 // waits of a running pipeline cost exactly what mbar_wait costs.  Define
 // TCGEMM_WATCHDOG_NS=0 to wait forever.
+// Why a faulting store and not trap: a trap anywhere in the consumer warpgroups
+// caps ptxas's register allocation there at ~190 whatever setmaxnreg grants
+// (fp8 with two partial arrays, 192 accumulator registers, spilled; with the
+// store, none, and ptxas uses up to ~215).
 #ifndef TCGEMM_WATCHDOG_NS
 #define TCGEMM_WATCHDOG_NS 10000000000ull  // 10 s
 #endif
+__device__ __forceinline__ void watchdog_fault() {
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(0ull), "r"(0) : "memory");
+}
+
 // Spin on `probe()` (a try_wait) with the watchdog described above.
 template <typename Probe>
 __device__ __forceinline__ void wait_with_watchdog(Probe probe) {
@@ -90,7 +99,7 @@ __device__ __forceinline__ void wait_with_watchdog(Probe probe) {
         if (TCGEMM_WATCHDOG_NS != 0 && spins % 1024 == 0) {
             const unsigned long long now = global_timer_ns();
             if (start == 0) start = now;
-            else if (now - start > TCGEMM_WATCHDOG_NS) __trap();
+            else if (now - start > TCGEMM_WATCHDOG_NS) watchdog_fault();
         }
     }
 }
