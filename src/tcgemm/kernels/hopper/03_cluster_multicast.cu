@@ -168,17 +168,6 @@ using Mma = WgmmaE5m2<BLOCK_N>;
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (see above)
 #endif
-// fp8, PROMOTE_PIPELINE = B > 0: every k-tile is promoted (PROMOTE_EVERY's accuracy at 1, i.e.
-// torch._scaled_mm's), yet the tensor pipe drains once per B k-tiles, as at PROMOTE_EVERY = B.  Two
-// partial arrays take the k-tiles in turn: k-tile j multiplies into one while k-tile j - 1's sums,
-// retired by wait_group 1, go from the other into the total.  ptxas only follows which commit group a
-// wait retires in straight-line code: a group in flight across any back edge (the k-loop's, or the
-// spin loop of an mbarrier wait) makes it insert a full wait before the next read of any wgmma
-// register, serialising the wgmmas.  So a batch first waits for all B of its k-tiles' slots, then runs
-// unrolled, and ends with nothing in flight (promote_batch).
-#ifndef PROMOTE_PIPELINE
-#define PROMOTE_PIPELINE 0
-#endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
 #else
@@ -265,8 +254,6 @@ static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
-static_assert(PROMOTE_PIPELINE == 0 || (PROMOTE && M_ATOMS == 1 && PROMOTE_PIPELINE <= STAGES),
-              "pipelined promotion: fp8, one m64 block per consumer, a batch's k-tiles all in the ring at once");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
@@ -324,55 +311,6 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
             Mma::mma(atom(d, a), da, db, kk == 0 ? scale_first : 1);
         }
     }
-}
-
-// One k-tile of a promote_batch: multiply k-tile J into partial array J % 2, then add k-tile J - 1's
-// array (retired by wait_group 1 while J multiplies) into the total and hand its slot back.
-template <int J, int B, typename Acc, int NACC, typename Release>
-__device__ __forceinline__ void promote_step(Acc (&acc)[NACC], Acc (&p0)[NACC], Acc (&p1)[NACC],
-                                             const unsigned (&a_base)[B], const unsigned (&b_base)[B],
-                                             const int (&slot)[B], Release release) {
-    if constexpr (J <= B) {
-        Acc(&done)[NACC] = J % 2 ? p0 : p1;  // k-tile J - 1's partial sums
-        if constexpr (J < B) {
-            Acc(&next)[NACC] = J % 2 ? p1 : p0;
-            wgmma_fence();  // the adds that last read `next` come before the wgmmas overwrite it
-            mma_ktile(next, a_base[J], b_base[J], 0);
-            wgmma_commit();
-        }
-        if constexpr (J > 0) {
-            if constexpr (J < B) wgmma_wait<1>();
-            else wgmma_wait<0>();
-            release(slot[J - 1]);
-            wgmma_fence_accumulators(done);
-#pragma unroll
-            for (int i = 0; i < NACC; ++i) acc[i] += done[i];
-        }
-        promote_step<J + 1, B>(acc, p0, p1, a_base, b_base, slot, release);
-    }
-}
-
-// B consecutive k-tiles with per-k-tile promotion (PROMOTE_PIPELINE): wait until all B slots are full
-// (nothing is in flight during the spin loops), then run the k-tiles straight-line; every wgmma has
-// retired on return.  s, phase: the ring position, advanced past the batch.
-template <int B, typename Acc, int NACC, typename Release>
-__device__ __forceinline__ void promote_batch(Acc (&acc)[NACC], Acc (&p0)[NACC], Acc (&p1)[NACC], unsigned full,
-                                              unsigned tiles, unsigned a_offset, int& s, unsigned& phase,
-                                              Release release) {
-    unsigned a_base[B], b_base[B];
-    int slot[B];
-#pragma unroll
-    for (int j = 0; j < B; ++j) {
-        mbar_wait_guarded(full + 8 * s, phase);
-        slot[j] = s;
-        a_base[j] = tiles + s * STAGE_BYTES + a_offset;
-        b_base[j] = tiles + s * STAGE_BYTES + A_TILE;
-        if (++s == STAGES) {
-            s = 0;
-            phase ^= 1;
-        }
-    }
-    promote_step<0, B>(acc, p0, p1, a_base, b_base, slot, release);
 }
 
 // One operand's k-tile: the whole tile (ROWS rows of m or n, plain TMA loads) or, when the cluster
@@ -509,7 +447,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
-        acc_t part2[ATOM_ACC];  // PROMOTE_PIPELINE's second partial array (likewise)
         int s = 0;
         unsigned phase = 0;
         for (int u = first_unit; u < units; u += unit_step) {
@@ -521,25 +458,10 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
 #pragma unroll
                 for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
-                if constexpr (PROMOTE_PIPELINE > 0) {
-#pragma unroll
-                    for (int i = 0; i < BLOCK_N / 2; ++i) part2[i] = 0;
-                }
             }
 
             int prev = 0, kt0, kt1;
             k_range(u, kt0, kt1);
-            if constexpr (PROMOTE && PROMOTE_PIPELINE > 0) {
-                auto release = [&](int slot) {
-                    if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * slot, target));
-                };
-                const unsigned a_offset = cw * M_ATOMS * A_CHUNK;
-                int kt = kt0;
-                for (; kt + PROMOTE_PIPELINE <= kt1; kt += PROMOTE_PIPELINE)
-                    promote_batch<PROMOTE_PIPELINE>(acc, part, part2, full, tiles, a_offset, s, phase, release);
-                for (; kt < kt1; ++kt)  // the last k % B k-tiles, one at a time
-                    promote_batch<1>(acc, part, part2, full, tiles, a_offset, s, phase, release);
-            } else  // the k-loop of every other kernel: one k-tile's wgmmas in flight while the next is issued
             for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
@@ -581,6 +503,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             if constexpr (!PROMOTE) {
                 wgmma_wait<0>();
                 if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
+            } else {
+                // Already retired by the last k-tile's promotion; said again so that ptxas sees every
+                // path out of the k-loop retire `part`'s wgmmas before the next tile zeroes it.
+                // Without it, ptxas cannot tell that the loop always leaves through a promotion and
+                // waits for all wgmmas at the end of every k-tile (C7517), draining the pipeline.
+                wgmma_wait<0>();
             }
             wgmma_fence_accumulators(acc);
 #if SPLIT_K > 1
