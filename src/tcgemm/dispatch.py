@@ -60,6 +60,16 @@ def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
     return (1, size) if cfg.get("CLUSTER_ALONG_N", 0) else (size, 1)
 
 
+def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
+    """Why ``cfg`` cannot write this problem's D, or None. Configs built without the register-path
+    epilogue (D_FROM_REGISTERS=0) store D through TMA only, which needs D's rows 16-byte aligned."""
+    if cfg.get("D_FROM_REGISTERS", 1) or tma.d_geometry(problem) is not None:
+        return None
+    return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "
+            "16-byte aligned rows (leading dimension and batch stride multiples of 16 bytes); "
+            "use kernel='auto' or another config")
+
+
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     """The config with the least estimated time: rounds of work units over the GPU's CTA slots
     (a last, partial round costs a whole one) times the multiply-adds of one unit, divided by the
@@ -71,7 +81,7 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
 
     Small or skinny problems thus get smaller tiles or split-K, whose units fill the SMs; large
     ones keep the big tiles, which run fastest per multiply-add."""
-    configs = spec.configs_for(problem.precision)
+    configs = [c for c in spec.configs_for(problem.precision) if config_refuses(c, problem) is None]
     slots = sms * max(1, spec.min_blocks)
 
     def cost(cfg: TileConfig) -> float:
@@ -111,13 +121,24 @@ def select(
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
         if config:
-            return spec, spec.config(config, problem.precision)
+            return spec, _explicit(spec, config, problem)
         # A config measured by `tcgemm tune` for this shape class on this GPU, else the estimate (tcgemm.tune).
-        return spec, tune.lookup(problem, spec, arch, sms) or pick_config(spec, problem, sms)
+        tuned = tune.lookup(problem, spec, arch, sms)
+        if tuned is not None and config_refuses(tuned, problem) is None:
+            return spec, tuned
+        return spec, pick_config(spec, problem, sms)
     spec = registry.get(kernel)
     reason = why_not(spec, problem, arch)
     if reason is not None:
         raise KernelUnavailable(f"kernel {kernel!r} cannot serve this problem: {reason}; use kernel='auto'")
     if config is None:
         return spec, pick_config(spec, problem, sms)
-    return spec, spec.config(config, problem.precision)
+    return spec, _explicit(spec, config, problem)
+
+
+def _explicit(spec: KernelSpec, config: str, problem: GemmProblem) -> TileConfig:
+    cfg = spec.config(config, problem.precision)
+    reason = config_refuses(cfg, problem)
+    if reason is not None:
+        raise KernelUnavailable(f"kernel {spec.name!r} cannot serve this problem: {reason}")
+    return cfg

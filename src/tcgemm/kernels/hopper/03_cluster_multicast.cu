@@ -225,6 +225,9 @@ constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group
 #define EPI_32BIT 0  // 1: fp32 / s32 D through the same buffer too (twice the column parts); else from registers
 #endif
 constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || EPI_32BIT);
+#ifndef D_FROM_REGISTERS
+#define D_FROM_REGISTERS 1  // 0: no register-path epilogue; the host launches it only with D's tensor map
+#endif
 #ifndef EPI_BUFS
 #define EPI_BUFS 1  // 2: the parts alternate between two buffers, so writing one overlaps the TMA reading the other
 #endif
@@ -254,6 +257,7 @@ static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
+static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
@@ -544,6 +548,13 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
 #endif
+            if constexpr (!D_FROM_REGISTERS) {
+                // Configs whose register-path epilogue does not fit their registers (fp8 at 128 x 192: 96
+                // accumulators and the path's hoisted addresses spilled) store D through TMA only: the
+                // host (dispatch.select) never runs them without D's map; fail loudly should it happen.
+                watchdog_fault();
+                continue;
+            }
             const int col = c.n0 + 2 * (lane % 4);
 #pragma unroll
             for (int a = 0; a < M_ATOMS; ++a) {
