@@ -77,7 +77,10 @@ def _ratio(r: dict) -> str:
 
 
 def ladder(rows: list[dict], precision: str, shape: str) -> list[str]:
-    best = _best(rows, precision, shape)
+    # The first run that timed ladder stages at this shape (a run of auto and cuBLAS alone has no ladder).
+    staged = {r["_run"] for r in rows if r["precision"] == precision and _shape(r) == shape
+              and _family(r["kernel"]) is not None}
+    best = _best([r for r in rows if r["_run"] in staged], precision, shape)
     if not best:
         return []
     unit = "TOP/s" if precision == "int8" else "TFLOP/s"

@@ -647,6 +647,9 @@ LADDER: tuple[KernelSpec, ...] = (
             # (cuBLAS 45.8). So c2s13 (speed 0.36) takes the skinny problems from the config above.
             # With programmatic dependent launch (pdl.cuh; on for this spec) 18.4 against 19.4 us at M = 128
             # and 20.2 against 21.2 at M = 16 in CUDA graphs (2026-11-23-h100-explore-pdl.json).
+            # The barrier watchdog's trap (now a faulting store, mbarrier.cuh) had cost 2.7 us of that: A/B in
+            # one session, 18.5 / 18.4 us with the trap against 15.7 / 15.9 without at M = 128 (cuBLAS ~15.2),
+            # 18.4 / 18.0 against 15.5 / 15.5 at M = 64 (2026-11-23-h100-ab-watchdog-*.json).
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
@@ -734,12 +737,19 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # 128 x 192: 96 accumulators + 96 partial sums per consumer thread. auto's pick where its tiles
+            # fill the waves (8192^3, 4096x14336x4096): 1.00x / 0.92x of torch._scaled_mm against 0.84x /
+            # 0.88x for 128 x 128 in the same run (2026-11-23-h100-explore-fp8-128x192.json), 0.97x / 0.94x
+            # in the release run (2026-11-23-h100-fp8-auto-128x192.json); speed 1.12 = its rate over
+            # 128 x 128's at 8192^3. At 4096^3 its 704 tiles take 6 rounds of 132 (5.33 waves): not there.
+            # It spilled while the barrier watchdog trapped (mbarrier.cuh); the register-path epilogue
+            # still does not fit beside its accumulators, so it has none (D_FROM_REGISTERS=0): dispatch
+            # never picks it for a D that TMA cannot write, and launch stages a misaligned out= pointer.
+            # Promoting every 8 k-tiles (p8, 0.91 / 0.89x against 0.89 / 0.84x at 4096^3 / 8192^3, +5% error)
+            # was measured in the same run and not kept: `tcgemm tune` picks configs by speed alone.
             _cfg("128x192x128", ("fp8e4m3", "fp8e5m2"), speed=1.12, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
-            _cfg("128x128x128p8", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=8,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
             # torch._scaled_mm's; every 4 k-tiles (default) 1.695e-3 (+1.8%); every 8 1.747e-3 (+5%),
@@ -774,10 +784,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # cycles against 75.4% / 82.5% here (2026-11-23-h100-ncu-fp8-vs-cublas.txt). Neither 6 stages nor
             # the cluster along N (sharing A; configs n5, n6, removed) closes that: 0.82-0.92x of
             # torch._scaled_mm against 0.84-0.89x for s5, same run (2026-11-23-h100-explore-fp8-stages-along-n.json).
-            # What differs is the promotion, which cuBLAS does every k-tile without losing the tensor pipe;
-            # a third accumulator array to add one k-tile's partial sums while the next multiplies makes
-            # ptxas inject a wgmma wait (C7517: it cannot see which commit group a wait<1> retires across
-            # the k-loop's back edge), serialising the wgmmas.
+            # cuBLAS promotes every k-tile (its error is p1's). Tried and removed: every k-tile through two
+            # partial arrays in turn (one k-tile's sums added while the next multiplies), in straight-line
+            # batches of 2 / 4 k-tiles so that ptxas can follow the commit groups (across any back edge,
+            # spin loops included, it inserts a full wait, C7517): 0.84 / 0.83x at 4096^3, 0.85 / 0.78x at
+            # 8192^3 against 0.89 / 0.84x, a batch waiting for all its k-tiles' data before its first wgmma
+            # (2026-11-23-h100-explore-fp8-promote-pipeline.json). At the same tile cuBLAS's SMs request
+            # fewer L2 sectors (20.1 M against 24.5 M at 4096^3) and half the cross-partition ones
+            # (2026-11-23-h100-ncu-l2-sources.txt).
             _cfg("128x128x128s6", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
