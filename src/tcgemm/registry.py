@@ -740,8 +740,9 @@ LADDER: tuple[KernelSpec, ...] = (
             # 128 x 192: 96 accumulators + 96 partial sums per consumer thread. auto's pick where its tiles
             # fill the waves (8192^3, 4096x14336x4096): 1.00x / 0.92x of torch._scaled_mm against 0.84x /
             # 0.88x for 128 x 128 in the same run (2026-11-23-h100-explore-fp8-128x192.json), 0.97x / 0.94x
-            # in the release run (2026-11-23-h100-fp8-auto-128x192.json); speed 1.12 = its rate over
-            # 128 x 128's at 8192^3. At 4096^3 its 704 tiles take 6 rounds of 132 (5.33 waves): not there.
+            # in the release run (2026-11-23-h100-fp8-auto-128x192.json); 8192x8192x1024 and 6144^3 0.95x /
+            # 0.97x against 0.89x / 0.87x (2026-11-23-h100-fp8-auto-128x192-more-shapes.json); speed 1.12 =
+            # its rate over 128 x 128's at 8192^3. At 4096^3 its 704 tiles take 6 rounds of 132 (5.33 waves): not there.
             # It spilled while the barrier watchdog trapped (mbarrier.cuh); the register-path epilogue
             # still does not fit beside its accumulators, so it has none (D_FROM_REGISTERS=0): dispatch
             # never picks it for a D that TMA cannot write, and launch stages a misaligned out= pointer.
