@@ -63,7 +63,7 @@ def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
 def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
     """Why ``cfg`` cannot write this problem's D, or None. Configs built without the register-path
     epilogue (D_FROM_REGISTERS=0) store D through TMA only, which needs D's rows 16-byte aligned."""
-    if cfg.get("D_FROM_REGISTERS", 1) or tma.d_geometry(problem) is not None:
+    if not cfg.tma_d_only or tma.d_geometry(problem) is not None:
         return None
     return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "
             "16-byte aligned rows (leading dimension and batch stride multiples of 16 bytes); "

@@ -133,7 +133,7 @@ class Prepared:
             if geo is not None:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
         self._tma_store = spec.tma_store
-        self._staged_d_only = spec.tma_store and not cfg.get("D_FROM_REGISTERS", 1)
+        self._staged_d_only = spec.tma_store and cfg.tma_d_only
         self._maps: dict[tuple[int, int, int], tuple[tuple[int, int, int, int], tuple[Any, ...]]] = {}
 
         # The parameter block: one ctypes value per kernel argument, in TCGEMM_KERNEL order.

@@ -369,7 +369,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         scales: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None)) -> None:
     """Launch ``p``. ``scales``: one-element float32 tensors (or None: 1) for kernels with
     ``scale_args`` (fp8), read by the kernel on the device."""
-    if p.spec.tma_store and not p.config.get("D_FROM_REGISTERS", 1) and d.data_ptr() % 16:
+    if p.spec.tma_store and p.config.tma_d_only and d.data_ptr() % 16:
         # This config writes D only through TMA stores, whose base must be 16-byte aligned (dispatch
         # checked D's strides): run into an aligned buffer of D's strides and copy it over.
         staged = torch.empty_strided(d.size(), d.stride(), dtype=d.dtype, device=d.device)
@@ -400,7 +400,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         maps = tma.maps(problem, p.config, a, b)
         if p.spec.tma_store:
             d_map = tma.d_map(problem, d)
-            if d_map is None and not p.config.get("D_FROM_REGISTERS", 1):
+            if d_map is None and p.config.tma_d_only:
                 raise ValueError(f"config {p.config.name!r} of {p.spec.name} writes D through TMA stores only "
                                  "and cannot write this D (not 16-byte aligned); use kernel='auto'")
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0

@@ -50,6 +50,12 @@ class TileConfig:
         return self.params.get(key, default)
 
     @property
+    def tma_d_only(self) -> bool:
+        """Built without the register-path epilogue (D_FROM_REGISTERS=0): D goes out through TMA stores
+        only, so its base, rows and batch entries must be 16-byte aligned."""
+        return not self.params.get("D_FROM_REGISTERS", 1)
+
+    @property
     def threads(self) -> int:
         return self.params["THREADS"]
 

@@ -54,13 +54,13 @@ def test_configs_without_the_register_epilogue_need_a_tma_writable_d():
     for it names the requirement, when D's rows are not 16-byte aligned (here 4100 bf16 columns: 8200 bytes)."""
     spec = registry.get("wgmma_tma_store_kmajor")
     cfg = spec.config("128x192x128", "fp8e4m3")
-    assert cfg.get("D_FROM_REGISTERS", 1) == 0
+    assert cfg.tma_d_only
     aligned = _problem(8192, 8192, 8192, precision="fp8e4m3", layouts="rc")
     odd = dataclasses.replace(aligned, n=4100, d_ld=4100)
     assert dispatch.config_refuses(cfg, aligned) is None
     assert "16-byte aligned" in dispatch.config_refuses(cfg, odd)
     assert dispatch.select(aligned, 90, 132)[1].name == "128x192x128"  # auto's pick at 8192^3
-    assert dispatch.select(odd, 90, 132)[1].get("D_FROM_REGISTERS", 1) == 1
+    assert not dispatch.select(odd, 90, 132)[1].tma_d_only
     with pytest.raises(dispatch.KernelUnavailable, match="TMA stores only"):
         dispatch.select(odd, 90, 132, kernel="wgmma_tma_store_kmajor", config="128x192x128")
     with pytest.raises(dispatch.KernelUnavailable, match="TMA stores only"):
