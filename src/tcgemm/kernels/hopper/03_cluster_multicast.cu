@@ -303,15 +303,16 @@ __device__ __forceinline__ Acc (&atom(Acc (&d)[NACC], int a))[ATOM_ACC] {
 template <typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
     static_assert(NACC == M_ATOMS * ATOM_ACC, "one accumulator array per m64 block");
+    const unsigned a16 = a_base >> 4, b16 = b_base >> 4;  // descriptors in 16-byte units: adds only
 #pragma unroll
     for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
-        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major(b_base + kk * K_STEP_BYTES)
-                                                : wgmma_desc_mn_major(b_base + kk * MN_STEP_BYTES, B_CHUNK);
+        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
+                                                : wgmma_desc_mn_major_units(b16 + kk * MN_STEP_BYTES / 16, B_CHUNK);
 #pragma unroll
         for (int a = 0; a < M_ATOMS; ++a) {
-            const unsigned a_atom = a_base + a * A_CHUNK;
-            const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major(a_atom + kk * K_STEP_BYTES)
-                                                    : wgmma_desc_mn_major(a_atom + kk * MN_STEP_BYTES, A_CHUNK);
+            const unsigned a_atom = a16 + a * A_CHUNK / 16;
+            const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major_units(a_atom + kk * K_STEP_BYTES / 16)
+                                                    : wgmma_desc_mn_major_units(a_atom + kk * MN_STEP_BYTES / 16, A_CHUNK);
             Mma::mma(atom(d, a), da, db, kk == 0 ? scale_first : 1);
         }
     }
@@ -440,7 +441,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     {
         // ---- consumer warpgroups 1..CONSUMERS: rows 64 (wg-1) .. 64 wg - 1 of each tile ----
         setmaxnreg_inc<CONSUMER_REGS>();
-        const int cw = wg - 1;
+        const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
         const bool releaser = wg_tid < CLUSTER_M;
@@ -470,29 +471,30 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
                 const unsigned b_base = b_slot(s);
-                wgmma_fence();  // (fp8: also orders the last reads of `part` before its overwrite)
                 if constexpr (PROMOTE) {
-                    // `part` sums PROMOTE_EVERY k-tiles, then waits and goes into the total; in between
-                    // the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
-                    const int j = kt - kt0;
-                    const bool first = j % PROMOTE_EVERY == 0;
-                    const bool last = j % PROMOTE_EVERY == PROMOTE_EVERY - 1 || kt + 1 == kt1;
-                    mma_ktile(part, a_base, b_base, first ? 0 : 1);
-                    wgmma_commit();
-                    if (last) {
-                        wgmma_wait<0>();  // this k-tile (and the one before) retired: their slots go back
-                        if (releaser) {
-                            if (!first) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
-                            mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                        }
+                    // `part` sums PROMOTE_EVERY k-tiles and goes into the total at the start of the next
+                    // group's first k-tile: once its data has arrived (the wait above overlaps the
+                    // wgmmas in flight), wait for them, add, and issue at once, so that this warpgroup's
+                    // tensor-core share idles only for the adds while the other consumer's wgmmas run.
+                    // In between the loop runs like the 16-bit one (wait for the previous k-tile).
+                    const unsigned j = kt - kt0;
+                    const bool group_start = j % PROMOTE_EVERY == 0;
+                    if (j > 0 && group_start) {
+                        wgmma_wait<0>();  // the previous group retired: its last slot goes back
+                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                         wgmma_fence_accumulators(part);
 #pragma unroll
                         for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
-                    } else {
-                        wgmma_wait<1>();
-                        if (!first && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    }
+                    wgmma_fence();  // (also orders the adds' reads of `part` before its overwrite)
+                    mma_ktile(part, a_base, b_base, group_start ? 0 : 1);
+                    wgmma_commit();
+                    if (!group_start) {
+                        wgmma_wait<1>();  // the k-tile before this one retired
+                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
                 } else {
+                    wgmma_fence();
                     mma_ktile(acc, a_base, b_base, 1);
                     wgmma_commit();
                     wgmma_wait<1>();  // the k-tile before this one retired
@@ -504,15 +506,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     phase ^= 1;
                 }
             }
-            if constexpr (!PROMOTE) {
-                wgmma_wait<0>();
-                if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
-            } else {
-                // Already retired by the last k-tile's promotion; said again so that ptxas sees every
-                // path out of the k-loop retire `part`'s wgmmas before the next tile zeroes it.
-                // Without it, ptxas cannot tell that the loop always leaves through a promotion and
-                // waits for all wgmmas at the end of every k-tile (C7517), draining the pipeline.
-                wgmma_wait<0>();
+            wgmma_wait<0>();
+            if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
+            if constexpr (PROMOTE) {  // the last group's partial sums
+                wgmma_fence_accumulators(part);
+#pragma unroll
+                for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
             }
             wgmma_fence_accumulators(acc);
 #if SPLIT_K > 1

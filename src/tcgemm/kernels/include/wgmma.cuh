@@ -36,12 +36,22 @@
 
 // Descriptor: bits 0-13 start address >> 4, 16-29 leading byte offset >> 4,
 // 32-45 stride byte offset >> 4, 49-51 base offset (0: atoms 1024-aligned),
-// 62-63 layout type (1 = SWIZZLE_128B).
+// 62-63 layout type (1 = SWIZZLE_128B).  From the address in 16-byte units
+// (a shared-memory offset >> 4, under 2^14) the fields never overlap, so the
+// descriptor is a plain sum: the next k step or ring slot is one add on the
+// low word.  Built per wgmma from a byte address (mask, shift, or, then a move
+// into uniform registers) it cost ptxas ~15 instructions per wgmma in the fp8
+// main loop, all between a k-tile's data arriving and its first wgmma.
+__device__ __forceinline__ unsigned long long wgmma_desc_sw128_units(unsigned addr16, unsigned lbo_bytes,
+                                                                     unsigned sbo_bytes) {
+    const unsigned lo = addr16 + (((lbo_bytes >> 4) & 0x3FFF) << 16);
+    const unsigned hi = ((sbo_bytes >> 4) & 0x3FFF) | 1u << 30;
+    return static_cast<unsigned long long>(hi) << 32 | lo;
+}
+
 __device__ __forceinline__ unsigned long long wgmma_desc_sw128(unsigned smem_addr, unsigned lbo_bytes,
                                                                unsigned sbo_bytes) {
-    return static_cast<unsigned long long>((smem_addr & 0x3FFFF) >> 4) |
-           static_cast<unsigned long long>((lbo_bytes >> 4) & 0x3FFF) << 16 |
-           static_cast<unsigned long long>((sbo_bytes >> 4) & 0x3FFF) << 32 | 1ull << 62;
+    return wgmma_desc_sw128_units((smem_addr & 0x3FFFF) >> 4, lbo_bytes, sbo_bytes);
 }
 
 // K-major operand tile: rows of 128 bytes, 8-row groups 1024 bytes apart.
@@ -52,6 +62,14 @@ __device__ __forceinline__ unsigned long long wgmma_desc_k_major(unsigned smem_a
 // MN-major operand tile: 64-wide MN chunks `chunk_bytes` apart, 8-k groups 1024 apart.
 __device__ __forceinline__ unsigned long long wgmma_desc_mn_major(unsigned smem_addr, unsigned chunk_bytes) {
     return wgmma_desc_sw128(smem_addr, chunk_bytes, 1024);
+}
+
+// The same from addresses in 16-byte units (see wgmma_desc_sw128_units).
+__device__ __forceinline__ unsigned long long wgmma_desc_k_major_units(unsigned addr16) {
+    return wgmma_desc_sw128_units(addr16, 16, 1024);
+}
+__device__ __forceinline__ unsigned long long wgmma_desc_mn_major_units(unsigned addr16, unsigned chunk_bytes) {
+    return wgmma_desc_sw128_units(addr16, chunk_bytes, 1024);
 }
 
 // Before the first wgmma of a batch: orders earlier register writes (zeroing
