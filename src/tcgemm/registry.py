@@ -743,6 +743,15 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128a", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128p1a", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1, PROMOTE_AT_START=1,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x192x128a", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0, PROMOTE_AT_START=1,
+                 SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
             # 128 x 192: 96 accumulators + 96 partial sums per consumer thread. auto's pick where its tiles
             # fill the waves (8192^3, 4096x14336x4096): 1.00x / 0.92x of torch._scaled_mm against 0.84x /
             # 0.88x for 128 x 128 in the same run (2026-11-23-h100-explore-fp8-128x192.json), 0.97x / 0.94x

@@ -168,6 +168,9 @@ using Mma = WgmmaE5m2<BLOCK_N>;
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (see above)
 #endif
+#ifndef PROMOTE_AT_START
+#define PROMOTE_AT_START 0
+#endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
 #else
@@ -303,7 +306,9 @@ __device__ __forceinline__ Acc (&atom(Acc (&d)[NACC], int a))[ATOM_ACC] {
 template <typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
     static_assert(NACC == M_ATOMS * ATOM_ACC, "one accumulator array per m64 block");
-    const unsigned a16 = a_base >> 4, b16 = b_base >> 4;  // descriptors in 16-byte units: adds only
+    // Descriptors in 16-byte units: adds only.  The mask drops the CTA's rank in the cluster, which the
+    // shared-memory window carries in bits 24 and up (it would land in the leading-byte-offset field).
+    const unsigned a16 = (a_base & 0x3FFFF) >> 4, b16 = (b_base & 0x3FFFF) >> 4;
 #pragma unroll
     for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
         const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
@@ -471,7 +476,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
                 const unsigned b_base = b_slot(s);
-                if constexpr (PROMOTE) {
+                if constexpr (PROMOTE && PROMOTE_AT_START) {
                     // `part` sums PROMOTE_EVERY k-tiles and goes into the total at the start of the next
                     // group's first k-tile: once its data has arrived (the wait above overlaps the
                     // wgmmas in flight), wait for them, add, and issue at once, so that this warpgroup's
@@ -493,6 +498,28 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                         wgmma_wait<1>();  // the k-tile before this one retired
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
+                } else if constexpr (PROMOTE) {
+                    // `part` sums PROMOTE_EVERY k-tiles, then waits and goes into the total; in between
+                    // the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
+                    const unsigned j = kt - kt0;
+                    const bool first = j % PROMOTE_EVERY == 0;
+                    const bool last = j % PROMOTE_EVERY == PROMOTE_EVERY - 1 || kt + 1 == kt1;
+                    wgmma_fence();  // (also orders the last reads of `part` before its overwrite)
+                    mma_ktile(part, a_base, b_base, first ? 0 : 1);
+                    wgmma_commit();
+                    if (last) {
+                        wgmma_wait<0>();  // this k-tile (and the one before) retired: their slots go back
+                        if (releaser) {
+                            if (!first) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                            mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                        }
+                        wgmma_fence_accumulators(part);
+#pragma unroll
+                        for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
+                    } else {
+                        wgmma_wait<1>();
+                        if (!first && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    }
                 } else {
                     wgmma_fence();
                     mma_ktile(acc, a_base, b_base, 1);
@@ -506,9 +533,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     phase ^= 1;
                 }
             }
+            // (PROMOTE, not at start: all retired by the last k-tile's promotion; waited for again so that
+            // ptxas sees every path out of the loop retire `part`'s wgmmas, else it drains every k-tile, C7517.)
             wgmma_wait<0>();
-            if (kt1 > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
-            if constexpr (PROMOTE) {  // the last group's partial sums
+            if (!(PROMOTE && !PROMOTE_AT_START) && kt1 > kt0 && releaser)
+                mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
+            if constexpr (PROMOTE && PROMOTE_AT_START) {  // the last group's partial sums
                 wgmma_fence_accumulators(part);
 #pragma unroll
                 for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
