@@ -171,6 +171,9 @@ using Mma = WgmmaE5m2<BLOCK_N>;
 #ifndef PROMOTE_AT_START
 #define PROMOTE_AT_START 0
 #endif
+#ifndef PROMOTE_STAGGER
+#define PROMOTE_STAGGER 0
+#endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
 #else
@@ -483,7 +486,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     // tensor-core share idles only for the adds while the other consumer's wgmmas run.
                     // In between the loop runs like the 16-bit one (wait for the previous k-tile).
                     const unsigned j = kt - kt0;
-                    const bool group_start = j % PROMOTE_EVERY == 0;
+                    const bool group_start =
+                        j == 0 || (j + (PROMOTE_STAGGER ? cw * (PROMOTE_EVERY / CONSUMERS) : 0)) % PROMOTE_EVERY == 0;
                     if (j > 0 && group_start) {
                         wgmma_wait<0>();  // the previous group retired: its last slot goes back
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
