@@ -730,49 +730,27 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
             # fp8 configs stage a fp32 D too (EPI_32BIT): 0.90x / 0.82x of torch._scaled_mm(out_dtype=float32)
             # at 4096^3 / 8192^3 against 0.80x / 0.76x from registers (2026-11-23-h100-explore-fp8-fp32-out.json).
-            # fp8: 128 x 128 (acc + partial sums = 128 registers); at 128 x 192 the persistent loop's extra
-            # state pushes ptxas into spilling inside the main loop. The partial sums go into the fp32
-            # total every 4 k-tiles (512 k; p1: every k-tile, 128 k, 0.86x / 0.74x of torch._scaled_mm at
-            # 4096^3 / 8192^3 against 0.91x / 0.85x, 2026-11-23-h100-explore-fp8-promote.json). Staggering
-            # the two consumers' promotions (so one drains while the other multiplies) ran far slower,
-            # 0.71x / 0.58x against 0.89x / 0.88x in the same run (2026-11-23-h100-explore-fp8-stagger-skinny.json):
-            # a slot is released only when both have read it, so two drains per period stall the ring twice.
-            _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+            # fp8: 128 x 128 (acc + partial sums = 128 registers). What took it from 0.89x to 0.97x of
+            # torch._scaled_mm at 4096^3 (same-process ratios, runs below): (1) wgmma descriptors as sums in
+            # uniform registers (wgmma.cuh): the issue of a k-tile's 4 wgmmas went from ~75 instructions to
+            # ~20 (0.89 -> 0.93-0.95x with promotion every 4 k-tiles, p1 0.85 -> 0.93x;
+            # 2026-11-23-h100-ab-uniform-descriptors-*.json); (2) promotion at the next group's start,
+            # the consumers' groups half a group apart (03_cluster_multicast.cu): 0.94 / 0.92x at 4096^3 /
+            # 8192^3 against 0.93 / 0.88x (...-explore-fp8-stagger-5db8f71-r*.json); (3) a 6th stage: Nsight
+            # Compute showed the consumers waiting for data 14% of their time (...-ncu-stalls-fp8-a-bf16-
+            # 5db8f71.txt), and 6 stages with the whole epilogue buffer (231424 of the 232448 bytes a block may have)
+            # ran 0.97 / 0.96x against 0.94 / 0.93x for 5 (...-explore-fp8-s6-groups-6762da9-r*.json; 6
+            # stages with half the epilogue buffer, EPI_PARTS=2, were slower than 5). Tile-order groups of
+            # 16 or 32 tile rows (GROUP_M) instead of 8: within noise (same files).
+            _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128a", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128s6p1", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1, EPI_PARTS=2,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
-            _cfg("128x128x128s6a", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1, EPI_PARTS=2,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
-            _cfg("128x192x128p1", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0, PROMOTE_EVERY=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
-            _cfg("128x128x128t", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1, PROMOTE_STAGGER=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128tg16", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1, PROMOTE_STAGGER=1, GROUP_M=16,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128tg32", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1, PROMOTE_STAGGER=1, GROUP_M=32,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128s6t", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_AT_START=1, PROMOTE_STAGGER=1,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x192x128t", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0, PROMOTE_AT_START=1,
-                 PROMOTE_STAGGER=1, SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
-            _cfg("128x192x128a", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0, PROMOTE_AT_START=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
+            _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128s5", ("fp8e4m3", "fp8e5m2"), speed=0.97, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
+                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # 128 x 192: 96 accumulators + 96 partial sums per consumer thread. auto's pick where its tiles
             # fill the waves (8192^3, 4096x14336x4096): 1.00x / 0.92x of torch._scaled_mm against 0.84x /
             # 0.88x for 128 x 128 in the same run (2026-11-23-h100-explore-fp8-128x192.json), 0.97x / 0.94x
@@ -784,7 +762,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # never picks it for a D that TMA cannot write, and launch stages a misaligned out= pointer.
             # Promoting every 8 k-tiles (p8, 0.91 / 0.89x against 0.89 / 0.84x at 4096^3 / 8192^3, +5% error)
             # was measured in the same run and not kept: `tcgemm tune` picks configs by speed alone.
-            _cfg("128x192x128", ("fp8e4m3", "fp8e5m2"), speed=1.12, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
+            _cfg("128x192x128", ("fp8e4m3", "fp8e5m2"), speed=1.02, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
@@ -818,8 +796,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # cuBLAS's fp8 kernels (torch 2.11, _scaled_mm without fast accumulation) under Nsight Compute:
             # nvjet_sm90_qqtst_128x128_128x6_1x2 at 4096^3 and ..._144x128_128x6_1x2 at 8192^3, i.e. this
             # tile, 6 stages, a cluster of 2 along N; their tensor pipes are busy 86.9% / 93.8% of active
-            # cycles against 75.4% / 82.5% here (2026-11-23-h100-ncu-fp8-vs-cublas.txt). Neither 6 stages nor
-            # the cluster along N (sharing A; configs n5, n6, removed) closes that: 0.82-0.92x of
+            # cycles against 75.4% / 82.5% here (2026-11-23-h100-ncu-fp8-vs-cublas.txt, before the descriptor,
+            # promotion and 6-stage changes above). Its main loop, read from its SASS under Nsight Compute
+            # (2026-11-23-h100-ncu-stalls-fp8-vs-cublas-420f5dc.txt): per k-tile a data wait, a full wgmma
+            # wait, the slot's release, 64 adds, then 4 wgmmas whose descriptors advance by uniform adds.
+            # The cluster along N (sharing A; configs n5, n6, removed) did not help: 0.82-0.92x of
             # torch._scaled_mm against 0.84-0.89x for s5, same run (2026-11-23-h100-explore-fp8-stages-along-n.json).
             # cuBLAS promotes every k-tile (its error is p1's). Tried and removed: every k-tile through two
             # partial arrays in turn (one k-tile's sums added while the next multiplies), in straight-line
@@ -829,9 +810,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # (2026-11-23-h100-explore-fp8-promote-pipeline.json). At the same tile cuBLAS's SMs request
             # fewer L2 sectors (20.1 M against 24.5 M at 4096^3) and half the cross-partition ones
             # (2026-11-23-h100-ncu-l2-sources.txt).
-            _cfg("128x128x128s6", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("64x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),

@@ -130,18 +130,22 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 //    errors pile up.  As cuBLAS does without "fast accumulation", each
 //    PROMOTE_EVERY k-tiles' wgmmas (128 k each) accumulate into fresh
 //    registers `part` (scale_d = 0 on the first), which are added to the fp32
-//    total once they retire: with 16-bit D every 4 k-tiles = 512 k by default,
-//    because the wait for them to retire idles this warpgroup's share of the
-//    tensor cores (every k-tile: 0.74x of cuBLAS at 8192^3, every 4: 0.85x; on
-//    random data with bf16 D every k-tile gives _scaled_mm's error exactly,
-//    every 4 an error 1.8% larger; config p1 promotes every k-tile).  fp32 D
-//    keeps what bf16 rounding hides: every 4 k-tiles gave 2.7x _scaled_mm's
-//    error (3.39e-4 against 1.26e-4), every k-tile exactly its error, so fp32 D
-//    promotes every k-tile by default.  `part` is a second
-//    accumulator array: BLOCK_N = 128 in the registry (at 192 the loop state
-//    on top of 2 x 96 registers makes ptxas spill; a third array, to add one
-//    k-tile's part while the next one multiplies, spilled at 128: ptxas kept
-//    the consumers to ~192 registers whatever setmaxnreg allowed).  The
+//    total once they retire: with 16-bit D every 4 k-tiles = 512 k by default
+//    (on random data with bf16 D every k-tile gives _scaled_mm's error
+//    exactly, every 4 an error 1.8% larger, for 2-8% more speed; config p1
+//    promotes every k-tile).  fp32 D keeps what bf16 rounding hides: every 4
+//    k-tiles gave 2.7x _scaled_mm's error (3.39e-4 against 1.26e-4), every
+//    k-tile exactly its error, so fp32 D promotes every k-tile by default.
+//    Where the adds go: waiting for a group's wgmmas to retire empties this
+//    warpgroup's queue on the tensor cores, so the other consumer must have
+//    work queued meanwhile.  Groups of several k-tiles (PROMOTE_NEXT) are added
+//    at the start of the next group, after its first k-tile's data has
+//    arrived, and the two consumers' groups are offset by half a group: one
+//    drains while the other is mid-group with two k-tiles queued (with both in
+//    step they drained together).  Every k-tile (p1), the adds come right
+//    after the k-tile, before the next data wait, which hides them: placed
+//    after that wait as above they ran 0.72-0.84x of p1's speed.  `part` is a
+//    second accumulator array (BLOCK_N <= 192: 2 x 96 registers).  The
 //    per-tensor scales (torch._scaled_mm's scale_a, scale_b, device pointers,
 //    null = 1) multiply the total before alpha/beta.
 #if defined(PRECISION_FP16) || defined(PRECISION_BF16) || \
@@ -168,17 +172,12 @@ using Mma = WgmmaE5m2<BLOCK_N>;
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (see above)
 #endif
-#ifndef PROMOTE_AT_START
-#define PROMOTE_AT_START 0
-#endif
-#ifndef PROMOTE_STAGGER
-#define PROMOTE_STAGGER 0
-#endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
 constexpr bool PROMOTE = true;
 #else
 constexpr bool PROMOTE = false;
 #endif
+constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
 #else
@@ -479,15 +478,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
                 const unsigned b_base = b_slot(s);
-                if constexpr (PROMOTE && PROMOTE_AT_START) {
-                    // `part` sums PROMOTE_EVERY k-tiles and goes into the total at the start of the next
-                    // group's first k-tile: once its data has arrived (the wait above overlaps the
-                    // wgmmas in flight), wait for them, add, and issue at once, so that this warpgroup's
-                    // tensor-core share idles only for the adds while the other consumer's wgmmas run.
-                    // In between the loop runs like the 16-bit one (wait for the previous k-tile).
+                if constexpr (PROMOTE_NEXT) {
+                    // `part` sums a group of PROMOTE_EVERY k-tiles (the second consumer's first group is
+                    // half as long), added to the total once this k-tile's data is here; in between the
+                    // loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
                     const unsigned j = kt - kt0;
-                    const bool group_start =
-                        j == 0 || (j + (PROMOTE_STAGGER ? cw * (PROMOTE_EVERY / CONSUMERS) : 0)) % PROMOTE_EVERY == 0;
+                    const bool group_start = j == 0 || (j + cw * (PROMOTE_EVERY / CONSUMERS)) % PROMOTE_EVERY == 0;
                     if (j > 0 && group_start) {
                         wgmma_wait<0>();  // the previous group retired: its last slot goes back
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
@@ -503,27 +499,15 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
                 } else if constexpr (PROMOTE) {
-                    // `part` sums PROMOTE_EVERY k-tiles, then waits and goes into the total; in between
-                    // the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
-                    const unsigned j = kt - kt0;
-                    const bool first = j % PROMOTE_EVERY == 0;
-                    const bool last = j % PROMOTE_EVERY == PROMOTE_EVERY - 1 || kt + 1 == kt1;
-                    wgmma_fence();  // (also orders the last reads of `part` before its overwrite)
-                    mma_ktile(part, a_base, b_base, first ? 0 : 1);
+                    // Every k-tile: wait for it at once, release its slot, add its partial sums.
+                    wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
+                    mma_ktile(part, a_base, b_base, 0);
                     wgmma_commit();
-                    if (last) {
-                        wgmma_wait<0>();  // this k-tile (and the one before) retired: their slots go back
-                        if (releaser) {
-                            if (!first) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
-                            mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                        }
-                        wgmma_fence_accumulators(part);
+                    wgmma_wait<0>();
+                    if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                    wgmma_fence_accumulators(part);
 #pragma unroll
-                        for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
-                    } else {
-                        wgmma_wait<1>();
-                        if (!first && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
-                    }
+                    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
                 } else {
                     wgmma_fence();
                     mma_ktile(acc, a_base, b_base, 1);
@@ -537,12 +521,10 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     phase ^= 1;
                 }
             }
-            // (PROMOTE, not at start: all retired by the last k-tile's promotion; waited for again so that
-            // ptxas sees every path out of the loop retire `part`'s wgmmas, else it drains every k-tile, C7517.)
-            wgmma_wait<0>();
-            if (!(PROMOTE && !PROMOTE_AT_START) && kt1 > kt0 && releaser)
+            wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
+            if (!(PROMOTE && !PROMOTE_NEXT) && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
-            if constexpr (PROMOTE && PROMOTE_AT_START) {  // the last group's partial sums
+            if constexpr (PROMOTE_NEXT) {  // the last group's partial sums
                 wgmma_fence_accumulators(part);
 #pragma unroll
                 for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
