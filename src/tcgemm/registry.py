@@ -745,9 +745,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
+            # Release run at 5ff0562 (2026-11-23-h100-release-fp8-5ff0562.json): 0.97x at 4096^3, 0.99x /
+            # 0.98x at 4096x14336x4096 / 4096x4096x14336 (auto, this config). p1 (promotion every k-tile,
+            # _scaled_mm's error exactly) is 0.91-0.93x at 4096^3; with 6 stages it ran 0.91x / 0.83x at
+            # 4096^3 / 8192^3 against 0.92-0.93x / 0.88-0.89x with 5 (same runs), so it keeps 5.
+            _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128s5", ("fp8e4m3", "fp8e5m2"), speed=0.97, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
                  STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
@@ -755,8 +759,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # fill the waves (8192^3, 4096x14336x4096): 1.00x / 0.92x of torch._scaled_mm against 0.84x /
             # 0.88x for 128 x 128 in the same run (2026-11-23-h100-explore-fp8-128x192.json), 0.97x / 0.94x
             # in the release run (2026-11-23-h100-fp8-auto-128x192.json); 8192x8192x1024 and 6144^3 0.95x /
-            # 0.97x against 0.89x / 0.87x (2026-11-23-h100-fp8-auto-128x192-more-shapes.json); speed 1.12 =
-            # its rate over 128 x 128's at 8192^3. At 4096^3 its 704 tiles take 6 rounds of 132 (5.33 waves): not there.
+            # 0.97x against 0.89x / 0.87x (2026-11-23-h100-fp8-auto-128x192-more-shapes.json). With the
+            # promotion and 6 stages above, 128 x 128 closed most of that: speed 1.02 = its rate over 128 x
+            # 128's at 8192^3 (0.97-0.99x against 0.96-0.97x, 2026-11-23-h100-explore-fp8-s6-groups-6762da9-r*.json);
+            # release run 1.01x of torch._scaled_mm at 8192^3 (2026-11-23-h100-release-fp8-5ff0562.json).
+            # At 4096^3 its 704 tiles take 6 rounds of 132 (5.33 waves): not there. At 8192x8192x1024 (8
+            # k-tiles, so its larger epilogue counts) auto still takes it: 0.90x where 128 x 128 p1 ran 0.95x.
             # It spilled while the barrier watchdog trapped (mbarrier.cuh); the register-path epilogue
             # still does not fit beside its accumulators, so it has none (D_FROM_REGISTERS=0): dispatch
             # never picks it for a D that TMA cannot write, and launch stages a misaligned out= pointer.
