@@ -62,9 +62,15 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned
 // owned by this warpgroup (not 0).  PARTS > 1 stages the tile in that many
 // column parts through a smaller buffer (leaving shared memory for a deeper
 // ring), each part waiting until the TMA unit has read the one BUFS before it.
-template <int PARTS, int BUFS, typename Acc, int NACC>
-__device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
-                                                   const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
+//
+// BLEND (beta != 0, C read) is a template parameter so that each case compiles
+// to straight-line code: with the test inside the unrolled loop, the blend
+// code for every 16 columns sat between the stores of the common beta = 0
+// path, and the consumers stalled on instruction fetch in the epilogue
+// (Nsight Compute's "no instruction" stalls, bf16 128 x 256).
+template <int PARTS, int BUFS, bool BLEND, typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
+                                                      const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
     constexpr bool INT = (Acc)0.5f == 0;          // s32 accumulators (int8): exact integer alpha, beta
     static_assert((sizeof(elem_d) == 2 && !INT) || (WIDE && sizeof(Acc) == 4),
@@ -80,7 +86,6 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
     const unsigned row_offset = (warp * 16 + (q % 2) * 8 + r8) * 128;
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
     const int n_lane = n0 + 2 * (lane % 4);
-    const bool blend = g.beta != 0.0f;
 #pragma unroll
     for (int part = 0; part < PARTS; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
@@ -101,7 +106,7 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
             } else {
 #pragma unroll
                 for (int i = 0; i < 8; ++i) v[i] = g.alpha * acc[8 * jp + i];
-                if (blend) {
+                if constexpr (BLEND) {
 #pragma unroll
                     for (int i = 0; i < 8; ++i) {
                         const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
@@ -140,4 +145,14 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
             tma_store_commit();
         }
     }
+}
+
+template <int PARTS, int BUFS, typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
+                                                   const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
+    constexpr bool INT = (Acc)0.5f == 0;  // s32 sums: epilogue_value reads C itself
+    if (!INT && g.beta != 0.0f)
+        epilogue_tma_store_as<PARTS, BUFS, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    else
+        epilogue_tma_store_as<PARTS, BUFS, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
 }
