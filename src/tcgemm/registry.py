@@ -741,7 +741,9 @@ LADDER: tuple[KernelSpec, ...] = (
             # 5db8f71.txt), and 6 stages with the whole epilogue buffer (231424 of the 232448 bytes a block may have)
             # ran 0.97 / 0.96x against 0.94 / 0.93x for 5 (...-explore-fp8-s6-groups-6762da9-r*.json; 6
             # stages with half the epilogue buffer, EPI_PARTS=2, were slower than 5). Tile-order groups of
-            # 16 or 32 tile rows (GROUP_M) instead of 8: within noise (same files).
+            # 16 or 32 tile rows (GROUP_M) instead of 8: within noise (same files). The cluster along N
+            # (sharing A, as cuBLAS's 1 x 2) with 6 stages: 0.89x / 0.92x against 0.98x / 0.94x
+            # (2026-11-23-h100-explore-fp8-along-n-s6-efb215c.json; removed).
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
@@ -749,9 +751,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.98x at 4096x14336x4096 / 4096x4096x14336 (auto, this config). p1 (promotion every k-tile,
             # _scaled_mm's error exactly) is 0.91-0.93x at 4096^3; with 6 stages it ran 0.91x / 0.83x at
             # 4096^3 / 8192^3 against 0.92-0.93x / 0.88-0.89x with 5 (same runs), so it keeps 5.
-            _cfg("128x128x128n", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=128,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
