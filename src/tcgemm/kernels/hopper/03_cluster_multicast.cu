@@ -178,6 +178,7 @@ constexpr bool PROMOTE = true;
 constexpr bool PROMOTE = false;
 #endif
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
+constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
 #else
@@ -308,9 +309,7 @@ __device__ __forceinline__ Acc (&atom(Acc (&d)[NACC], int a))[ATOM_ACC] {
 template <typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
     static_assert(NACC == M_ATOMS * ATOM_ACC, "one accumulator array per m64 block");
-    // Descriptors in 16-byte units: adds only.  The mask drops the CTA's rank in the cluster, which the
-    // shared-memory window carries in bits 24 and up (it would land in the leading-byte-offset field).
-    const unsigned a16 = (a_base & 0x3FFFF) >> 4, b16 = (b_base & 0x3FFFF) >> 4;
+    const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base);  // descriptors in 16-byte units: adds only
 #pragma unroll
     for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
         const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
@@ -498,7 +497,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                         wgmma_wait<1>();  // the k-tile before this one retired
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
-                } else if constexpr (PROMOTE) {
+                } else if constexpr (PROMOTE_EACH) {
                     // Every k-tile: wait for it at once, release its slot, add its partial sums.
                     wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, 0);
@@ -522,7 +521,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
-            if (!(PROMOTE && !PROMOTE_NEXT) && kt1 > kt0 && releaser)
+            if (!PROMOTE_EACH && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) {  // the last group's partial sums
                 wgmma_fence_accumulators(part);

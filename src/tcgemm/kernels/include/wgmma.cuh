@@ -42,6 +42,11 @@
 // low word.  Built per wgmma from a byte address (mask, shift, or, then a move
 // into uniform registers) it cost ptxas ~15 instructions per wgmma in the fp8
 // main loop, all between a k-tile's data arriving and its first wgmma.
+// A shared-memory address in those 16-byte units.  The mask drops the CTA's rank in
+// the cluster, which the shared window carries in bits 24 and up (it would land in
+// the leading-byte-offset field).
+__device__ __forceinline__ unsigned smem_units(unsigned smem_addr) { return (smem_addr & 0x3FFFF) >> 4; }
+
 __device__ __forceinline__ unsigned long long wgmma_desc_sw128_units(unsigned addr16, unsigned lbo_bytes,
                                                                      unsigned sbo_bytes) {
     const unsigned lo = addr16 + (((lbo_bytes >> 4) & 0x3FFF) << 16);
@@ -51,7 +56,7 @@ __device__ __forceinline__ unsigned long long wgmma_desc_sw128_units(unsigned ad
 
 __device__ __forceinline__ unsigned long long wgmma_desc_sw128(unsigned smem_addr, unsigned lbo_bytes,
                                                                unsigned sbo_bytes) {
-    return wgmma_desc_sw128_units((smem_addr & 0x3FFFF) >> 4, lbo_bytes, sbo_bytes);
+    return wgmma_desc_sw128_units(smem_units(smem_addr), lbo_bytes, sbo_bytes);
 }
 
 // K-major operand tile: rows of 128 bytes, 8-row groups 1024 bytes apart.
