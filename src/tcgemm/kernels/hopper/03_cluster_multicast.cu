@@ -539,15 +539,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
 #endif
 
-            if constexpr (PROMOTE) {
-                if (scale != 1.0f) {
-#pragma unroll
-                    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;
-                }
-            }
-
             // Epilogue of this tile while the producers already load the next one.
             Gemm gz = g;  // batch entry c.z of C and D
+            if constexpr (PROMOTE) gz.alpha *= scale;  // fp8's scales ride on alpha: one multiply per value
             gz.D += c.z * g.batch_d;
             if (gz.C) gz.C += c.z * g.batch_c;
 #if TMA_STORE_EPILOGUE
@@ -582,7 +576,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
         }
 #if TMA_STORE_EPILOGUE
-        if (wg_tid == 0) tma_store_wait<0>();  // the last tile's stores complete before shared memory goes
+        if (lane == 0) tma_store_wait<0>();  // the last stores (EPI_WARP: each warp's) complete before smem goes
 #endif
         cluster_sync();  // (the producer warpgroup's matching barrier is above)
     }
