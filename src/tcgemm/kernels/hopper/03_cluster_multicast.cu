@@ -460,10 +460,22 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         int s = 0;
         unsigned phase = 0;
-        for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = unit_coord(u / SPLIT_K, units_m, units_n, rank);
+        // Between tiles the tensor cores wait for this warpgroup's epilogue and whatever precedes the next
+        // tile's first wgmma, so nothing else goes there: the next tile's coordinates (three divisions,
+        // ~120 instructions) are worked out while the first k-tile's wgmmas run, and the accumulators are
+        // not zeroed (the first k-tile's first wgmma overwrites them; fp8's sums are zeroed in that same
+        // shadow, as its wgmmas write `part`).
+        TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
+        auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
+            if (kt != kt0) return;
+            next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
+            if constexpr (PROMOTE) {
 #pragma unroll
-            for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            }
+        };
+        for (int u = first_unit; u < units; u += unit_step) {
+            const TileCoord c = next;
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
@@ -493,6 +505,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     wgmma_fence();  // (also orders the adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, group_start ? 0 : 1);
                     wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt0);
                     if (!group_start) {
                         wgmma_wait<1>();  // the k-tile before this one retired
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
@@ -502,6 +515,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, 0);
                     wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt0);
                     wgmma_wait<0>();
                     if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                     wgmma_fence_accumulators(part);
@@ -509,8 +523,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
                 } else {
                     wgmma_fence();
-                    mma_ktile(acc, a_base, b_base, 1);
+                    mma_ktile(acc, a_base, b_base, kt == kt0 ? 0 : 1);
                     wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt0);
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
@@ -521,6 +536,11 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
+            if (kt1 == kt0) {  // no k-tiles (K = 0, or an empty split-K range): zero sums, as in_wgmma_shadow missed
+                in_wgmma_shadow(u, kt0, kt0);
+#pragma unroll
+                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            }
             if (!PROMOTE_EACH && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) {  // the last group's partial sums
