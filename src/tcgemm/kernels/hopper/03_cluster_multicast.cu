@@ -464,10 +464,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // tile's first wgmma, so nothing else goes there: the next tile's coordinates (three divisions,
         // ~120 instructions) are worked out while the first k-tile's wgmmas run, and the accumulators are
         // not zeroed (the first k-tile's first wgmma overwrites them; fp8's sums are zeroed in that same
-        // shadow, as its wgmmas write `part`).
+        // shadow, as its wgmmas write `part`).  Not so with PROMOTE_EACH: there each k-tile's adds wait for
+        // its wgmmas, and ptxas, given the extra branch, moved the slot release behind them (0.80x of p1 as
+        // it was, 2026-11-23-h100-ab-tile-shadow-8515bf4.json).
         TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (kt != kt0) return;
+            if (PROMOTE_EACH || kt != kt0) return;
             next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
             if constexpr (PROMOTE) {
 #pragma unroll
@@ -475,7 +477,11 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
         };
         for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = next;
+            const TileCoord c = PROMOTE_EACH ? unit_coord(u / SPLIT_K, units_m, units_n, rank) : next;
+            if constexpr (PROMOTE_EACH) {
+#pragma unroll
+                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            }
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
