@@ -463,26 +463,20 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // Between tiles the tensor cores wait for this warpgroup's epilogue and whatever precedes the next
         // tile's first wgmma, so nothing else goes there: the next tile's coordinates (three divisions,
         // ~120 instructions) are worked out while the first k-tile's wgmmas run, and the accumulators are
-        // not zeroed (the first k-tile's first wgmma overwrites them; fp8's sums are zeroed in that same
-        // shadow, as its wgmmas write `part`).  Not so with PROMOTE_EACH: there each k-tile's adds wait for
-        // its wgmmas, and ptxas, given the extra branch, moved the slot release behind them (0.80x of p1 as
-        // it was, 2026-11-23-h100-ab-tile-shadow-8515bf4.json).
+        // not zeroed (the first k-tile's first wgmma overwrites them). 16-bit inputs: 99.5-100.2% of cuBLAS
+        // against 95.9-98.2% at 4096x14336x4096 (2026-11-23-h100-ab-tile-shadow-*.json). Not for fp8
+        // (PROMOTE): its sums must be zeroed, and in the shadow of a group's first k-tile (no wgmma wait
+        // follows it) the work delayed the next k-tile's wgmmas: 0.95x against 0.96x at 4096^3; with
+        // PROMOTE_EACH ptxas moved the slot release behind the adds: 0.80x against 0.92x.
         TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (PROMOTE_EACH || kt != kt0) return;
-            next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
-            if constexpr (PROMOTE) {
-#pragma unroll
-                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
-            }
+            if (!PROMOTE && kt == kt0) next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
         };
         for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = PROMOTE_EACH ? unit_coord(u / SPLIT_K, units_m, units_n, rank) : next;
-            if constexpr (PROMOTE_EACH) {
+            const TileCoord c = PROMOTE ? unit_coord(u / SPLIT_K, units_m, units_n, rank) : next;
+            if constexpr (PROMOTE) {
 #pragma unroll
                 for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
-            }
-            if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
 #pragma unroll
