@@ -754,8 +754,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.98x at 4096x14336x4096 / 4096x4096x14336 (auto, this config). p1 (promotion every k-tile,
             # _scaled_mm's error exactly) is 0.91-0.93x at 4096^3; with 6 stages it ran 0.91x / 0.83x at
             # 4096^3 / 8192^3 against 0.92-0.93x / 0.88-0.89x with 5 (same runs), so it keeps 5.
-            _cfg("128x128x128pw", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_WARP=1,
+            _cfg("128x128x128sh", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
+                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, COORD_SHADOW_KT=1,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128p1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, PROMOTE_EVERY=1,

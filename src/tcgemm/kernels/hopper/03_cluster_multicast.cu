@@ -179,6 +179,11 @@ constexpr bool PROMOTE = false;
 #endif
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
+// The k-tile (counted from the tile's first) in whose wgmma shadow a consumer works out its next tile's
+// coordinates; -1: at the top of each tile instead (see the consumer loop).
+#ifndef COORD_SHADOW_KT
+#define COORD_SHADOW_KT (PROMOTE ? -1 : 0)
+#endif
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
 #else
@@ -462,21 +467,23 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         unsigned phase = 0;
         // Between tiles the tensor cores wait for this warpgroup's epilogue and whatever precedes the next
         // tile's first wgmma, so nothing else goes there: the next tile's coordinates (three divisions,
-        // ~120 instructions) are worked out while the first k-tile's wgmmas run, and the accumulators are
-        // not zeroed (the first k-tile's first wgmma overwrites them). 16-bit inputs: 99.5-100.2% of cuBLAS
-        // against 95.9-98.2% at 4096x14336x4096 (2026-11-23-h100-ab-tile-shadow-*.json). Not for fp8
-        // (PROMOTE): its sums must be zeroed, and in the shadow of a group's first k-tile (no wgmma wait
-        // follows it) the work delayed the next k-tile's wgmmas: 0.95x against 0.96x at 4096^3; with
-        // PROMOTE_EACH ptxas moved the slot release behind the adds: 0.80x against 0.92x.
+        // ~120 instructions) are worked out while the first k-tile's wgmmas run. Not for fp8 (PROMOTE): in
+        // the shadow of a group's first k-tile (no wgmma wait follows it) the work delayed the next k-tile's
+        // wgmmas, 0.95x against 0.96x at 4096^3, and with PROMOTE_EACH ptxas moved the slot release behind
+        // the adds, 0.80x against 0.92x (2026-11-23-h100-ab-tile-shadow-*.json). The accumulators are still
+        // zeroed here: leaving them to the first wgmma's scale_d = 0 kept the epilogue's values live up to
+        // it, and most 128 x 256 configs spilled (even with an empty asm "defining" them).
+        constexpr bool SHADOW = COORD_SHADOW_KT >= 0;
         TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (!PROMOTE && kt == kt0) next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
+            if (SHADOW && kt == kt0 + COORD_SHADOW_KT)
+                next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
         };
         for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = PROMOTE ? unit_coord(u / SPLIT_K, units_m, units_n, rank) : next;
-            if constexpr (PROMOTE) {
+            const TileCoord c = SHADOW ? next : unit_coord(u / SPLIT_K, units_m, units_n, rank);
 #pragma unroll
-                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
 #pragma unroll
@@ -523,7 +530,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
                 } else {
                     wgmma_fence();
-                    mma_ktile(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                    mma_ktile(acc, a_base, b_base, 1);
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt0);
                     wgmma_wait<1>();  // the k-tile before this one retired
@@ -536,11 +543,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
-            if (kt1 == kt0) {  // no k-tiles (K = 0, or an empty split-K range): zero sums, as in_wgmma_shadow missed
-                in_wgmma_shadow(u, kt0, kt0);
-#pragma unroll
-                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
-            }
+            if (kt1 - kt0 <= COORD_SHADOW_KT) in_wgmma_shadow(u, kt0 + COORD_SHADOW_KT, kt0);  // too few k-tiles
             if (!PROMOTE_EACH && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) {  // the last group's partial sums
