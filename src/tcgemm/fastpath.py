@@ -129,7 +129,7 @@ class Prepared:
             self._geo_b = (map_type, *tma.geometry(problem, cfg, "b"))
         self._d_geo = None
         if spec.tma_store:
-            geo = tma.d_geometry(problem, cfg)
+            geo = tma.d_geometry(problem)
             if geo is not None:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
         self._tma_store = spec.tma_store

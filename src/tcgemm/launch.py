@@ -399,7 +399,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
 
         maps = tma.maps(problem, p.config, a, b)
         if p.spec.tma_store:
-            d_map = tma.d_map(problem, d, p.config)
+            d_map = tma.d_map(problem, d)
             if d_map is None and p.config.tma_d_only:
                 raise ValueError(f"config {p.config.name!r} of {p.spec.name} writes D through TMA stores only "
                                  "and cannot write this D (not 16-byte aligned); use kernel='auto'")

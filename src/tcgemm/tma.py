@@ -155,18 +155,11 @@ def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor
 
 
 D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one 128-byte swizzled row (64 16-bit or 32 fp32 columns)
-D_BOX_WARP = 16  # ... or, with EPI_WARP, each warp its own 16 rows
 
 
-def d_box_rows(cfg: TileConfig | None) -> int:
-    """Rows of one TMA store of D: a warpgroup's 64, or a warp's 16 for configs with EPI_WARP."""
-    return D_BOX_WARP if cfg is not None and cfg.get("EPI_WARP") else D_BOX
-
-
-def d_geometry(problem: GemmProblem, cfg: TileConfig | None = None
-               ) -> tuple[tuple[int, int, int], tuple[int, int], tuple[int, int, int]] | None:
-    """(dims, byte strides, box) of D for the TMA-store epilogue of ``cfg``, or None when TMA cannot write
-    it: D must be 16-bit or 32-bit (a 128-byte box row of 64 or 32 elements) with 16-byte aligned rows and
+def d_geometry(problem: GemmProblem) -> tuple[tuple[int, int, int], tuple[int, int], tuple[int, int, int]] | None:
+    """(dims, byte strides, box) of D for the TMA-store epilogue, or None when TMA cannot write it:
+    D must be 16-bit or 32-bit (a 128-byte box row of 64 or 32 elements) with 16-byte aligned rows and
     batch entries. (A kernel built without a staging buffer for its D type ignores the map.)"""
     size = problem.out_dtype.itemsize
     if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32):
@@ -175,13 +168,12 @@ def d_geometry(problem: GemmProblem, cfg: TileConfig | None = None
         return None
     row_bytes = problem.d_ld * size
     batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else problem.m * row_bytes
-    box = (128 // size, d_box_rows(cfg), 1)
-    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), box
+    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), (128 // size, D_BOX, 1)
 
 
-def d_map(problem: GemmProblem, d: torch.Tensor, cfg: TileConfig | None = None) -> Any | None:
-    """The tensor map of D for a TMA-store kernel's ``cfg``, or None (the kernel then writes from registers)."""
-    geo = d_geometry(problem, cfg)
+def d_map(problem: GemmProblem, d: torch.Tensor) -> Any | None:
+    """The tensor map of D for a TMA-store kernel, or None (the kernel then writes from registers)."""
+    geo = d_geometry(problem)
     if geo is None or d.data_ptr() % 16:
         return None
     return encode_typed(d.data_ptr(), _MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)

@@ -171,16 +171,6 @@ def test_d_map_geometry_of_the_tma_store_epilogue():
     assert tma.d_geometry(_out_problem(300, 520, torch.int32))[2] == (32, 64, 1)  # s32 D (int8 GEMMs)
 
 
-def test_d_map_of_per_warp_stores_has_16_row_boxes():
-    """Configs with EPI_WARP store each warp's 16 rows themselves: D's boxes are 16 rows high."""
-    spec = registry.get("wgmma_tma_store")
-    per_warp = [c for c in spec.configs if c.get("EPI_WARP")]
-    assert per_warp, "a per-warp-store config to describe"
-    problem = _out_problem(300, 520, torch.bfloat16)
-    assert tma.d_geometry(problem, per_warp[0])[2] == (64, 16, 1)
-    assert tma.d_geometry(problem, spec.configs[0])[2] == (64, 64, 1)
-
-
 def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
     from tcgemm import launch
 
@@ -192,7 +182,7 @@ def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
                         lambda kernel, grid, block, smem, maps, args, device, **kw: seen.update(maps=maps, args=args))
     monkeypatch.setattr(tma, "maps", lambda *args: ("A", "B"))
     for n, flag in ((512, 1), (517, 0)):
-        monkeypatch.setattr(tma, "d_map", lambda problem, d, cfg, n=n: "D" if n % 8 == 0 else None)
+        monkeypatch.setattr(tma, "d_map", lambda problem, d, n=n: "D" if n % 8 == 0 else None)
         p = _out_problem(256, n, torch.bfloat16)
         d = torch.empty(256, n, dtype=torch.bfloat16)
         a = b = torch.empty(1, dtype=torch.bfloat16)

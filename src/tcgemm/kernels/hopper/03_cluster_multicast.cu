@@ -182,7 +182,7 @@ constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right
 // The k-tile (counted from the tile's first) in whose wgmma shadow a consumer works out its next tile's
 // coordinates; -1: at the top of each tile instead (see the consumer loop).
 #ifndef COORD_SHADOW_KT
-#define COORD_SHADOW_KT (PROMOTE ? -1 : 0)
+#define COORD_SHADOW_KT (PROMOTE_EACH ? -1 : PROMOTE ? 1 : 0)
 #endif
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
@@ -467,10 +467,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         unsigned phase = 0;
         // Between tiles the tensor cores wait for this warpgroup's epilogue and whatever precedes the next
         // tile's first wgmma, so nothing else goes there: the next tile's coordinates (three divisions,
-        // ~120 instructions) are worked out while the first k-tile's wgmmas run. Not for fp8 (PROMOTE): in
-        // the shadow of a group's first k-tile (no wgmma wait follows it) the work delayed the next k-tile's
-        // wgmmas, 0.95x against 0.96x at 4096^3, and with PROMOTE_EACH ptxas moved the slot release behind
-        // the adds, 0.80x against 0.92x (2026-11-23-h100-ab-tile-shadow-*.json). The accumulators are still
+        // ~120 instructions) are worked out while a k-tile's wgmmas run: the first k-tile's for 16-bit
+        // inputs, the second's for fp8 (the first starts a promotion group, and no wgmma wait follows it:
+        // there the work delayed the next k-tile's wgmmas, 0.95x against 0.96x at 4096^3; in the second's,
+        // 98.0 / 98.3% against 97.3 / 97.1% at the top). Not with PROMOTE_EACH: ptxas moved the slot
+        // release behind the adds, 0.80x against 0.92x (2026-11-23-h100-ab-tile-shadow-*.json). 16-bit:
+        // 98.6-100.2% of cuBLAS against 95.9-98.5% at 4096x14336x4096 (same files). The accumulators are still
         // zeroed here: leaving them to the first wgmma's scale_d = 0 kept the epilogue's values live up to
         // it, and most 128 x 256 configs spilled (even with an empty asm "defining" them).
         constexpr bool SHADOW = COORD_SHADOW_KT >= 0;
@@ -599,7 +601,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
         }
 #if TMA_STORE_EPILOGUE
-        if (lane == 0) tma_store_wait<0>();  // the last stores (EPI_WARP: each warp's) complete before smem goes
+        if (wg_tid == 0) tma_store_wait<0>();  // the last tile's stores complete before shared memory goes
 #endif
         cluster_sync();  // (the producer warpgroup's matching barrier is above)
     }

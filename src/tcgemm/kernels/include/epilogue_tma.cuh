@@ -33,21 +33,10 @@
 // the parts alternate and each waits only for the part before last
 // (wait_group.read 1), which the TMA unit read while this warpgroup wrote the
 // other buffer.
-//
-// EPI_WARP (per-warp stores): each warp owns 16 rows of the warpgroup's 64,
-// so it can stage them and hand them to the TMA unit itself (D's tensor map
-// then has 16-row boxes: tma.d_geometry): no warpgroup barrier between the
-// stmatrix writes and the store, and each warp waits only for its own
-// earlier stores.  The buffer's bytes and swizzle are the same (a warp's
-// rows start 2 KB, a multiple of the swizzle's 1 KB period, into each box).
 #pragma once
 #include "epilogue.cuh"
 #include "ldmatrix.cuh"
 #include "tma.cuh"
-
-#ifndef EPI_WARP
-#define EPI_WARP 0
-#endif
 
 __device__ __forceinline__ void warpgroup_bar_sync(int id) {
     asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
@@ -100,13 +89,8 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
 #pragma unroll
     for (int part = 0; part < PARTS; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
-        if constexpr (EPI_WARP) {
-            if (lane == 0) tma_store_wait_read<BUFS - 1>();  // this warp's earlier stores are done reading its rows
-            __syncwarp();
-        } else {
-            if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
-            warpgroup_bar_sync(bar_id);
-        }
+        if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
+        warpgroup_bar_sync(bar_id);
 #pragma unroll
         for (int pj = 0; pj < PART_JP; ++pj) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
             const int jp = part * PART_JP + pj;
@@ -153,23 +137,12 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
             }
         }
         fence_proxy_async();  // make the shared-memory writes visible to the TMA unit
-        if constexpr (EPI_WARP) {  // each warp stores its own 16 rows (boxes of 16 rows, 2 KB apart)
-            __syncwarp();
-            if (lane == 0) {
+        warpgroup_bar_sync(bar_id);
+        if (wg_tid == 0) {
 #pragma unroll
-                for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
-                    tma_store_3d(tma_d, part_buf + b * 8192 + warp * 2048, n0 + 16 * PART_JP * part + BOX_COLS * b,
-                                 m_wg + 16 * warp, z);
-                tma_store_commit();
-            }
-        } else {
-            warpgroup_bar_sync(bar_id);
-            if (wg_tid == 0) {
-#pragma unroll
-                for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
-                    tma_store_3d(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
-                tma_store_commit();
-            }
+            for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
+                tma_store_3d(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
+            tma_store_commit();
         }
     }
 }
@@ -178,8 +151,8 @@ template <int PARTS, int BUFS, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool INT = (Acc)0.5f == 0;  // s32 sums: epilogue_value reads C itself
-    // alpha = 1, beta = 0 (the common call) skips the multiply: 128 instructions per thread and tile
-    // at 128 x 256 while the tensor cores wait (x * 1.0f is x, so the result is the same bits).
+    // alpha = 1, beta = 0 (the common call; fp8's scales ride on alpha) skips the multiply: 128
+    // instructions per thread and tile at 128 x 256 while the tensor cores wait (x * 1.0f is x).
     if (!INT && g.beta != 0.0f)
         epilogue_tma_store_as<PARTS, BUFS, true, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else if (INT || g.alpha != 1.0f)
