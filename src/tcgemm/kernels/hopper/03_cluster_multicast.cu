@@ -182,7 +182,7 @@ constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right
 // The k-tile (counted from the tile's first) in whose wgmma shadow a consumer works out its next tile's
 // coordinates; -1: at the top of each tile instead (see the consumer loop).
 #ifndef COORD_SHADOW_KT
-#define COORD_SHADOW_KT (PROMOTE_EACH ? -1 : PROMOTE ? 1 : 0)
+#define COORD_SHADOW_KT (PROMOTE ? -1 : 0)
 #endif
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
@@ -467,14 +467,14 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         unsigned phase = 0;
         // Between tiles the tensor cores wait for this warpgroup's epilogue and whatever precedes the next
         // tile's first wgmma, so nothing else goes there: the next tile's coordinates (three divisions,
-        // ~120 instructions) are worked out while a k-tile's wgmmas run: the first k-tile's for 16-bit
-        // inputs, the second's for fp8 (the first starts a promotion group, and no wgmma wait follows it:
-        // there the work delayed the next k-tile's wgmmas, 0.95x against 0.96x at 4096^3; in the second's,
-        // 98.0 / 98.3% against 97.3 / 97.1% at the top). Not with PROMOTE_EACH: ptxas moved the slot
-        // release behind the adds, 0.80x against 0.92x (2026-11-23-h100-ab-tile-shadow-*.json). 16-bit:
-        // 98.6-100.2% of cuBLAS against 95.9-98.5% at 4096x14336x4096 (same files). The accumulators are still
-        // zeroed here: leaving them to the first wgmma's scale_d = 0 kept the epilogue's values live up to
-        // it, and most 128 x 256 configs spilled (even with an empty asm "defining" them).
+        // ~120 instructions) are worked out while the first k-tile's wgmmas run. bf16 at 4096x14336x4096:
+        // 98.6-100.2% of cuBLAS against 95.9-98.6% in four A/B runs; 4096^3 and fp16 within the runs'
+        // spread (2026-11-23-h100-ab-tile-shadow-*.json). Not for fp8 (PROMOTE), where no gain showed: in
+        // the shadow of its first k-tile (a group's start, no wgmma wait after it) 0.95x against 0.96x at
+        // 4096^3; of its second, 98.0 / 98.3% against 97.3 / 97.1% in one run, 96.3 / 96.6% against
+        // 97.0 / 97.2% (the old build) in the next; with PROMOTE_EACH ptxas moved the slot release behind
+        // the adds, 0.80x against 0.92x. The accumulators are still zeroed here: leaving them to the first
+        // wgmma's scale_d = 0 kept the epilogue's values live up to it, and most 128 x 256 configs spilled.
         constexpr bool SHADOW = COORD_SHADOW_KT >= 0;
         TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
@@ -566,7 +566,16 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 
             // Epilogue of this tile while the producers already load the next one.
             Gemm gz = g;  // batch entry c.z of C and D
-            if constexpr (PROMOTE) gz.alpha *= scale;  // fp8's scales ride on alpha: one multiply per value
+#ifndef FOLD_SCALE
+#define FOLD_SCALE 1
+#endif
+            if constexpr (PROMOTE && FOLD_SCALE) gz.alpha *= scale;  // fp8's scales ride on alpha: one multiply per value
+            if constexpr (PROMOTE && !FOLD_SCALE) {
+                if (scale != 1.0f) {
+#pragma unroll
+                    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;
+                }
+            }
             gz.D += c.z * g.batch_d;
             if (gz.C) gz.C += c.z * g.batch_c;
 #if TMA_STORE_EPILOGUE
