@@ -566,11 +566,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 
             // Epilogue of this tile while the producers already load the next one.
             Gemm gz = g;  // batch entry c.z of C and D
-#ifndef FOLD_SCALE
-#define FOLD_SCALE 1
-#endif
-            if constexpr (PROMOTE && FOLD_SCALE) gz.alpha *= scale;  // fp8's scales ride on alpha: one multiply per value
-            if constexpr (PROMOTE && !FOLD_SCALE) {
+            // fp8's scales ride on alpha (one multiply per value in the epilogue), except with p1: there
+            // this build ran 83-84% of _scaled_mm against 92-93% with the multiply below, same process
+            // (2026-11-23-h100-ab-fp8-p1-fold-e652c2c.json; p4 98.2% folded). Its main loop's SASS is
+            // the same instructions either way: p1's speed moves with code placement we do not control.
+            if constexpr (PROMOTE_NEXT) gz.alpha *= scale;
+            if constexpr (PROMOTE_EACH) {
                 if (scale != 1.0f) {
 #pragma unroll
                     for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;

@@ -147,9 +147,6 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     }
 }
 
-#ifndef EPI_ALPHA1
-#define EPI_ALPHA1 1
-#endif
 template <int PARTS, int BUFS, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
@@ -158,7 +155,7 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
     // instructions per thread and tile at 128 x 256 while the tensor cores wait (x * 1.0f is x).
     if (!INT && g.beta != 0.0f)
         epilogue_tma_store_as<PARTS, BUFS, true, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
-    else if (INT || g.alpha != 1.0f || !EPI_ALPHA1)
+    else if (INT || g.alpha != 1.0f)
         epilogue_tma_store_as<PARTS, BUFS, false, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else
         epilogue_tma_store_as<PARTS, BUFS, false, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
