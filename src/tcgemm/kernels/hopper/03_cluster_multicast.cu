@@ -180,9 +180,11 @@ constexpr bool PROMOTE = false;
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
 // The k-tile (counted from the tile's first) in whose wgmma shadow a consumer works out its next tile's
-// coordinates; -1: at the top of each tile instead (see the consumer loop).
+// coordinates; -1: at the top of each tile instead (see the consumer loop).  Not with 32-bit D: held
+// in registers through the tile, the coordinates made its register-path epilogue spill (fp32 D of
+// 16-bit inputs; tf32 and int8 were not measured with it).
 #ifndef COORD_SHADOW_KT
-#define COORD_SHADOW_KT (PROMOTE ? -1 : 0)
+#define COORD_SHADOW_KT (PROMOTE || sizeof(elem_d) == 4 ? -1 : 0)
 #endif
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
