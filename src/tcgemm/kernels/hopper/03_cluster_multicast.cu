@@ -179,13 +179,11 @@ constexpr bool PROMOTE = false;
 #endif
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
-// The k-tile (counted from the tile's first) in whose wgmma shadow a consumer works out its next tile's
-// coordinates; -1: at the top of each tile instead (see the consumer loop).  Not with 32-bit D: held
-// in registers through the tile, the coordinates made its register-path epilogue spill (fp32 D of
-// 16-bit inputs; tf32 and int8 were not measured with it).
-#ifndef COORD_SHADOW_KT
-#define COORD_SHADOW_KT (PROMOTE || sizeof(elem_d) == 4 ? -1 : 0)
-#endif
+// Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (see the
+// consumer loop), else at the top of each tile.  Not with 32-bit D: held in registers through the
+// tile, the coordinates made its register-path epilogue spill (fp32 D of 16-bit inputs; tf32 and int8
+// were not measured with it).
+constexpr bool COORD_SHADOW = !PROMOTE && sizeof(elem_d) == 2;
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
 #else
@@ -477,14 +475,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // 97.0 / 97.2% (the old build) in the next; with PROMOTE_EACH ptxas moved the slot release behind
         // the adds, 0.80x against 0.92x. The accumulators are still zeroed here: leaving them to the first
         // wgmma's scale_d = 0 kept the epilogue's values live up to it, and most 128 x 256 configs spilled.
-        constexpr bool SHADOW = COORD_SHADOW_KT >= 0;
         TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (SHADOW && kt == kt0 + COORD_SHADOW_KT)
-                next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
+            if (COORD_SHADOW && kt == kt0) next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
         };
         for (int u = first_unit; u < units; u += unit_step) {
-            const TileCoord c = SHADOW ? next : unit_coord(u / SPLIT_K, units_m, units_n, rank);
+            const TileCoord c = COORD_SHADOW ? next : unit_coord(u / SPLIT_K, units_m, units_n, rank);
 #pragma unroll
             for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
             if constexpr (PROMOTE) {
@@ -547,7 +543,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
-            if (kt1 - kt0 <= COORD_SHADOW_KT) in_wgmma_shadow(u, kt0 + COORD_SHADOW_KT, kt0);  // too few k-tiles
+            if (kt1 - kt0 <= 0) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, or an empty split-K range)
             if (!PROMOTE_EACH && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) {  // the last group's partial sums
