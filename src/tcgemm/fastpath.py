@@ -161,7 +161,8 @@ class Prepared:
         self._counters = ctypes.c_void_p()
         if spec.tma_store:
             values += [self._d_ok, self._ws, self._counters]
-        self._split_k = (problem, spec, cfg) if cfg.get("SPLIT_K", 1) > 1 else None
+        scratch = cfg.get("SPLIT_K", 1) > 1 or cfg.get("TAIL_SPLIT", 0)  # (launch.split_k_buffers)
+        self._split_k = (problem, spec, cfg, self._grid[0] // spec.cluster_of(cfg)) if scratch else None
         self._values = values  # keeps them alive
         self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0
         self._params = (ctypes.c_void_p * (self._n_maps + len(values)))()
@@ -210,7 +211,8 @@ class Prepared:
         ka, kb = (b, a) if self._swapped else (a, b)
         workspace = None
         if self._split_k is not None:
-            ws_ptr, counters_ptr, workspace = launch.split_k_buffers(*self._split_k, self._device)
+            problem_, spec_, cfg_, clusters = self._split_k
+            ws_ptr, counters_ptr, workspace = launch.split_k_buffers(problem_, spec_, cfg_, self._device, clusters)
         target = None
         if self._padded_shape is not None:
             target, d = d, torch.empty(self._padded_shape, dtype=self._out_dtype, device=self._device)

@@ -284,10 +284,39 @@ def _raw_stream(device: int) -> int:
     return _RAW_STREAM(device) if _RAW_STREAM is not None else torch.cuda.current_stream(device).cuda_stream
 
 
+def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None:
+    """(tail units, first k-tile of their second part) of a TAIL_SPLIT launch of ``units`` cluster
+    units of ``ktiles`` k-tiles on ``clusters`` clusters, or None where the kernel runs no tail split.
+    The same rule as tail_split() in kernels/include/tail_split.cuh: the host sizes the workspace by
+    it, and passes none (the kernel then splits nothing) where it says None."""
+    if units <= clusters:
+        return None
+    rem = units % clusters
+    helpers = clusters - rem
+    part = ktiles // (1 + -(-rem // helpers)) if rem else 0
+    if rem == 0 or part < 3:
+        return None
+    return rem, ktiles - part
+
+
+def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters: int) -> tuple[int, int]:
+    """(workspace floats, counters) of a TAIL_SPLIT launch on ``clusters`` clusters: two parts of
+    BLOCK_M x BLOCK_N floats per CTA of each tail unit, a counter per consumer warpgroup; (0, 0): no split."""
+    ctas_m, ctas_n = spec.cluster_shape(cfg)
+    tiles_m, tiles_n = -(-problem.m // cfg["BLOCK_M"]), -(-problem.n // cfg["BLOCK_N"])
+    units = -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * problem.batch
+    tail = tail_split(units, -(-problem.k // cfg["BLOCK_K"]), clusters)
+    if tail is None:
+        return 0, 0
+    ctas = tail[0] * spec.cluster_of(cfg)
+    return ctas * 2 * cfg["BLOCK_M"] * cfg["BLOCK_N"], ctas * (cfg["BLOCK_M"] // cfg.get("WG_M", 64))
+
+
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
-                    device: int) -> tuple[int, int, torch.Tensor | None]:
-    """(workspace address, counters address, workspace tensor) of a split-K launch (kernels/include/split_k.cuh),
-    or (0, 0, None) for configs without SPLIT_K.
+                    device: int, clusters: int = 0) -> tuple[int, int, torch.Tensor | None]:
+    """(workspace address, counters address, workspace tensor) of a split-K launch (kernels/include/split_k.cuh)
+    or of a TAIL_SPLIT launch on ``clusters`` clusters (tail_split.cuh), or (0, 0, None) for configs with
+    neither, and for tail-split launches whose last wave needs no split (the kernel then splits nothing).
 
     Both live per (device, stream) and grow as needed: launches on one stream run in order, so one
     workspace (fp32 partial tiles, written before they are read within a launch) serves them all,
@@ -295,14 +324,19 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
     split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
-    if splits == 1:
+    if cfg.get("TAIL_SPLIT"):
+        need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
+        if need_ws == 0:
+            return 0, 0, None
+    elif splits == 1:
         return 0, 0, None
-    block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
-    cluster = spec.cluster_of(cfg)
-    tile_rows = -(-problem.m // block_m)
-    tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
-    tiles = tiles_m * -(-problem.n // block_n) * problem.batch
-    need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
+    else:
+        block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
+        cluster = spec.cluster_of(cfg)
+        tile_rows = -(-problem.m // block_m)
+        tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
+        tiles = tiles_m * -(-problem.n // block_n) * problem.batch
+        need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
     key = (device, _raw_stream(device))
     scratch = _split_k_scratch.get(key)
     if scratch is None or scratch[0].numel() < need_ws or scratch[1].numel() < need_counters:
@@ -398,15 +432,16 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         from . import tma
 
         maps = tma.maps(problem, p.config, a, b)
+        grid = resident_grid(p, kernel, device)
         if p.spec.tma_store:
             d_map = tma.d_map(problem, d)
             if d_map is None and p.config.tma_d_only:
                 raise ValueError(f"config {p.config.name!r} of {p.spec.name} writes D through TMA stores only "
                                  "and cannot write this D (not 16-byte aligned); use kernel='auto'")
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
-            workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device)
+            workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device,
+                                                         grid[0] // p.spec.cluster_of(p.config))
             args = (*args, np.int32(d_map is not None), workspace, counters)
-        _launch_tma(kernel, resident_grid(p, kernel, device), p.block, p.config.smem_bytes, maps, args, device,
-                    pdl=pdl_enabled(p.spec))
+        _launch_tma(kernel, grid, p.block, p.config.smem_bytes, maps, args, device, pdl=pdl_enabled(p.spec))
     else:
         _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

@@ -549,6 +549,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles
+            # cut along k, the clusters that would idle through it computing their second parts.
+            _cfg("128x256x64s4b2t", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: per-warp TMA stores of D (each warp its own 16 rows, 16-row boxes; no
             # warpgroup barrier between the stmatrix writes and the store). 98.3-99.9% of cuBLAS at 4096^3
             # against 97.9-100.0% for this config, but 92.7-98.9% against 98.6-100.2% at 4096x14336x4096
@@ -717,6 +722,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # With the tail split (tail_split.cuh); D through TMA only: with the register-path epilogue too,
+            # the split's state spilled (24 bytes).
+            _cfg("128x256x32es4t", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # int8, s32 D staged as fp32 D is: 4 stages and half a buffer ran 1345 / 1492 TOP/s at 4096^3 /
             # 8192^3, a whole buffer and 3 stages 1215 / 1383, 128 x 128 with 6 stages 1177 / 1315.
             _cfg("128x256x128es4", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
@@ -750,6 +760,9 @@ LADDER: tuple[KernelSpec, ...] = (
             # (2026-11-23-h100-explore-fp8-along-n-s6-efb215c.json; removed).
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+            _cfg("128x128x128t", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, TAIL_SPLIT=1,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             # Release run at 5ff0562 (2026-11-23-h100-release-fp8-5ff0562.json): 0.97x at 4096^3, 0.99x /
             # 0.98x at 4096x14336x4096 / 4096x4096x14336 (auto, this config). p1 (promotion every k-tile,

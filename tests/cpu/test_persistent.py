@@ -223,3 +223,87 @@ def test_two_wgmma_atoms_per_consumer_fill_the_staging_buffer_budget():
         staging = cfg["BLOCK_M"] * cfg["BLOCK_N"] * 2 // cfg.get("EPI_PARTS", 1)
         assert cfg.smem_bytes >= ring + staging + 1024 + 16 * cfg["STAGES"], cfg.name
         assert cfg.smem_bytes <= 227 * 1024, cfg.name
+
+
+def _tail_walk(units: int, ktiles: int, clusters: int, cluster: int) -> list[tuple[int, int, int]]:
+    """Mirror of the kernel's walk with TAIL_SPLIT (tail_split.cuh: tail_split, tail_next_unit, and the
+    kernel's tail_range): the (unit, kt0, kt1) pieces cluster ``cluster`` computes, in order."""
+    tail = launch.tail_split(units, ktiles, clusters)
+    dp, split = (units - tail[0], tail[1]) if tail else (units, ktiles)
+    rem = units - dp
+    helpers, owner = clusters - rem, cluster < rem
+
+    def next_unit(u: int) -> int:
+        if u >= dp:
+            return units if owner else u + helpers
+        n = u + clusters
+        if n < dp or dp == units:
+            return n
+        return dp + (cluster if owner else cluster - rem)
+
+    pieces, u = [], cluster if cluster < dp else next_unit(cluster - clusters)
+    while u < units:
+        kt0, kt1 = (0, ktiles) if u < dp else ((0, split) if owner else (split, ktiles))
+        pieces.append((u, kt0, kt1))
+        u = next_unit(u)
+    return pieces
+
+
+@pytest.mark.parametrize("units,ktiles,clusters", [
+    (256, 64, 66), (896, 64, 66), (256, 224, 66), (1024, 128, 66), (1024, 16, 66), (512, 32, 66),
+    (72, 16, 66), (120, 19, 66), (80, 8, 66), (67, 64, 66), (131, 64, 66), (66, 64, 66), (132, 64, 66),
+    (40, 64, 66), (200, 5, 66), (200, 6, 66), (7, 9, 3), (1000, 64, 60), (257, 64, 64)])
+def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
+    """Every (unit, k-tile) is computed exactly once; a tail unit in two parts, one by its owner and one
+    by a helper; the owners' and helpers' last turns take about as long (two second parts at most between them)."""
+    seen: dict[tuple[int, int], int] = {}
+    parts: dict[int, list[tuple[int, int]]] = {}
+    work = []
+    for cluster in range(clusters):
+        pieces = _tail_walk(units, ktiles, clusters, cluster)
+        work.append(sum(kt1 - kt0 for _, kt0, kt1 in pieces))
+        for u, kt0, kt1 in pieces:
+            assert kt0 < kt1
+            parts.setdefault(u, []).append((kt0, kt1))
+            for kt in range(kt0, kt1):
+                assert (u, kt) not in seen
+                seen[(u, kt)] = cluster
+    assert len(seen) == units * ktiles
+    tail = launch.tail_split(units, ktiles, clusters)
+    split_units = [u for u, p in parts.items() if len(p) > 1]
+    if tail is None:
+        assert not split_units
+        return
+    rem, split = tail
+    assert sorted(split_units) == list(range(units - rem, units))
+    assert all(sorted(p) == [(0, split), (split, ktiles)] for u, p in parts.items() if u in split_units)
+    assert max(work) - min(w for w in work if w) <= 2 * (ktiles - split)  # within two second parts
+    assert max(work) < (units // clusters + 1) * ktiles  # shorter than the last turn without the split
+
+
+def test_tail_split_workspace(monkeypatch):
+    """A TAIL_SPLIT launch gets two BLOCK_M x BLOCK_N slices per CTA of each tail unit and a counter per
+    consumer warpgroup; none where the last wave needs no split (the kernel then splits nothing)."""
+    spec = registry.get("wgmma_tma_store")
+    cfg = spec.config("128x256x64s4b2t")
+    sizes = {}
+    real_zeros = torch.zeros
+
+    def fake(key):
+        def make(n, dtype, device):
+            sizes[key] = n
+            return real_zeros(n, dtype=dtype)
+        return make
+
+    monkeypatch.setattr(launch.torch, "empty", fake("ws"))
+    monkeypatch.setattr(launch.torch, "zeros", fake("counters"))
+    monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
+    launch._split_k_scratch.clear()
+    p = _problem(4096, 4096, 4096)  # 256 units of 2 tiles on 66 clusters: 58 in the last wave
+    assert launch.tail_split(256, 64, 66) == (58, 57)
+    launch.split_k_buffers(p, spec, cfg, 0, 66)
+    assert sizes == {"ws": 58 * 2 * 2 * 128 * 256, "counters": 58 * 2 * 2}
+    sizes.clear()
+    assert launch.split_k_buffers(_problem(3072, 5632, 4096), spec, cfg, 0, 66) == (0, 0, None)  # 12 x 22 = 4 x 66
+    assert sizes == {}
+    launch._split_k_scratch.clear()

@@ -104,6 +104,43 @@ def test_aligned_kernels_refuse_unaligned():
                 tcgemm.gemm(a, b, kernel=spec.name)
 
 
+TAIL_CASES = [
+    pytest.param(s, c, p, id=f"{s.name}:{c.name}-{p}")
+    for s in registry.all_specs()
+    for c in s.configs
+    if c.get("TAIL_SPLIT")
+    for p in s.precisions
+    if c.serves(p)
+]
+
+
+@pytest.mark.parametrize("spec,cfg,precision", TAIL_CASES)
+def test_tail_split(spec, cfg, precision):
+    """Shapes whose last wave the tail split cuts along k (kernels/include/tail_split.cuh; 66 clusters of
+    2 on a 132-SM H100): 72 units (6 in the last wave, halves), 120 (54, five 3-k-tile parts per helper),
+    80 over a batch of 10; ragged edges, alpha/beta with C, and the same bits on a second call (the
+    arrival counters left at zero for it)."""
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("Hopper kernel")
+    bm, bn, bk = 2 * cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]  # a cluster unit: two tile rows
+    layouts = spec.layouts[0] if len(spec.layouts) < 4 else "rr"
+    name = f"{spec.name}:{cfg.name}"
+    _run(name, precision, m=9 * bm - 37, n=8 * bn - 5, k=16 * bk - 3, layouts=layouts)
+    _run(name, precision, m=10 * bm, n=12 * bn, k=19 * bk, layouts=layouts)
+    _run(name, precision, m=2 * bm, n=4 * bn, k=8 * bk + 1, batch=10, layouts=layouts)
+    if precision not in ("fp8e4m3", "fp8e5m2"):
+        _run(name, precision, m=9 * bm - 37, n=8 * bn - 5, k=16 * bk - 3, alpha=0.5, beta=-1.5, layouts=layouts)
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32,
+             "fp8e4m3": torch.float8_e4m3fn, "fp8e5m2": torch.float8_e5m2}[precision]
+    a = torch.randn(9 * bm - 37, 16 * bk - 3, device="cuda").to(dtype)
+    b = torch.randn(16 * bk - 3, 8 * bn - 5, device="cuda").to(dtype)
+    if layouts == "rc":
+        b = b.t().contiguous().t()
+    kw = dict(kernel=spec.name, config=cfg.name, precision=precision if precision == "tf32" else None)
+    first = tcgemm.gemm(a, b, **kw)
+    assert torch.equal(tcgemm.gemm(a, b, **kw), first)
+
+
 @pytest.mark.parametrize("name,precision", CASES)
 def test_large_odd(name, precision):
     _run(name, precision, m=4095, n=4095, k=4095, layouts="rr")

@@ -71,6 +71,7 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 #include "wgmma_kmajor.cuh"
+#include "tail_split.cuh"
 #ifndef TMA_STORE_EPILOGUE
 #define TMA_STORE_EPILOGUE 0  // stage 4 (04_tma_store_epilogue.cu) sets it
 #endif
@@ -80,6 +81,9 @@
 #endif
 #ifndef SPLIT_K
 #define SPLIT_K 1  // k ranges per tile (stage 4 configs for skinny problems; split_k.cuh)
+#endif
+#ifndef TAIL_SPLIT
+#define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (split_k.cuh)
 #endif
 
 #ifndef BLOCK_M
@@ -267,9 +271,12 @@ static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clu
 static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
+static_assert(!TAIL_SPLIT || (TMA_STORE_EPILOGUE && SPLIT_K == 1 && !INT_ACC),
+              "the tail split: stage 4 (workspace arguments), fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES, "SMEM_BYTES too small");
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS,
+              "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
 
@@ -382,6 +389,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (stage 4), 1024-aligned
     const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers
+    const unsigned tail_flags = empty + 8 * STAGES;      // CONSUMERS ints (TAIL_SPLIT)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
 
@@ -398,7 +406,17 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         kt1 = min(ktiles, kt0 + kt_per);
     };
     const int rank = cluster_ctarank();
-    const int first_unit = cluster_id_x(), unit_step = cluster_count_x();
+    const int cluster = cluster_id_x(), clusters = cluster_count_x();
+    // The last partial wave's units in two k parts (TAIL_SPLIT, split_k.cuh; off without a workspace).
+    const TailSplit tail = tail_split(units, ktiles, clusters, cluster, TAIL_SPLIT && workspace != nullptr);
+    auto next_unit = [&](int u) { return TAIL_SPLIT ? tail_next_unit(tail, u, units, clusters, cluster) : u + clusters; };
+    const int first_unit = !TAIL_SPLIT || cluster < tail.dp ? cluster : next_unit(cluster - clusters);
+    auto tail_range = [&](int u, int& kt0, int& kt1) {
+        if (TAIL_SPLIT && u >= tail.dp) {
+            kt0 = tail.owner ? 0 : tail.split;
+            kt1 = tail.owner ? tail.split : ktiles;
+        }
+    };
     const int tid = threadIdx.x;
     const int wg = tid / 128;
 
@@ -424,7 +442,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
-            for (int u = first_unit; u < units; u += unit_step) {
+            for (int u = first_unit; u < units; u = next_unit(u)) {
                 const TileCoord c = unit_coord(u / SPLIT_K, units_m, units_n, rank);
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
@@ -434,6 +452,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 const int zb = g.batch_b ? c.z : 0;
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
+                tail_range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, kt, m_load, n_load, za, zb, rank);
@@ -477,9 +496,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // wgmma's scale_d = 0 kept the epilogue's values live up to it, and most 128 x 256 configs spilled.
         TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (COORD_SHADOW && kt == kt0) next = unit_coord((u + unit_step) / SPLIT_K, units_m, units_n, rank);
+            if (COORD_SHADOW && kt == kt0) next = unit_coord(next_unit(u) / SPLIT_K, units_m, units_n, rank);
         };
-        for (int u = first_unit; u < units; u += unit_step) {
+        for (int u = first_unit; u < units; u = next_unit(u)) {
             const TileCoord c = COORD_SHADOW ? next : unit_coord(u / SPLIT_K, units_m, units_n, rank);
 #pragma unroll
             for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
@@ -492,6 +511,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 
             int prev = 0, kt0, kt1;
             k_range(u, kt0, kt1);
+            tail_range(u, kt0, kt1);
             for (int kt = kt0; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
@@ -552,6 +572,14 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
             }
             wgmma_fence_accumulators(acc);
+#if TAIL_SPLIT
+            if (u >= tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
+                volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (tail_flags - smem_u32(smem_raw)));
+                if (!tail_reduce<CONSUMERS>(acc, workspace, counters, (u - tail.dp) * CLUSTER_M + rank,
+                                            tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
+                    continue;
+            }
+#endif
 #if SPLIT_K > 1
             {  // this unit's partial tile; the warpgroup that completes the tile goes on to write D
                 __shared__ int last_flag[CONSUMERS];

@@ -67,3 +67,4 @@ __device__ __forceinline__ bool split_k_reduce(float (&acc)[NACC], float* worksp
     }
     return true;
 }
+

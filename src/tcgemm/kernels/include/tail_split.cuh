@@ -1,0 +1,100 @@
+// tail_split.cuh — the last, partial wave of a persistent launch, cut along k
+// so that no cluster idles through it (the stage-4 kernel's TAIL_SPLIT configs).
+//
+// Why: C clusters take U units (cluster tiles) in turns, so when U is not a
+// multiple of C the last turn leaves H = C - rem clusters idle (rem = U mod C)
+// for a whole unit's time.  4096^3 at 128 x 256 is 256 units on 66 clusters:
+// 3 full turns and 58 units, 8 clusters idle in the fourth, 3 % of the run
+// (4096 x 14336 x 4096: 896 units, 28 idle in the 14th, 3 %).
+//
+// What: each of the rem last units is cut along k at `split`.  The rem
+// "owner" clusters (id < rem) each compute the first part [0, split) of one of
+// them, in step with each other as in the full turns (the same k-tile at the
+// same time, which keeps the L2 serving neighbours' shared rows and columns);
+// the H "helper" clusters compute the second parts [split, ktiles), helper h
+// those of units h, h + H, ... .  With P = ceil(rem / H) parts per helper,
+// split = ktiles - ktiles / (1 + P) balances the two: at 4096^3 the owners
+// take 57 k-tiles and the helpers 8 parts of 7, so the turn lasts ~57/64 of
+// a unit.  (A stream-K tail that laid every k-tile of the last waves end to
+// end and cut them into C equal ranges was measured slower: 66 clusters at
+// 66 different k offsets share nothing through the L2.)
+//
+// The two parts of a tile meet in the workspace: a part whose partner has
+// already finished (its arrival is on the counter) adds the partner's slice
+// to its registers and writes D; otherwise it writes its own slice and
+// arrives, and whichever arrives second adds the other's slice.  Nothing
+// ever waits for another cluster, so no schedule of clusters can hang.  The
+// sum is p0 + p1 = p1 + p0 exactly: results do not depend on who finishes
+// first, and every launch of one problem on one GPU gives the same bits.
+#pragma once
+#include "epilogue_tma.cuh"  // warpgroup_bar_sync
+
+struct TailSplit {
+    int dp;       // units handed out whole, a multiple of the cluster count (all of them when off)
+    int helpers;  // clusters without a tail unit of their own
+    int split;    // first k-tile of a tail unit's second part
+    bool owner;   // this cluster computes the first part of tail unit `id`
+};
+
+__device__ __forceinline__ TailSplit tail_split(int units, int ktiles, int clusters, int id, bool enabled) {
+    constexpr int MIN_PART = 3;  // k-tiles: shorter second parts save less than the workspace round trip costs
+    if (!enabled || units <= clusters) return {units, 0, ktiles, false};
+    const int rem = units % clusters, helpers = clusters - rem;
+    const int part = ktiles / (1 + (rem + helpers - 1) / helpers);
+    if (rem == 0 || part < MIN_PART) return {units, 0, ktiles, false};
+    return {units - rem, helpers, ktiles - part, id < rem};
+}
+
+// The unit after u for cluster `id` (>= units: none left).
+__device__ __forceinline__ int tail_next_unit(const TailSplit& t, int u, int units, int clusters, int id) {
+    if (u >= t.dp) return t.owner ? units : u + t.helpers;
+    const int n = u + clusters;
+    if (n < t.dp || t.dp == units) return n;
+    return t.dp + (t.owner ? id : id - (clusters - t.helpers));
+}
+
+// Workspace slice of (tail tile, part, consumer warpgroup) in floats: two parts per tile.
+template <int NACC>
+__device__ __forceinline__ float4* tail_slice(float* workspace, int tile, int part, int consumers, int cw) {
+    return reinterpret_cast<float4*>(workspace + (((i64)tile * 2 + part) * consumers + cw) * (128 * NACC));
+}
+
+// Part `part` (0: k-tiles [0, split), 1: the rest) of tail tile `tile` is in `acc`.  Returns true
+// when `acc` now holds the whole sum and this warpgroup must write D.  Memory ordering as above
+// (split_k_reduce): writers fence, then one thread's atomic; the reader's acquiring load (or
+// atomic) and its fence come before any thread of the warpgroup reads the partner's slice.
+template <int CONSUMERS_, int NACC>
+__device__ __forceinline__ bool tail_reduce(float (&acc)[NACC], float* workspace, int* counters, int tile,
+                                            int part, int cw, int bar_id, volatile int* flag) {
+    const int wg_tid = threadIdx.x % 128;
+    int* counter = counters + tile * CONSUMERS_ + cw;
+    if (wg_tid == 0) {
+        int seen;
+        asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+        *flag = seen;
+    }
+    warpgroup_bar_sync(bar_id);
+    if (!*flag) {  // the partner is still at work: leave this part for it
+        float4* mine = tail_slice<NACC>(workspace, tile, part, CONSUMERS_, cw) + wg_tid;
+#pragma unroll
+        for (int j = 0; j < NACC / 4; ++j)
+            mine[128 * j] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+        __threadfence();
+        warpgroup_bar_sync(bar_id);
+        if (wg_tid == 0) *flag = atomicAdd(counter, 1);  // 1: the partner arrived meanwhile
+        warpgroup_bar_sync(bar_id);
+        if (!*flag) return false;
+    }
+    if (wg_tid == 0) *counter = 0;  // both parts are in: ready for the next launch
+    __threadfence();
+    const float4* other = tail_slice<NACC>(workspace, tile, part ^ 1, CONSUMERS_, cw) + wg_tid;
+#pragma unroll
+    for (int j = 0; j < NACC / 4; ++j) {
+        const float4 v = __ldcg(other + 128 * j);
+        acc[4 * j] += v.x;
+        acc[4 * j + 1] += v.y;
+        acc[4 * j + 2] += v.z;
+        acc[4 * j + 3] += v.w;
+    }
+    return true;
+}
