@@ -13,6 +13,7 @@ from functools import lru_cache
 from . import registry, tma, tune
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
+from .schedule import tail_split
 
 # Families in the order auto prefers them, fastest first.
 _FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
@@ -80,7 +81,10 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     CTA slots, one of them computing rows below the matrix (it still loads its share of B).
 
     Small or skinny problems thus get smaller tiles or split-K, whose units fill the SMs; large
-    ones keep the big tiles, which run fastest per multiply-add."""
+    ones keep the big tiles, which run fastest per multiply-add.
+
+    A TAIL_SPLIT config's last round costs what its owners compute of it (tcgemm.schedule): it is
+    taken over the config it copies wherever the kernel will split that round at all."""
     configs = [c for c in spec.configs_for(problem.precision) if config_refuses(c, problem) is None]
     slots = sms * max(1, spec.min_blocks)
 
@@ -90,12 +94,19 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
         rows, cols = cluster_blocks(cfg)
         tiles_m = -(-problem.m // (cfg["BLOCK_M"] * rows)) * rows
         tiles_n = -(-problem.n // (cfg["BLOCK_N"] * cols)) * cols
-        rounds = -(-tiles_m * tiles_n * problem.batch * splits // slots)
+        rounds: float = -(-tiles_m * tiles_n * problem.batch * splits // slots)
+        if cfg.get("TAIL_SPLIT") and splits == 1:
+            cluster = rows * cols
+            units = tiles_m * tiles_n * problem.batch // cluster
+            tail = tail_split(units, ktiles, slots // cluster)
+            if tail is not None:
+                rounds = units // (slots // cluster) + tail[1] / ktiles
         return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * -(-ktiles // splits) / cfg.speed
 
     best = configs[0]
     for cfg in configs[1:]:
-        if cost(cfg) < 0.98 * cost(best):  # clearly better, not a rounding tie
+        # clearly better, not a rounding tie; a tail split's gain is no rounding
+        if cost(cfg) < (0.9999 if cfg.get("TAIL_SPLIT") else 0.98) * cost(best):
             best = cfg
     return best
 

@@ -20,6 +20,7 @@ import torch
 from . import jit, registry
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
+from .schedule import tail_split
 
 _C_TYPES = {
     torch.float32: "float",
@@ -282,21 +283,6 @@ _RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 def _raw_stream(device: int) -> int:
     """The handle of torch's current stream on ``device`` (the cheap private accessor when torch has it)."""
     return _RAW_STREAM(device) if _RAW_STREAM is not None else torch.cuda.current_stream(device).cuda_stream
-
-
-def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None:
-    """(tail units, first k-tile of their second part) of a TAIL_SPLIT launch of ``units`` cluster
-    units of ``ktiles`` k-tiles on ``clusters`` clusters, or None where the kernel runs no tail split.
-    The same rule as tail_split() in kernels/include/tail_split.cuh: the host sizes the workspace by
-    it, and passes none (the kernel then splits nothing) where it says None."""
-    if units <= clusters:
-        return None
-    rem = units % clusters
-    helpers = clusters - rem
-    part = ktiles // (1 + -(-rem // helpers)) if rem else 0
-    if rem == 0 or part < 3:
-        return None
-    return rem, ktiles - part
 
 
 def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters: int) -> tuple[int, int]:

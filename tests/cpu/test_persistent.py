@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tcgemm import launch, registry
+from tcgemm import launch, registry, schedule
 from tcgemm.check import random_operand
 from tcgemm.problem import describe
 
@@ -228,7 +228,7 @@ def test_two_wgmma_atoms_per_consumer_fill_the_staging_buffer_budget():
 def _tail_walk(units: int, ktiles: int, clusters: int, cluster: int) -> list[tuple[int, int, int]]:
     """Mirror of the kernel's walk with TAIL_SPLIT (tail_split.cuh: tail_split, tail_next_unit, and the
     kernel's tail_range): the (unit, kt0, kt1) pieces cluster ``cluster`` computes, in order."""
-    tail = launch.tail_split(units, ktiles, clusters)
+    tail = schedule.tail_split(units, ktiles, clusters)
     dp, split = (units - tail[0], tail[1]) if tail else (units, ktiles)
     rem = units - dp
     helpers, owner = clusters - rem, cluster < rem
@@ -252,10 +252,11 @@ def _tail_walk(units: int, ktiles: int, clusters: int, cluster: int) -> list[tup
 @pytest.mark.parametrize("units,ktiles,clusters", [
     (256, 64, 66), (896, 64, 66), (256, 224, 66), (1024, 128, 66), (1024, 16, 66), (512, 32, 66),
     (72, 16, 66), (120, 19, 66), (80, 8, 66), (67, 64, 66), (131, 64, 66), (66, 64, 66), (132, 64, 66),
-    (40, 64, 66), (200, 5, 66), (200, 6, 66), (7, 9, 3), (1000, 64, 60), (257, 64, 64)])
+    (40, 64, 66), (200, 5, 66), (200, 6, 66), (7, 9, 3), (1000, 64, 60), (257, 64, 64), (104, 22, 66),
+    (80, 13, 66), (2048, 64, 66), (1792, 32, 66)])
 def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
     """Every (unit, k-tile) is computed exactly once; a tail unit in two parts, one by its owner and one
-    by a helper; the owners' and helpers' last turns take about as long (two second parts at most between them)."""
+    by a helper; the helpers' parts, with their overhead, end no later than the owners' first parts."""
     seen: dict[tuple[int, int], int] = {}
     parts: dict[int, list[tuple[int, int]]] = {}
     work = []
@@ -269,7 +270,7 @@ def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
                 assert (u, kt) not in seen
                 seen[(u, kt)] = cluster
     assert len(seen) == units * ktiles
-    tail = launch.tail_split(units, ktiles, clusters)
+    tail = schedule.tail_split(units, ktiles, clusters)
     split_units = [u for u, p in parts.items() if len(p) > 1]
     if tail is None:
         assert not split_units
@@ -277,8 +278,14 @@ def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
     rem, split = tail
     assert sorted(split_units) == list(range(units - rem, units))
     assert all(sorted(p) == [(0, split), (split, ktiles)] for u, p in parts.items() if u in split_units)
-    assert max(work) - min(w for w in work if w) <= 2 * (ktiles - split)  # within two second parts
     assert max(work) < (units // clusters + 1) * ktiles  # shorter than the last turn without the split
+    # Helpers, counting the 4 k-tiles a part costs them beyond its own, end no later than the owners.
+    dp_work = units // clusters * ktiles
+    parts_of = [len([1 for u, _, _ in _tail_walk(units, ktiles, clusters, c) if u >= units - rem])
+                for c in range(clusters)]
+    owners = [w - dp_work for c, w in enumerate(work) if c < rem]
+    helpers = [w - dp_work + 4 * parts_of[c] for c, w in enumerate(work) if c >= rem]
+    assert max(helpers) <= max(owners) and set(owners) == {split}
 
 
 def test_tail_split_workspace(monkeypatch):
@@ -299,11 +306,13 @@ def test_tail_split_workspace(monkeypatch):
     monkeypatch.setattr(launch.torch, "zeros", fake("counters"))
     monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
     launch._split_k_scratch.clear()
-    p = _problem(4096, 4096, 4096)  # 256 units of 2 tiles on 66 clusters: 58 in the last wave
-    assert launch.tail_split(256, 64, 66) == (58, 57)
+    p = _problem(4096, 14336, 4096)  # 16 x 56 units of 2 tiles on 66 clusters: 38 in the last wave, 2 per helper
+    assert schedule.tail_split(896, 64, 66) == (38, 46)
     launch.split_k_buffers(p, spec, cfg, 0, 66)
-    assert sizes == {"ws": 58 * 2 * 2 * 128 * 256, "counters": 58 * 2 * 2}
+    assert sizes == {"ws": 38 * 2 * 2 * 128 * 256, "counters": 38 * 2 * 2}
     sizes.clear()
     assert launch.split_k_buffers(_problem(3072, 5632, 4096), spec, cfg, 0, 66) == (0, 0, None)  # 12 x 22 = 4 x 66
+    assert schedule.tail_split(256, 64, 66) is None  # 4096^3: 58 units in the last wave, 8 parts per helper
+    assert launch.split_k_buffers(_problem(4096, 4096, 4096), spec, cfg, 0, 66) == (0, 0, None)
     assert sizes == {}
     launch._split_k_scratch.clear()

@@ -12,12 +12,19 @@
 // them, in step with each other as in the full turns (the same k-tile at the
 // same time, which keeps the L2 serving neighbours' shared rows and columns);
 // the H "helper" clusters compute the second parts [split, ktiles), helper h
-// those of units h, h + H, ... .  With P = ceil(rem / H) parts per helper,
-// split = ktiles - ktiles / (1 + P) balances the two: at 4096^3 the owners
-// take 57 k-tiles and the helpers 8 parts of 7, so the turn lasts ~57/64 of
-// a unit.  (A stream-K tail that laid every k-tile of the last waves end to
-// end and cut them into C equal ranges was measured slower: 66 clusters at
-// 66 different k offsets share nothing through the L2.)
+// those of units h, h + H, ... : P = ceil(rem / H) parts each.
+//
+// When: a part costs a helper about OVERHEAD k-tiles beyond its own (the
+// pipeline drained and refilled, 64 KB per warpgroup to the workspace and
+// back), measured 4-7 us per part on an H100 (128 x 256 bf16, 4096^3, where
+// P = 8: the split made it 15% slower; 2026-11-23-h100-ab-tail-split-*.json).
+// So the split is made only for P <= 2, with split = ktiles - part where
+// part = (ktiles - P OVERHEAD) / (P + 1) balances P (part + OVERHEAD)
+// against the owners' ktiles - part.  4096 x 14336 x 4096 (896 units, 38 in
+// the last turn, P = 2): owners 46 k-tiles of 64, helpers two parts of 18.
+// (A stream-K tail that laid every k-tile of the last waves end to end and
+// cut them into C equal ranges was measured slower still: 66 clusters at 66
+// different k offsets share nothing through the L2.)
 //
 // The two parts of a tile meet in the workspace: a part whose partner has
 // already finished (its arrival is on the counter) adds the partner's slice
@@ -37,11 +44,12 @@ struct TailSplit {
 };
 
 __device__ __forceinline__ TailSplit tail_split(int units, int ktiles, int clusters, int id, bool enabled) {
-    constexpr int MIN_PART = 3;  // k-tiles: shorter second parts save less than the workspace round trip costs
+    constexpr int OVERHEAD = 4, MAX_PARTS = 2, MIN_PART = 4;  // k-tiles, parts per helper (see above)
     if (!enabled || units <= clusters) return {units, 0, ktiles, false};
     const int rem = units % clusters, helpers = clusters - rem;
-    const int part = ktiles / (1 + (rem + helpers - 1) / helpers);
-    if (rem == 0 || part < MIN_PART) return {units, 0, ktiles, false};
+    const int parts = (rem + helpers - 1) / helpers;
+    const int part = (ktiles - parts * OVERHEAD) / (parts + 1);
+    if (rem == 0 || parts > MAX_PARTS || part < MIN_PART) return {units, 0, ktiles, false};
     return {units - rem, helpers, ktiles - part, id < rem};
 }
 

@@ -1,0 +1,28 @@
+"""Work schedules of the persistent Hopper kernels that the host must know too.
+
+The tail split (kernels/include/tail_split.cuh) decides on the device which units of the last,
+partial wave to cut along k; the host sizes the workspace for it (tcgemm.launch) and weighs it when
+picking a config (tcgemm.dispatch) by the same rule, mirrored here.
+"""
+
+from __future__ import annotations
+
+# k-tiles a second part costs a helper beyond its own, most parts per helper, least k-tiles per part
+# (tail_split.cuh: OVERHEAD, MAX_PARTS, MIN_PART).
+TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
+
+
+def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None:
+    """(tail units, first k-tile of their second part) of a TAIL_SPLIT launch of ``units`` cluster
+    units of ``ktiles`` k-tiles on ``clusters`` clusters, or None where the kernel runs no tail split.
+    The same rule as tail_split() in kernels/include/tail_split.cuh: the host sizes the workspace by
+    it, and passes none (the kernel then splits nothing) where it says None."""
+    if units <= clusters:
+        return None
+    rem = units % clusters
+    helpers = clusters - rem
+    parts = -(-rem // helpers)
+    part = (ktiles - parts * TAIL_OVERHEAD) // (parts + 1)
+    if rem == 0 or parts > TAIL_MAX_PARTS or part < TAIL_MIN_PART:
+        return None
+    return rem, ktiles - part
