@@ -550,7 +550,11 @@ LADDER: tuple[KernelSpec, ...] = (
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles
-            # cut along k, the clusters that would idle through it computing their second parts.
+            # cut along k, the clusters that would idle through it computing their second parts, where each
+            # has at most two (tcgemm.schedule; auto takes this config there). Same process, old build
+            # against new: bf16 4096x14336x4096 100.2% of cuBLAS against 98.8%, 8192^3 103.7 against 101.6%,
+            # fp16 101.4 / 106.8% against 98.5 / 104.2% (2026-11-23-h100-ab-tail-split-ad5198f.json). With
+            # eight parts per helper (4096^3, before the rule) 0.84-0.86x against 0.98x (...-cba26e0.json).
             _cfg("128x256x64s4b2t", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
@@ -723,7 +727,8 @@ LADDER: tuple[KernelSpec, ...] = (
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # With the tail split (tail_split.cuh); D through TMA only: with the register-path epilogue too,
-            # the split's state spilled (24 bytes).
+            # the split's state spilled (24 bytes). 8192^3: 103.3% of cuBLAS against 100.0%; 8192x8192x1024
+            # 89.2% against 89.7% (2026-11-23-h100-ab-tail-split-ad5198f.json).
             _cfg("128x256x32es4t", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
@@ -761,6 +766,9 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+            # With the tail split: 4096x14336x4096 (10 units in the last wave, one part per helper) 99.1%
+            # of _scaled_mm against 96.5% in one process, 96.6% against 97.9% (old build) in another
+            # (2026-11-23-h100-ab-tail-split-{cba26e0,ad5198f}.json): within the runs' spread.
             _cfg("128x128x128t", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, TAIL_SPLIT=1,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),

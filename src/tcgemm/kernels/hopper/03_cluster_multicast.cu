@@ -24,7 +24,9 @@
 //    loads BLOCK_M / CLUSTER_M rows of A and multicasts them); CLUSTER_2D makes
 //    a cluster of 4 a 2 x 2 block of tiles sharing A along N and B along M
 //    (launch.persistent_grid: KernelSpec.cluster_shape); WG_M = 128 gives
-//    each consumer two m64 wgmmas per k step (a 256-row tile).
+//    each consumer two m64 wgmmas per k step (a 256-row tile); TAIL_SPLIT
+//    (stage 4) cuts the last partial wave's units along k between their
+//    owners and the clusters that would idle (include/tail_split.cuh).
 //
 // Cluster protocol (CLUSTER_M = 2 CTAs, ranks r = 0, 1; the same slot s in
 // both CTAs always holds the same k-tile i, since both walk the same units
