@@ -159,8 +159,10 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 typedef float acc_t;
 #if defined(PRECISION_BF16)
 using Mma = Wgmma<BLOCK_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<BLOCK_N / 2, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;  // EPI_OVERLAP
 #else
 using Mma = Wgmma<BLOCK_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<BLOCK_N / 2, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #endif
 #elif defined(PRECISION_INT8)
 typedef int acc_t;  // exact s32 sums
@@ -248,6 +250,17 @@ constexpr bool D_STAGED = TMA_STORE_EPILOGUE && (sizeof(elem_d) == 2 || EPI_32BI
 #ifndef EPI_BUFS
 #define EPI_BUFS 1  // 2: the parts alternate between two buffers, so writing one overlaps the TMA reading the other
 #endif
+#ifndef EPI_OVERLAP
+#define EPI_OVERLAP 0  // 1: the next tile's first k-tile issued in two column halves between the epilogue's halves
+#endif
+// EPI_OVERLAP: the tensor cores idle from a tile's last wgmma to the next tile's first; the epilogue
+// sits there (bf16 with D not written at all ran 102-104% of cuBLAS against 98-100%). So the
+// epilogue stores the columns [0, BLOCK_N / 2) of the tile, then issues the next tile's first k-tile
+// on that half of the accumulators (m64 x BLOCK_N / 2 wgmmas, scale_d = 0: they overwrite what was
+// just stored), stores the other half while those run, and issues the first k-tile's other half.
+// The next tile's full-width wgmmas wait for both halves to retire first (different shapes on the
+// same registers are not ordered by wgmma.fence alone).
+constexpr bool OVERLAP = EPI_OVERLAP;
 // staging bytes of one m64 block (16-bit columns)
 constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;  // per consumer
@@ -277,6 +290,9 @@ static_assert(!TAIL_SPLIT || (TMA_STORE_EPILOGUE && SPLIT_K == 1 && !INT_ACC),
               "the tail split: stage 4 (workspace arguments), fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
+static_assert(!OVERLAP || (TMA_STORE_EPILOGUE && D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 &&
+                           M_ATOMS == 1 && SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
+              "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
@@ -335,6 +351,25 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
                                                     : wgmma_desc_mn_major_units(a_atom + kk * MN_STEP_BYTES / 16, A_CHUNK);
             Mma::mma(atom(d, a), da, db, kk == 0 ? scale_first : 1);
         }
+    }
+}
+
+// EPI_OVERLAP: the wgmmas of one k-tile on tile columns [H BLOCK_N / 2, (H + 1) BLOCK_N / 2), into
+// that half of a consumer's accumulators (the first ATOM_ACC / 2 registers hold columns 0 .. BLOCK_N / 2
+// - 1 in the wgmma fragment layout, whatever N).  B's rows (K-major) or 64-column boxes (MN-major) of
+// that half start BLOCK_N / 2 * 128 bytes into the slot either way.
+template <int H, typename Acc, int NACC>
+__device__ __forceinline__ void mma_ktile_half(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+    static_assert(NACC == ATOM_ACC, "one m64 block");
+    auto& half = *reinterpret_cast<Acc(*)[ATOM_ACC / 2]>(&d[H * ATOM_ACC / 2]);
+    const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base + H * (BLOCK_N / 2) * ROW_BYTES);
+#pragma unroll
+    for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
+        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
+                                                : wgmma_desc_mn_major_units(b16 + kk * MN_STEP_BYTES / 16, B_CHUNK);
+        const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major_units(a16 + kk * K_STEP_BYTES / 16)
+                                                : wgmma_desc_mn_major_units(a16 + kk * MN_STEP_BYTES / 16, A_CHUNK);
+        MmaHalf::mma(half, da, db, kk == 0 ? scale_first : 1);
     }
 }
 
@@ -500,10 +535,16 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
             if (COORD_SHADOW && kt == kt0) next = unit_coord(next_unit(u) / SPLIT_K, units_m, units_n, rank);
         };
+        bool pre_issued = false;  // EPI_OVERLAP: this tile's first k-tile went out in the last one's epilogue
+        // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
+        // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
+        if (OVERLAP && ktiles == 0) watchdog_fault();
         for (int u = first_unit; u < units; u = next_unit(u)) {
             const TileCoord c = COORD_SHADOW ? next : unit_coord(u / SPLIT_K, units_m, units_n, rank);
+            if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
-            for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            }
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
                 // here ends its old values' lifetime, so it holds no registers during the epilogue.
@@ -511,10 +552,11 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
             }
 
-            int prev = 0, kt0, kt1;
+            int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
             k_range(u, kt0, kt1);
             tail_range(u, kt0, kt1);
-            for (int kt = kt0; kt < kt1; ++kt) {
+            const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
+            for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
                 const unsigned b_base = b_slot(s);
@@ -534,7 +576,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     wgmma_fence();  // (also orders the adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, group_start ? 0 : 1);
                     wgmma_commit();
-                    in_wgmma_shadow(u, kt, kt0);
+                    in_wgmma_shadow(u, kt, kt_first);
                     if (!group_start) {
                         wgmma_wait<1>();  // the k-tile before this one retired
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
@@ -544,7 +586,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, 0);
                     wgmma_commit();
-                    in_wgmma_shadow(u, kt, kt0);
+                    in_wgmma_shadow(u, kt, kt_first);
                     wgmma_wait<0>();
                     if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                     wgmma_fence_accumulators(part);
@@ -552,9 +594,14 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
                 } else {
                     wgmma_fence();
-                    mma_ktile(acc, a_base, b_base, 1);
+                    if constexpr (OVERLAP) {  // the two column halves, as in the epilogue (one wgmma shape throughout)
+                        mma_ktile_half<0>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                        mma_ktile_half<1>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                    } else {
+                        mma_ktile(acc, a_base, b_base, 1);
+                    }
                     wgmma_commit();
-                    in_wgmma_shadow(u, kt, kt0);
+                    in_wgmma_shadow(u, kt, kt_first);
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
@@ -565,7 +612,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
-            if (kt1 - kt0 <= 0) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, or an empty split-K range)
+            if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
+            pre_issued = false;
             if (!PROMOTE_EACH && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) {  // the last group's partial sums
@@ -608,6 +656,37 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             gz.D += c.z * g.batch_d;
             if (gz.C) gz.C += c.z * g.batch_c;
 #if TMA_STORE_EPILOGUE
+            if (OVERLAP && g.beta == 0.0f) {  // (tma_d is there: these configs write D through TMA only)
+                // Not with beta != 0: the blend's registers beside the halves in flight serialized every wgmma.
+                const int nu = next_unit(u);
+                int nk0 = 0, nk1 = 0;
+                if (nu < units) {
+                    k_range(nu, nk0, nk1);
+                    tail_range(nu, nk0, nk1);
+                }
+                const unsigned buf = d_bufs + cw * D_BUF;
+                const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
+                epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, false>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
+                    mbar_wait_guarded(full + 8 * s, phase);
+                    wgmma_fence();
+                    mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                    wgmma_commit();
+                }
+                epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, false>(gz, acc, buf, tma_d, m_wg, c.n0, z,
+                                                                                    1 + cw);
+                if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
+                    wgmma_fence();
+                    mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                    wgmma_commit();
+                    if (++s == STAGES) {
+                        s = 0;
+                        phase ^= 1;
+                    }
+                    pre_issued = true;
+                }
+                continue;
+            }
             if constexpr (D_STAGED) {
                 if (tma_d != nullptr) {  // stage 4: stmatrix -> shared -> TMA store, overlapping the next tile
 #pragma unroll

@@ -68,7 +68,10 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned
 // code for every 16 columns sat between the stores of the common beta = 0
 // path, and the consumers stalled on instruction fetch in the epilogue
 // (Nsight Compute's "no instruction" stalls, bf16 128 x 256).
-template <int PARTS, int BUFS, bool BLEND, bool SCALE, typename Acc, int NACC>
+//
+// FIRST, LAST: only parts [FIRST, LAST) (EPI_OVERLAP stores a tile in two calls, the next tile's first
+// wgmmas issued in between; the parts use the same buffers as in one call).
+template <int PARTS, int BUFS, bool BLEND, bool SCALE, int FIRST, int LAST, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                       const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
@@ -87,7 +90,7 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
     const int n_lane = n0 + 2 * (lane % 4);
 #pragma unroll
-    for (int part = 0; part < PARTS; ++part) {
+    for (int part = FIRST; part < LAST; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
         if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
         warpgroup_bar_sync(bar_id);
@@ -147,16 +150,17 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     }
 }
 
-template <int PARTS, int BUFS, typename Acc, int NACC>
+// BLEND = false: the caller knows beta = 0 (C is not read).
+template <int PARTS, int BUFS, int FIRST = 0, int LAST = PARTS, bool BLEND = true, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool INT = (Acc)0.5f == 0;  // s32 sums: epilogue_value reads C itself
     // alpha = 1, beta = 0 (the common call; fp8's scales ride on alpha) skips the multiply: 128
     // instructions per thread and tile at 128 x 256 while the tensor cores wait (x * 1.0f is x).
-    if (!INT && g.beta != 0.0f)
-        epilogue_tma_store_as<PARTS, BUFS, true, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    if (BLEND && !INT && g.beta != 0.0f)
+        epilogue_tma_store_as<PARTS, BUFS, true, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else if (INT || g.alpha != 1.0f)
-        epilogue_tma_store_as<PARTS, BUFS, false, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+        epilogue_tma_store_as<PARTS, BUFS, false, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else
-        epilogue_tma_store_as<PARTS, BUFS, false, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+        epilogue_tma_store_as<PARTS, BUFS, false, false, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
 }
