@@ -535,28 +535,37 @@ LADDER: tuple[KernelSpec, ...] = (
         # registers, same run (2026-11-23-h100-explore-bf16-fp32-out.json, `tcgemm bench --out-dtype fp32`).
         defines=MappingProxyType({"EPI_32BIT": "1"}),
         configs=(
-            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
-            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part
-            # before last, not the one just handed over. First (auto's pick for large problems): of cuBLAS at
-            # 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 / 103.4 /
-            # 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 / 99.2 /
-            # 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
-            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%).
-            # Tried and removed (same files): L2 eviction hints on the TMA accesses (createpolicy +
-            # .L2::cache_hint: D's stores evict_first, A and B evict_last; on the skinny config B evict_first,
-            # A evict_last), no better than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the
-            # producer's slot waits at CTA scope (no L1 invalidation per wait), 95.7-102.4%, no better.
-            _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # EPI_OVERLAP (03_cluster_multicast.cu): the next tile's first k-tile issued in two column halves
-            # between the epilogue's halves; D through TMA only.
+            # First (auto's pick for large problems whose D rows TMA can write): EPI_OVERLAP
+            # (03_cluster_multicast.cu), the next tile's first k-tile issued in two column halves between
+            # the epilogue's halves, so the tensor cores wait for half an epilogue per tile instead of a
+            # whole one; every k-tile as two m64n128 halves (with m64n256 in the main loop, the two shapes
+            # on one accumulator made ptxas serialize every wgmma). D through TMA only (a D the tensor map
+            # cannot describe goes to s4b2 below). Same process, two rounds, against s4b2 / s4b2t: bf16
+            # 4096^3 99.7% of cuBLAS against 98.0%, 8192x8192x1024 100.4 against 97.4-97.9%,
+            # 4096x4096x14336 100.5 against 99.5-99.9%, 4096x14336x4096 (ot) 101.0-102.2 against 100.6%; fp16
+            # 4096^3 100.2% (ot, which does not split there; o 99.9 and 91.9% in its two rounds) against
+            # 97.7-98.1% (2026-11-23-h100-ab-epi-overlap-59e691b.json).
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # And with the tail split (below): auto's pick where the split applies.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
+            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
+            # last, not the one just handed over. Auto's pick for a D the TMA-only configs above cannot write. Of
+            # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 /
+            # 103.4 / 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 /
+            # 99.2 / 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
+            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%). Tried
+            # and removed (same files): L2 eviction hints on the TMA accesses (createpolicy + .L2::cache_hint: D's
+            # stores evict_first, A and B evict_last; on the skinny config B evict_first, A evict_last), no better
+            # than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the producer's slot waits at CTA scope
+            # (no L1 invalidation per wait), 95.7-102.4%, no better.
+            _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles
             # cut along k, the clusters that would idle through it computing their second parts, where each
             # has at most two (tcgemm.schedule; auto takes this config there). Same process, old build
