@@ -4,8 +4,9 @@ the program compute-sanitizer watches (tools/sanitize.sh).
     python3 tools/sanitize_driver.py [--filter SUBSTRING] [--list]
 
 Shapes: kernels that need 16-byte aligned operands (TMA) get 72 x 136 x 208 in a layout they
-serve (ragged against every tile, partial k-tiles); the others 33 x 47 x 65; tail-split configs
-(TAIL_SPLIT) a ragged 72-unit problem whose last wave they split. Each output is checked
+serve (ragged against every tile, partial k-tiles); the others 33 x 47 x 65; tail-split and
+overlapped-epilogue configs (TAIL_SPLIT, EPI_OVERLAP) a ragged 72-unit problem, more units than an
+H100 has clusters. Each output is checked
 against float64 as well, so a kernel that the sanitizer passes but that computes garbage still fails.
 """
 
@@ -38,7 +39,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 k_split = spec.family == "hopper" and cfg.get("B_BOX_K", cfg.get("BLOCK_K")) != cfg.get("BLOCK_K")
                 variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1),
                            cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
-                           k_split, cfg.get("TAIL_SPLIT", 0))
+                           k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0))
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)
@@ -50,7 +51,9 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                     layouts = "rr"
                 # K a multiple of 16 keeps 1-byte K-major rows (int8, fp8) aligned for TMA
                 shape = (72, 136, 208) if spec.requires_aligned16 else (33, 47, 65)
-                if cfg.get("TAIL_SPLIT"):  # 9 x 8 cluster units on an H100's 66 clusters: the tail split runs
+                if cfg.get("TAIL_SPLIT") or cfg.get("EPI_OVERLAP"):
+                    # 9 x 8 cluster units on an H100's 66 clusters: the tail split runs, and 6 clusters take
+                    # a second tile (EPI_OVERLAP's epilogue then issues the next tile's first k-tile)
                     bm, bn, bk = 2 * cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
                     shape = (9 * bm - 40, 8 * bn - 8, 16 * bk - 16)
                 out.append((spec.name, cfg.name, precision, shape, layouts))

@@ -160,27 +160,27 @@ typedef float acc_t;
 #if defined(PRECISION_BF16)
 using Mma = Wgmma<BLOCK_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 // EPI_OVERLAP's half-width wgmma (a valid shape in every build: the others compile, never run, its uses)
-using MmaHalf = Wgmma<(BLOCK_N >= 128 ? BLOCK_N / 2 : 64), true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #else
 using Mma = Wgmma<BLOCK_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
-using MmaHalf = Wgmma<(BLOCK_N >= 128 ? BLOCK_N / 2 : 64), false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #endif
 #elif defined(PRECISION_INT8)
 typedef int acc_t;  // exact s32 sums
 using Mma = WgmmaS8<BLOCK_N>;
-using MmaHalf = WgmmaS8<(BLOCK_N >= 128 ? BLOCK_N / 2 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+using MmaHalf = WgmmaS8<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #elif defined(PRECISION_TF32)
 typedef float acc_t;  // fp32 bit patterns truncated to tf32 by the tensor cores (10_wgmma_kmajor.cu)
 using Mma = WgmmaTf32<BLOCK_N>;
-using MmaHalf = WgmmaTf32<(BLOCK_N >= 128 ? BLOCK_N / 2 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #elif defined(PRECISION_FP8E4M3)
 typedef float acc_t;
 using Mma = WgmmaE4m3<BLOCK_N>;
-using MmaHalf = WgmmaE4m3<(BLOCK_N >= 128 ? BLOCK_N / 2 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+using MmaHalf = WgmmaE4m3<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #else
 typedef float acc_t;
 using Mma = WgmmaE5m2<BLOCK_N>;
-using MmaHalf = WgmmaE5m2<(BLOCK_N >= 128 ? BLOCK_N / 2 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+using MmaHalf = WgmmaE5m2<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #endif
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (see above)
@@ -366,7 +366,7 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 template <int H, typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile_half(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
     // (built, never run, by configs other than EPI_OVERLAP's 128 x 256: the static_assert above checks those)
-    constexpr int HALF_N = BLOCK_N >= 128 ? BLOCK_N / 2 : 64;  // (MmaHalf's N)
+    constexpr int HALF_N = BLOCK_N == 256 ? 128 : 64;  // (MmaHalf's N)
     auto& half = *reinterpret_cast<Acc(*)[HALF_N / 2]>(&d[H * ATOM_ACC / 2]);
     const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base + H * (BLOCK_N / 2) * ROW_BYTES);
 #pragma unroll
