@@ -544,7 +544,9 @@ LADDER: tuple[KernelSpec, ...] = (
             # 4096^3 99.7% of cuBLAS against 98.0%, 8192x8192x1024 100.4 against 97.4-97.9%,
             # 4096x4096x14336 100.5 against 99.5-99.9%, 4096x14336x4096 (ot) 101.0-102.2 against 100.6%; fp16
             # 4096^3 100.2% (ot, which does not split there; o 99.9 and 91.9% in its two rounds) against
-            # 97.7-98.1% (2026-11-23-h100-ab-epi-overlap-59e691b.json).
+            # 97.7-98.1% (2026-11-23-h100-ab-epi-overlap-59e691b.json). Old build against new (auto, two rounds):
+            # bf16 / fp16 8192x8192x1024 100.5 / 101.2% against 97.5 / 98.0%, 4096x14336x4096 100.9 / 100.9%
+            # against 100.3 / 99.9% (2026-11-23-h100-ab-epi-overlap-da8fdae.json; 4096^3 swung 6% that hour).
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
