@@ -84,9 +84,12 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     ones keep the big tiles, which run fastest per multiply-add.
 
     A TAIL_SPLIT config's last round costs what its owners compute of it (tcgemm.schedule): it is
-    taken over the config it copies wherever the kernel will split that round at all."""
+    taken over the config it copies wherever the kernel will split that round at all. A config's
+    ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles."""
     configs = [c for c in spec.configs_for(problem.precision) if config_refuses(c, problem) is None]
     slots = sms * max(1, spec.min_blocks)
+
+    split_tail: set[str] = set()  # configs whose tail split applies to this problem
 
     def cost(cfg: TileConfig) -> float:
         ktiles = max(1, -(-problem.k // cfg["BLOCK_K"]) if "BLOCK_K" in cfg.params else 1)
@@ -101,12 +104,14 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
             tail = tail_split(units, ktiles, slots // cluster)
             if tail is not None:
                 rounds = units // (slots // cluster) + tail[1] / ktiles
-        return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * -(-ktiles // splits) / cfg.speed
+                split_tail.add(cfg.name)
+        return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + cfg.epilogue) / cfg.speed
 
     best = configs[0]
     for cfg in configs[1:]:
+        c = cost(cfg)  # (fills split_tail)
         # clearly better, not a rounding tie; a tail split's gain is no rounding
-        if cost(cfg) < (0.9999 if cfg.get("TAIL_SPLIT") else 0.98) * cost(best):
+        if c < (0.9999 if cfg.name in split_tail else 0.98) * cost(best):
             best = cfg
     return best
 

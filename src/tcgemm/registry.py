@@ -34,6 +34,9 @@ class TileConfig:
     # Multiply-adds per second relative to the kernel's first config on a large problem, as measured
     # (the dispatcher weighs it against how evenly a config's tiles fill the SMs); 1.0 when unmeasured.
     speed: float = 1.0
+    # k-tiles of main loop that a tile's epilogue costs beyond the other configs' (the dispatcher adds it to
+    # each tile's k-tiles, so it weighs most where K is short); 0.0 when unmeasured.
+    epilogue: float = 0.0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -79,8 +82,9 @@ class TileConfig:
         return text
 
 
-def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed)
+def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
+         **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue)
 
 
 @dataclass(frozen=True, eq=False)
@@ -535,8 +539,22 @@ LADDER: tuple[KernelSpec, ...] = (
         # registers, same run (2026-11-23-h100-explore-bf16-fp32-out.json, `tcgemm bench --out-dtype fp32`).
         defines=MappingProxyType({"EPI_32BIT": "1"}),
         configs=(
-            # First (auto's pick for large problems whose D rows TMA can write): EPI_OVERLAP
-            # (03_cluster_multicast.cu), the next tile's first k-tile issued in two column halves between
+            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
+            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
+            # last, not the one just handed over. First: auto's pick for large problems (EPI_OVERLAP below where K is
+            # short or the tail split applies). Of
+            # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 /
+            # 103.4 / 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 /
+            # 99.2 / 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
+            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%). Tried
+            # and removed (same files): L2 eviction hints on the TMA accesses (createpolicy + .L2::cache_hint: D's
+            # stores evict_first, A and B evict_last; on the skinny config B evict_first, A evict_last), no better
+            # than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the producer's slot waits at CTA scope
+            # (no L1 invalidation per wait), 95.7-102.4%, no better.
+            _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # EPI_OVERLAP (03_cluster_multicast.cu), the next tile's first k-tile issued in two column halves between
             # the epilogue's halves, so the tensor cores wait for half an epilogue per tile instead of a
             # whole one; every k-tile as two m64n128 halves (with m64n256 in the main loop, the two shapes
             # on one accumulator made ptxas serialize every wgmma). D through TMA only (a D the tensor map
@@ -546,7 +564,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # 4096^3 100.2% (ot, which does not split there; o 99.9 and 91.9% in its two rounds) against
             # 97.7-98.1% (2026-11-23-h100-ab-epi-overlap-59e691b.json). Old build against new (auto, two rounds):
             # bf16 / fp16 8192x8192x1024 100.5 / 101.2% against 97.5 / 98.0%, 4096x14336x4096 100.9 / 100.9%
-            # against 100.3 / 99.9% (2026-11-23-h100-ab-epi-overlap-da8fdae.json; 4096^3 swung 6% that hour).
+            # against 100.3 / 99.9% (2026-11-23-h100-ab-epi-overlap-da8fdae.json). But at 4096^3 it ran 91.2 /
+            # 100.0 / 97.9% (fp16 95.4 / 99.8 / 93.5%) in three processes against 97.8-99.3% for s4b2 (...-ab-
+            # epi-overlap-1aa55e2.json; fp16 91.9-104.4% over the runs before): some processes run it ~8% slower,
+            # not yet understood. So auto takes it where the epilogue weighs most, short K (epilogue = 1 k-tile
+            # on s4b2 below: o wins below ~48 k-tiles per tile), and with the tail split (ot), where it gained.
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
@@ -554,27 +576,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
-            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
-            # last, not the one just handed over. Auto's pick for a D the TMA-only configs above cannot write. Of
-            # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 /
-            # 103.4 / 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 /
-            # 99.2 / 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
-            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%). Tried
-            # and removed (same files): L2 eviction hints on the TMA accesses (createpolicy + .L2::cache_hint: D's
-            # stores evict_first, A and B evict_last; on the skinny config B evict_first, A evict_last), no better
-            # than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the producer's slot waits at CTA scope
-            # (no L1 invalidation per wait), 95.7-102.4%, no better.
-            _cfg("128x256x64s4b2", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles
             # cut along k, the clusters that would idle through it computing their second parts, where each
             # has at most two (tcgemm.schedule; auto takes this config there). Same process, old build
             # against new: bf16 4096x14336x4096 100.2% of cuBLAS against 98.8%, 8192^3 103.7 against 101.6%,
             # fp16 101.4 / 106.8% against 98.5 / 104.2% (2026-11-23-h100-ab-tail-split-ad5198f.json). With
             # eight parts per helper (4096^3, before the rule) 0.84-0.86x against 0.98x (...-cba26e0.json).
-            _cfg("128x256x64s4b2t", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+            _cfg("128x256x64s4b2t", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: per-warp TMA stores of D (each warp its own 16 rows, 16-row boxes; no
