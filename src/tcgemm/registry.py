@@ -576,12 +576,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles
-            # cut along k, the clusters that would idle through it computing their second parts, where each
-            # has at most two (tcgemm.schedule; auto takes this config there). Same process, old build
-            # against new: bf16 4096x14336x4096 100.2% of cuBLAS against 98.8%, 8192^3 103.7 against 101.6%,
-            # fp16 101.4 / 106.8% against 98.5 / 104.2% (2026-11-23-h100-ab-tail-split-ad5198f.json). With
-            # eight parts per helper (4096^3, before the rule) 0.84-0.86x against 0.98x (...-cba26e0.json).
+            # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
+            # k, the clusters that would idle through it computing their second parts, where each has at most two
+            # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against
+            # new: bf16 4096x14336x4096 100.2% of cuBLAS against 98.8%, 8192^3 103.7 against 101.6%, fp16 101.4 /
+            # 106.8% against 98.5 / 104.2% (2026-11-23-h100-ab-tail-split-ad5198f.json). With eight parts per helper
+            # (4096^3, before the rule) 0.84-0.86x against 0.98x (...-cba26e0.json).
             _cfg("128x256x64s4b2t", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
