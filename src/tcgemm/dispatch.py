@@ -13,7 +13,7 @@ from functools import lru_cache
 from . import registry, tma, tune
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import tail_split
+from .schedule import cluster_units, tail_split
 
 # Families in the order auto prefers them, fastest first.
 _FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
@@ -100,7 +100,7 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
         rounds: float = -(-tiles_m * tiles_n * problem.batch * splits // slots)
         if cfg.get("TAIL_SPLIT") and splits == 1:
             cluster = rows * cols
-            units = tiles_m * tiles_n * problem.batch // cluster
+            units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"], rows, cols)
             tail = tail_split(units, ktiles, slots // cluster)
             if tail is not None:
                 rounds = units // (slots // cluster) + tail[1] / ktiles

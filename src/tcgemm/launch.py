@@ -20,7 +20,7 @@ import torch
 from . import jit, registry
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import tail_split
+from .schedule import cluster_units, tail_split
 
 _C_TYPES = {
     torch.float32: "float",
@@ -95,8 +95,8 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
     if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
-    ctas_m, ctas_n = spec.cluster_shape(cfg)
-    units = -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * problem.batch * cfg.get("SPLIT_K", 1)  # split-K: per tile
+    units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"],
+                          *spec.cluster_shape(cfg)) * cfg.get("SPLIT_K", 1)  # split-K: per tile
     clusters = max(1, min(sms // cluster, units))
     return (clusters * cluster, 1, 1)
 
@@ -288,9 +288,7 @@ def _raw_stream(device: int) -> int:
 def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters: int) -> tuple[int, int]:
     """(workspace floats, counters) of a TAIL_SPLIT launch on ``clusters`` clusters: two parts of
     BLOCK_M x BLOCK_N floats per CTA of each tail unit, a counter per consumer warpgroup; (0, 0): no split."""
-    ctas_m, ctas_n = spec.cluster_shape(cfg)
-    tiles_m, tiles_n = -(-problem.m // cfg["BLOCK_M"]), -(-problem.n // cfg["BLOCK_N"])
-    units = -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * problem.batch
+    units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"], *spec.cluster_shape(cfg))
     tail = tail_split(units, -(-problem.k // cfg["BLOCK_K"]), clusters)
     if tail is None:
         return 0, 0

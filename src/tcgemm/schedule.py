@@ -12,6 +12,13 @@ from __future__ import annotations
 TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
 
 
+def cluster_units(m: int, n: int, batch: int, block_m: int, block_n: int, ctas_m: int, ctas_n: int) -> int:
+    """Work units of a persistent launch: blocks of ctas_m x ctas_n output tiles (one cluster's), per
+    batch entry (the kernel's units_m x units_n x batch)."""
+    tiles_m, tiles_n = -(-m // block_m), -(-n // block_n)
+    return -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * batch
+
+
 def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None:
     """(tail units, first k-tile of their second part) of a TAIL_SPLIT launch of ``units`` cluster
     units of ``ktiles`` k-tiles on ``clusters`` clusters, or None where the kernel runs no tail split.

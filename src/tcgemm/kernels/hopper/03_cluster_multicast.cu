@@ -73,19 +73,18 @@
 #include "tma.cuh"
 #include "wgmma.cuh"
 #include "wgmma_kmajor.cuh"
-#include "tail_split.cuh"
+#include "tail_split.cuh"  // (and split_k.cuh)
 #ifndef TMA_STORE_EPILOGUE
 #define TMA_STORE_EPILOGUE 0  // stage 4 (04_tma_store_epilogue.cu) sets it
 #endif
 #if TMA_STORE_EPILOGUE
 #include "epilogue_tma.cuh"
-#include "split_k.cuh"
 #endif
 #ifndef SPLIT_K
 #define SPLIT_K 1  // k ranges per tile (stage 4 configs for skinny problems; split_k.cuh)
 #endif
 #ifndef TAIL_SPLIT
-#define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (split_k.cuh)
+#define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (tail_split.cuh)
 #endif
 
 #ifndef BLOCK_M
@@ -431,8 +430,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (stage 4), 1024-aligned
     const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
-    const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers
-    const unsigned tail_flags = empty + 8 * STAGES;      // CONSUMERS ints (TAIL_SPLIT)
+    const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
 
@@ -450,7 +448,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     };
     const int rank = cluster_ctarank();
     const int cluster = cluster_id_x(), clusters = cluster_count_x();
-    // The last partial wave's units in two k parts (TAIL_SPLIT, split_k.cuh; off without a workspace).
+    // The last partial wave's units in two k parts (TAIL_SPLIT, tail_split.cuh; off without a workspace).
     const TailSplit tail = tail_split(units, ktiles, clusters, cluster, TAIL_SPLIT && workspace != nullptr);
     auto next_unit = [&](int u) { return TAIL_SPLIT ? tail_next_unit(tail, u, units, clusters, cluster) : u + clusters; };
     const int first_unit = !TAIL_SPLIT || cluster < tail.dp ? cluster : next_unit(cluster - clusters);
@@ -630,7 +628,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             wgmma_fence_accumulators(acc);
 #if TAIL_SPLIT
             if (u >= tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
-                volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (tail_flags - smem_u32(smem_raw)));
+                volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
                 if (!tail_reduce<CONSUMERS>(acc, workspace, counters, (u - tail.dp) * CLUSTER_M + rank,
                                             tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
                     continue;

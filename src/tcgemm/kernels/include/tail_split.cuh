@@ -34,7 +34,7 @@
 // sum is p0 + p1 = p1 + p0 exactly: results do not depend on who finishes
 // first, and every launch of one problem on one GPU gives the same bits.
 #pragma once
-#include "epilogue_tma.cuh"  // warpgroup_bar_sync
+#include "split_k.cuh"  // warpgroup_bar_sync, the partial-tile slices
 
 struct TailSplit {
     int dp;       // units handed out whole, a multiple of the cluster count (all of them when off)
@@ -87,10 +87,7 @@ __device__ __forceinline__ bool tail_reduce(float (&acc)[NACC], float* workspace
     }
     warpgroup_bar_sync(bar_id);
     if (!*flag) {  // the partner is still at work: leave this part for it
-        float4* mine = tail_slice<NACC>(workspace, tile, part, CONSUMERS_, cw) + wg_tid;
-#pragma unroll
-        for (int j = 0; j < NACC / 4; ++j)
-            mine[128 * j] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+        store_partial(tail_slice<NACC>(workspace, tile, part, CONSUMERS_, cw) + wg_tid, acc);
         warpgroup_bar_sync(bar_id);
         if (wg_tid == 0) {
             int before;  // 1: the partner arrived meanwhile
@@ -101,14 +98,6 @@ __device__ __forceinline__ bool tail_reduce(float (&acc)[NACC], float* workspace
         if (!*flag) return false;
     }
     if (wg_tid == 0) *counter = 0;  // both parts are in: ready for the next launch
-    const float4* other = tail_slice<NACC>(workspace, tile, part ^ 1, CONSUMERS_, cw) + wg_tid;
-#pragma unroll
-    for (int j = 0; j < NACC / 4; ++j) {
-        const float4 v = __ldcg(other + 128 * j);
-        acc[4 * j] += v.x;
-        acc[4 * j + 1] += v.y;
-        acc[4 * j + 2] += v.z;
-        acc[4 * j + 3] += v.w;
-    }
+    add_partial(acc, tail_slice<NACC>(workspace, tile, part ^ 1, CONSUMERS_, cw) + wg_tid);
     return true;
 }
