@@ -40,6 +40,9 @@ from .problem import GemmProblem, Operand
 from .registry import TileConfig
 
 SWIZZLE_BYTES = 128  # CU_TENSOR_MAP_SWIZZLE_128B: box rows of at most 128 bytes
+# How much the L2 fetches from memory around a TMA access (CU_TENSOR_MAP_L2_PROMOTION_*): NONE, L2_64B,
+# L2_128B or L2_256B. A box row is 128 bytes.
+L2_PROMOTION = "L2_128B"
 
 # Tensor-map element types by torch dtype name (int8 and fp8 are copied as raw bytes).
 _MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int32": "INT32", "int8": "UINT8",
@@ -110,7 +113,7 @@ def encode_typed(ptr: int, map_type: str, dims: tuple[int, int, int], strides: t
         [d.cuuint32_t(1)] * 3,
         d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         d.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-        d.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        getattr(d.CUtensorMapL2promotion, "CU_TENSOR_MAP_L2_PROMOTION_" + L2_PROMOTION),
         d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
     )
     if err != d.CUresult.CUDA_SUCCESS:
