@@ -721,6 +721,9 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
             }
         }
+        // EPI_OVERLAP leaves no wgmma in flight after its last tile, but ptxas cannot know that: without this
+        // wait here it put one at the loop's back-edge (C7517), draining the pre-issued k-tile every tile.
+        if constexpr (OVERLAP) wgmma_wait<0>();
 #if TMA_STORE_EPILOGUE
         if (wg_tid == 0) tma_store_wait<0>();  // the last tile's stores complete before shared memory goes
 #endif
