@@ -576,12 +576,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) The overlap with each half of the tile staged at once through one 16 KB
-            # buffer: two warpgroup barriers per half instead of four; the second half's wait for the TMA unit to
-            # read the first runs beside the first half's wgmmas.
-            _cfg("128x256x64s4o", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against
