@@ -670,27 +670,19 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 }
                 const unsigned buf = d_bufs + cw * D_BUF;
                 const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
-                const bool more = nk1 > nk0;
-                // The next tile's first k-tile in two column halves, each issued once this warpgroup has
-                // staged the columns it overwrites (epilogue_tma_store_group: before their TMA stores issue).
-                epilogue_tma_store_group<D_PARTS, EPI_BUFS, 0, D_PARTS / 2>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw,
-                                                                            [&] {
-                    if (more) {
-                        mbar_wait_guarded(full + 8 * s, phase);
-                        wgmma_fence();
-                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
-                        wgmma_commit();
-                    }
-                });
-                epilogue_tma_store_group<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS>(gz, acc, buf, tma_d, m_wg, c.n0, z,
-                                                                                  1 + cw, [&] {
-                    if (more) {
-                        wgmma_fence();
-                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
-                        wgmma_commit();
-                    }
-                });
-                if (more) {
+                epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, false>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
+                    mbar_wait_guarded(full + 8 * s, phase);
+                    wgmma_fence();
+                    mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                    wgmma_commit();
+                }
+                epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, false>(gz, acc, buf, tma_d, m_wg, c.n0, z,
+                                                                                    1 + cw);
+                if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
+                    wgmma_fence();
+                    mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                    wgmma_commit();
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;

@@ -56,87 +56,6 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned
     asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(addr), "r"(x), "r"(y) : "memory");
 }
 
-// Geometry of the staged epilogue (see the top of this file): a part is 2 NACC / PARTS columns of a
-// warpgroup's 64 rows, in boxes of BOX_COLS columns (one 128-byte swizzled row each), BUFS buffers in turn.
-template <int PARTS, int NACC>
-struct EpiParts {
-    static constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
-    static constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
-    static constexpr int JP = NACC / 8 / PARTS;            // 16-column steps per part
-    static constexpr unsigned BYTES = 64 * (2 * NACC / PARTS) * sizeof(elem_d);
-    static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
-};
-
-// Part `part` of the tile (columns part * 2 NACC / PARTS ...) into the staging buffer at part_buf:
-// this thread's values, with alpha (SCALE) and beta C (BLEND) applied, at their swizzled places.
-template <int PARTS, bool BLEND, bool SCALE, typename Acc, int NACC>
-__device__ __forceinline__ void epilogue_stage_part(const Gemm& g, const Acc (&acc)[NACC], unsigned part_buf,
-                                                    int part, int m_wg, int n0) {
-    using P = EpiParts<PARTS, NACC>;
-    constexpr bool INT = (Acc)0.5f == 0;  // s32 accumulators (int8): exact integer alpha, beta
-    static_assert((sizeof(elem_d) == 2 && !INT) || (P::WIDE && sizeof(Acc) == 4),
-                  "TMA-store epilogue: 16-bit or fp32 D from float sums, s32 D from s32 sums");
-    const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
-    const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
-    const unsigned row_offset = (warp * 16 + (q % 2) * 8 + r8) * 128;
-    const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
-    const int n_lane = n0 + 2 * (lane % 4);
-#pragma unroll
-    for (int pj = 0; pj < P::JP; ++pj) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
-        const int jp = part * P::JP + pj;
-        float v[8];
-        unsigned w[8];  // 32-bit D: the values' bits
-        if constexpr (INT) {  // int32 arithmetic, wrapping like cuBLAS's 32I mode (epilogue.cuh)
-#pragma unroll
-            for (int i = 0; i < 8; ++i) {  // (outside D the TMA store clips the value: C is not read there)
-                const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                const int x = (int)acc[8 * jp + i];
-                w[i] = (unsigned)(m < g.M && n < g.N ? epilogue_value(g, m, n, x) : x);
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
-            if constexpr (BLEND) {
-#pragma unroll
-                for (int i = 0; i < 8; ++i) {
-                    const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                    if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < 8; ++i) w[i] = __float_as_uint(v[i]);
-        }
-        if constexpr (P::WIDE) {
-            // v[0..1], v[2..3]: columns 2 (lane % 4) + {0, 1} of 8-column block 2 pj, rows lane / 4 and
-            // + 8; v[4..7]: the same of block 2 pj + 1.  Column c of the part: box c / 32, 16-byte chunk
-            // (c % 32) / 4 of the row, swizzled by the row's index mod 8 (= lane / 4 here).
-            const int rl = warp * 16 + lane / 4;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int c = 16 * pj + 8 * h + 2 * (lane % 4);
-                const unsigned box = part_buf + (c / 32) * 8192 + (lane % 2) * 8;
-                const int chunk = ((c % 32) / 4) ^ (lane / 4);
-                st_shared_v2(box + rl * 128 + (chunk << 4), w[4 * h], w[4 * h + 1]);
-                st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
-            }
-        } else {
-            const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
-            const unsigned addr = part_buf + row_offset + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
-            stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]), pack_d2(v[6], v[7]));
-        }
-    }
-}
-
-// One thread: the TMA stores of part `part`, staged at part_buf (not committed).
-template <int PARTS, int NACC>
-__device__ __forceinline__ void epilogue_issue_part(const TmaDesc* tma_d, unsigned part_buf, int part, int m_wg,
-                                                    int n0, int z) {
-    using P = EpiParts<PARTS, NACC>;
-#pragma unroll
-    for (int b = 0; b < 16 * P::JP / P::BOX_COLS; ++b)
-        tma_store_3d(tma_d, part_buf + b * 8192, n0 + 16 * P::JP * part + P::BOX_COLS * b, m_wg, z);
-}
-
 // D rows m_wg .. m_wg + 63, columns n0 .. n0 + 2 * NACC - 1 of batch entry z
 // (C, if read, already points at entry z).  `buf`: this warpgroup's staging
 // buffer of BUFS x 64 x (2 * NACC / PARTS) elements; `bar_id`: a named barrier
@@ -149,79 +68,99 @@ __device__ __forceinline__ void epilogue_issue_part(const TmaDesc* tma_d, unsign
 // code for every 16 columns sat between the stores of the common beta = 0
 // path, and the consumers stalled on instruction fetch in the epilogue
 // (Nsight Compute's "no instruction" stalls, bf16 128 x 256).
-template <int PARTS, int BUFS, bool BLEND, bool SCALE, typename Acc, int NACC>
+//
+// FIRST, LAST: only parts [FIRST, LAST) (EPI_OVERLAP stores a tile in two calls, the next tile's first
+// wgmmas issued in between; the parts use the same buffers as in one call).
+template <int PARTS, int BUFS, bool BLEND, bool SCALE, int FIRST, int LAST, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                       const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
+    constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
+    constexpr bool INT = (Acc)0.5f == 0;          // s32 accumulators (int8): exact integer alpha, beta
+    static_assert((sizeof(elem_d) == 2 && !INT) || (WIDE && sizeof(Acc) == 4),
+                  "TMA-store epilogue: 16-bit or fp32 D from float sums, s32 D from s32 sums");
+    constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
+    static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
     // Part p of every tile uses buffer p % BUFS, so the part before last is always the other buffer's.
     static_assert((BUFS == 1 || BUFS == 2) && PARTS % BUFS == 0, "one buffer, or two taking parts in turn");
-    constexpr unsigned PART_BYTES = EpiParts<PARTS, NACC>::BYTES;
-    const bool issuer = threadIdx.x % 128 == 0;
+    constexpr unsigned PART_BYTES = 64 * (2 * NACC / PARTS) * sizeof(elem_d);
+    constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
+    const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
+    const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
+    const unsigned row_offset = (warp * 16 + (q % 2) * 8 + r8) * 128;
+    const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
+    const int n_lane = n0 + 2 * (lane % 4);
 #pragma unroll
-    for (int part = 0; part < PARTS; ++part) {
+    for (int part = FIRST; part < LAST; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
-        if (issuer) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
+        if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
         warpgroup_bar_sync(bar_id);
-        epilogue_stage_part<PARTS, BLEND, SCALE>(g, acc, part_buf, part, m_wg, n0);
+#pragma unroll
+        for (int pj = 0; pj < PART_JP; ++pj) {  // two 8-column blocks (2 jp, 2 jp + 1) per stmatrix.x4
+            const int jp = part * PART_JP + pj;
+            float v[8];
+            unsigned w[8];  // 32-bit D: the values' bits
+            if constexpr (INT) {  // int32 arithmetic, wrapping like cuBLAS's 32I mode (epilogue.cuh)
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {  // (outside D the TMA store clips the value: C is not read there)
+                    const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                    const int x = (int)acc[8 * jp + i];
+                    w[i] = (unsigned)(m < g.M && n < g.N ? epilogue_value(g, m, n, x) : x);
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
+                if constexpr (BLEND) {
+#pragma unroll
+                    for (int i = 0; i < 8; ++i) {
+                        const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                        if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < 8; ++i) w[i] = __float_as_uint(v[i]);
+            }
+            if constexpr (WIDE) {
+                // v[0..1], v[2..3]: columns 2 (lane % 4) + {0, 1} of 8-column block 2 pj, rows lane / 4 and
+                // + 8; v[4..7]: the same of block 2 pj + 1.  Column c of the part: box c / 32, 16-byte chunk
+                // (c % 32) / 4 of the row, swizzled by the row's index mod 8 (= lane / 4 here).
+                const int rl = warp * 16 + lane / 4;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int c = 16 * pj + 8 * h + 2 * (lane % 4);
+                    const unsigned box = part_buf + (c / 32) * 8192 + (lane % 2) * 8;
+                    const int chunk = ((c % 32) / 4) ^ (lane / 4);
+                    st_shared_v2(box + rl * 128 + (chunk << 4), w[4 * h], w[4 * h + 1]);
+                    st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
+                }
+            } else {
+                const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
+                const unsigned addr = part_buf + row_offset + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
+                stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
+                            pack_d2(v[6], v[7]));
+            }
+        }
         fence_proxy_async();  // make the shared-memory writes visible to the TMA unit
         warpgroup_bar_sync(bar_id);
-        if (issuer) {
-            epilogue_issue_part<PARTS, NACC>(tma_d, part_buf, part, m_wg, n0, z);
+        if (wg_tid == 0) {
+#pragma unroll
+            for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
+                tma_store_3d(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
             tma_store_commit();
         }
     }
 }
 
-// EPI_OVERLAP: parts [FIRST, LAST) staged BUFS at a time (one per buffer: a single wait for the TMA unit
-// to have read them all, two barriers per group), and after the last group's stmatrix writes,
-// `between()`: the next tile's wgmmas on the registers just staged (it begins with wgmma_fence, which
-// orders this thread's reads of them before the wgmmas overwrite them). So the tensor cores wait for
-// the stmatrix writes only, not for the barrier and the stores' issue behind them.
-template <int PARTS, int BUFS, int FIRST, int LAST, bool SCALE, typename Acc, int NACC, typename Between>
-__device__ __forceinline__ void epilogue_tma_store_group_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
-                                                            const TmaDesc* tma_d, int m_wg, int n0, int z,
-                                                            int bar_id, Between&& between) {
-    static_assert((LAST - FIRST) % BUFS == 0 && FIRST % BUFS == 0, "whole groups of BUFS parts");
-    constexpr unsigned PART_BYTES = EpiParts<PARTS, NACC>::BYTES;
-#pragma unroll
-    for (int first = FIRST; first < LAST; first += BUFS) {
-        if (threadIdx.x % 128 == 0) tma_store_wait_read<0>();  // every earlier store is done reading the buffers
-        warpgroup_bar_sync(bar_id);
-#pragma unroll
-        for (int part = first; part < first + BUFS; ++part)
-            epilogue_stage_part<PARTS, false, SCALE>(g, acc, buf + (part % BUFS) * PART_BYTES, part, m_wg, n0);
-        if (first + BUFS == LAST) between();
-        fence_proxy_async();
-        warpgroup_bar_sync(bar_id);
-        if (threadIdx.x % 128 == 0) {
-#pragma unroll
-            for (int part = first; part < first + BUFS; ++part)
-                epilogue_issue_part<PARTS, NACC>(tma_d, buf + (part % BUFS) * PART_BYTES, part, m_wg, n0, z);
-            tma_store_commit();
-        }
-    }
-}
-
-// beta = 0 (the caller knows): alpha = 1 skips the multiply.
-template <int PARTS, int BUFS, int FIRST, int LAST, typename Acc, int NACC, typename Between>
-__device__ __forceinline__ void epilogue_tma_store_group(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
-                                                         const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id,
-                                                         Between&& between) {
-    if (g.alpha != 1.0f)
-        epilogue_tma_store_group_as<PARTS, BUFS, FIRST, LAST, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id, between);
-    else
-        epilogue_tma_store_group_as<PARTS, BUFS, FIRST, LAST, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id, between);
-}
-
-// alpha = 1, beta = 0 (the common call; fp8's scales ride on alpha) skips the multiply: 128
-// instructions per thread and tile at 128 x 256 while the tensor cores wait (x * 1.0f is x).
-template <int PARTS, int BUFS, typename Acc, int NACC>
+// BLEND = false: the caller knows beta = 0 (C is not read).
+template <int PARTS, int BUFS, int FIRST = 0, int LAST = PARTS, bool BLEND = true, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool INT = (Acc)0.5f == 0;  // s32 sums: epilogue_value reads C itself
-    if (!INT && g.beta != 0.0f)
-        epilogue_tma_store_as<PARTS, BUFS, true, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    // alpha = 1, beta = 0 (the common call; fp8's scales ride on alpha) skips the multiply: 128
+    // instructions per thread and tile at 128 x 256 while the tensor cores wait (x * 1.0f is x).
+    if (BLEND && !INT && g.beta != 0.0f)
+        epilogue_tma_store_as<PARTS, BUFS, true, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else if (INT || g.alpha != 1.0f)
-        epilogue_tma_store_as<PARTS, BUFS, false, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+        epilogue_tma_store_as<PARTS, BUFS, false, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else
-        epilogue_tma_store_as<PARTS, BUFS, false, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+        epilogue_tma_store_as<PARTS, BUFS, false, false, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
 }
