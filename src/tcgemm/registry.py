@@ -539,21 +539,6 @@ LADDER: tuple[KernelSpec, ...] = (
         # registers, same run (2026-11-23-h100-explore-bf16-fp32-out.json, `tcgemm bench --out-dtype fp32`).
         defines=MappingProxyType({"EPI_32BIT": "1"}),
         configs=(
-            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
-            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
-            # last, not the one just handed over. First: auto's pick for large problems (EPI_OVERLAP below where K is
-            # short or the tail split applies). Of
-            # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 /
-            # 103.4 / 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 /
-            # 99.2 / 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
-            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%). Tried
-            # and removed (same files): L2 eviction hints on the TMA accesses (createpolicy + .L2::cache_hint: D's
-            # stores evict_first, A and B evict_last; on the skinny config B evict_first, A evict_last), no better
-            # than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the producer's slot waits at CTA scope
-            # (no L1 invalidation per wait), 95.7-102.4%, no better.
-            _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # EPI_OVERLAP (03_cluster_multicast.cu), the next tile's first k-tile issued in two column halves between
             # the epilogue's halves, so the tensor cores wait for half an epilogue per tile instead of a
             # whole one; every k-tile as two m64n128 halves (with m64n256 in the main loop, the two shapes
@@ -567,10 +552,33 @@ LADDER: tuple[KernelSpec, ...] = (
             # against 100.3 / 99.9% (2026-11-23-h100-ab-epi-overlap-da8fdae.json). But at 4096^3 it ran 91.2 /
             # 100.0 / 97.9% (fp16 95.4 / 99.8 / 93.5%) in three processes against 97.8-99.3% for s4b2 (...-ab-
             # epi-overlap-1aa55e2.json; fp16 91.9-104.4% over the runs before): some processes run it ~8% slower,
-            # not yet understood. So auto takes it where the epilogue weighs most, short K (epilogue = 1 k-tile
-            # on s4b2 below: o wins below ~48 k-tiles per tile), and with the tail split (ot), where it gained.
+            # not yet understood (auto then took it only where K is short). With the L2 promotion at 128 bytes
+            # (tma.py) and the wait below the tile loop (no drain per tile), ten processes in a row: bf16 4096^3
+            # 99.5-100.0% against 97.8-98.6% for s4b2, fp16 97.6-99.7% against 93.6-98.5% (s4b2 ahead in none;
+            # 2026-11-23-h100-overlap-4096-processes-10132fd.json); the wait alone +0.3-0.6%
+            # (...-ab-overlap-wait-a65615f.json). First: auto's pick for large 16-bit problems (the s4b2 configs
+            # below cost one k-tile more per tile: their `epilogue`), ot where the tail split applies.
+            # Tried and removed: each half staged at once (one wait, two barriers) and its wgmmas issued right
+            # after the stmatrix writes, before the stores' barrier: 98.2 / 100.8 / 100.0% at 4096^3 /
+            # 8192x8192x1024 / 4096x4096x14336 against 98.8 / 101.2 / 100.5% (...-ab-overlap-group-c549c0e.json);
+            # one 16 KB part per half (EPI_PARTS = 2, one buffer): 99.2 / 100.4% against 99.4 / 100.6%.
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
+            # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
+            # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above
+            # writes D through TMA only). Of
+            # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 / 4096x4096x14336 / 8192x8192x1024, same run, bf16 97.1 /
+            # 103.4 / 97.3 / 99.6 / 93.7% and fp16 97.5 / 101.4 / 96.8 / 99.5 / 93.0%, against 96.5 / 101.1 / 96.3 /
+            # 99.2 / 92.1% and 96.0 / 98.3 / 98.8 / 99.4 / 92.5% for s3 below, 92.7-103.2% / 91.4-101.6% for s4
+            # (2026-11-23-h100-explore-epilogue-bufs-bf16-fp16.json; mean over the ten: 98.0 / 97.0 / 97.5%). Tried
+            # and removed (same files): L2 eviction hints on the TMA accesses (createpolicy + .L2::cache_hint: D's
+            # stores evict_first, A and B evict_last; on the skinny config B evict_first, A evict_last), no better
+            # than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the producer's slot waits at CTA scope
+            # (no L1 invalidation per wait), 95.7-102.4%, no better.
+            _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # And with the tail split (below): auto's pick where the split applies.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,

@@ -40,8 +40,13 @@ from .problem import GemmProblem, Operand
 from .registry import TileConfig
 
 SWIZZLE_BYTES = 128  # CU_TENSOR_MAP_SWIZZLE_128B: box rows of at most 128 bytes
-# How much the L2 fetches from memory around a TMA access (CU_TENSOR_MAP_L2_PROMOTION_*): NONE, L2_64B,
-# L2_128B or L2_256B. A box row is 128 bytes.
+# How much the L2 fetches around a TMA access (CU_TENSOR_MAP_L2_PROMOTION_*: NONE, L2_64B, L2_128B,
+# L2_256B). A box row is 128 bytes; at 256 the bf16 128 x 256 kernel at 4096^3 moved 1.34 GB through
+# the L2 and 8.7 M sectors between its two halves, at 128 1.20 GB and 6.0 M (Nsight Compute, cuBLAS
+# 1.04 GB and 4.9 M; 2026-11-23-h100-ncu-bf16-4096-l2-128-10132fd.txt). Old build (256) against new,
+# two rounds: bf16 4096^3 / 8192^3 / 4096x14336x4096 98.6 / 105.0 / 101.1% of cuBLAS against 98.6 /
+# 103.7 / 99.1%, fp8 4096^3 / 8192^3 97.0 / 100.6 against 96.7 / 100.8 (...-ab-l2-promotion-128-vs-256-
+# 10132fd.json); NONE within the spread of 128.
 L2_PROMOTION = "L2_128B"
 
 # Tensor-map element types by torch dtype name (int8 and fp8 are copied as raw bytes).
