@@ -562,20 +562,17 @@ LADDER: tuple[KernelSpec, ...] = (
             # after the stmatrix writes, before the stores' barrier: 98.2 / 100.8 / 100.0% at 4096^3 /
             # 8192x8192x1024 / 4096x4096x14336 against 98.8 / 101.2 / 100.5% (...-ab-overlap-group-c549c0e.json);
             # one 16 KB part per half (EPI_PARTS = 2, one buffer): 99.2 / 100.4% against 99.4 / 100.6%.
+            # Its tile order walks groups of 32 tile rows (GROUP_M; 8 elsewhere): at 4096^3 one group, so a wave
+            # of 66 units covers all of A and four or five tile columns of B (with groups of 16 the stage-4
+            # kernel read 149 MB from DRAM instead of 187: 2026-11-23-h100-ncu-l2-sources.txt). Same process,
+            # four processes: bf16 4096^3 99.6-100.3% of cuBLAS against 98.0-98.6% with 8 rows, fp16 97.3-99.7
+            # against 96.1-98.0%, 16 rows between (...-group-order-overlap-8621772.json); 8192^3 102.5-104.8
+            # against 99.3-101.5%, 8192x8192x1024 101.3-101.7 against 100.9-101.1, 4096x4096x14336 and with
+            # the tail split (ot) 4096x14336x4096 and 8192^3 within the spread (...-group-order-overlap-large-
+            # 57d1767.json).
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) The same in other tile orders: groups of 16 / 32 tile rows instead of 8
-            # (Nsight Compute: 149 MB read from DRAM at 4096^3 with 16 against 187 MB).
-            _cfg("128x256x64s4b2og16", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2og32", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  GROUP_M=32, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2otg32", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, GROUP_M=32, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
             # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above
@@ -594,7 +591,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # And with the tail split (below): auto's pick where the split applies.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 TAIL_SPLIT=1, GROUP_M=32, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against

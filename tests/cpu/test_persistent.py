@@ -89,7 +89,7 @@ def tile_coord(t, tiles_m, tiles_n, group_m):
 
 @pytest.mark.parametrize("tiles_m,tiles_n,batch", [(1, 1, 1), (32, 16, 1), (64, 32, 1), (9, 5, 3), (7, 1, 2),
                                                    (1, 13, 4), (17, 17, 1)])
-@pytest.mark.parametrize("group_m", [1, 4, 8])
+@pytest.mark.parametrize("group_m", [1, 4, 8, 32])
 def test_tile_order_covers_every_tile_once(tiles_m, tiles_n, batch, group_m):
     seen = [tile_coord(t, tiles_m, tiles_n, group_m) for t in range(tiles_m * tiles_n * batch)]
     assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
