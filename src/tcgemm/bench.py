@@ -16,6 +16,7 @@ import os
 import platform
 import statistics
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 
@@ -153,8 +154,30 @@ def time_runs(fn: Callable[[int], None], sets: int, budget_s: float = 1.0, max_r
     return [s.elapsed_time(e) for s, e in events]
 
 
+# Seconds of cuBLAS calls before a process's first timed row: the first shape of a run otherwise met
+# a GPU still settling from idle (auto's first row ran 1-2% lower against cuBLAS than the same config
+# timed after it, in the same process: 2026-11-23-h100-group-order-overlap-*.json).
+WARMUP_S = 1.0
+_warmed = False
+
+
+def warm_gpu(fn: Callable[[int], None], sets: int, seconds: float = WARMUP_S) -> None:
+    """Run ``fn`` on rotating sets for ``seconds`` of wall time, once per process."""
+    global _warmed
+    if _warmed or seconds <= 0:
+        return
+    deadline = time.perf_counter() + seconds
+    i = 0
+    while time.perf_counter() < deadline:
+        for _ in range(8):
+            fn(i % sets)
+            i += 1
+        torch.cuda.synchronize()
+    _warmed = True
+
+
 def time_interleaved(fn: Callable[[int], None], baseline: Callable[[int], None], sets: int,
-                     budget_s: float = 1.0, rounds: int = 10, max_runs: int = 200) -> tuple[list[float], list[float]]:
+                     budget_s: float = 1.0, rounds: int = 10, max_runs: int = 2000) -> tuple[list[float], list[float]]:
     """Milliseconds of ``fn`` and of ``baseline`` timed in alternating blocks (ABBA order), each
     launch between its own CUDA events. A GPU's clock drifts with its temperature and power over a
     benchmark; alternating spreads that drift over both, where timing one after the other would
@@ -325,6 +348,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     if baseline is not None:
         label, run_cublas = baseline
         with cublas_precision(precision):
+            warm_gpu(run_cublas, len(sets))
             times = time_runs(run_cublas, len(sets), budget_s)
             run_cublas(0)
             err = relative_error(out, ref)
