@@ -553,28 +553,21 @@ LADDER: tuple[KernelSpec, ...] = (
             # 100.0 / 97.9% (fp16 95.4 / 99.8 / 93.5%) in three processes against 97.8-99.3% for s4b2 (...-ab-
             # epi-overlap-1aa55e2.json; fp16 91.9-104.4% over the runs before): some processes run it ~8% slower,
             # not yet understood (auto then took it only where K is short). With the L2 promotion at 128 bytes
-            # (tma.py) and the wait below the tile loop (no drain per tile), ten processes in a row: bf16 4096^3
-            # 99.5-100.0% against 97.8-98.6% for s4b2, fp16 97.6-99.7% against 93.6-98.5% (s4b2 ahead in none;
-            # 2026-11-23-h100-overlap-4096-processes-10132fd.json); the wait alone +0.3-0.6%
-            # (...-ab-overlap-wait-a65615f.json). First: auto's pick for large 16-bit problems (the s4b2 configs
-            # below cost one k-tile more per tile: their `epilogue`), ot where the tail split applies.
+            # (tma.py) and the wait below the tile loop (no drain per tile; alone +0.3-0.6%, ...-ab-overlap-wait-
+            # a65615f.json), four processes, each timing both after a second of warm-up (tcgemm.bench), in
+            # alternating order: bf16 4096^3 100.0-101.2% of cuBLAS against 95.5-101.1% for s4b2 (medians 100.3 /
+            # 98.9), fp16 99.8-100.8 against 97.6-99.9, 8192x8192x1024 100.5-102.4 / 101.6-101.8 against
+            # 97.6-103.7 / 96.1-97.7, 4096x4096x14336 within the spread (...-overlap-vs-s4b2-warm-3e188bc.json).
+            # First: auto's pick for large 16-bit problems (the s4b2 configs below cost one k-tile more per
+            # tile: their `epilogue`), ot where the tail split applies. (Without that warm-up the first config
+            # timed in a process ran 1-2% low: an earlier ten-process comparison with s4b2 first, and one of
+            # tile orders that had groups of 32 tile rows ahead of 8 by 1.5%, are biased so; warmed and in
+            # alternating order 32 and 8 rows tied, ...-group-order-8-vs-32-warm-3e188bc.json.)
             # Tried and removed: each half staged at once (one wait, two barriers) and its wgmmas issued right
             # after the stmatrix writes, before the stores' barrier: 98.2 / 100.8 / 100.0% at 4096^3 /
             # 8192x8192x1024 / 4096x4096x14336 against 98.8 / 101.2 / 100.5% (...-ab-overlap-group-c549c0e.json);
             # one 16 KB part per half (EPI_PARTS = 2, one buffer): 99.2 / 100.4% against 99.4 / 100.6%.
-            # Its tile order walks groups of 32 tile rows (GROUP_M; 8 elsewhere): at 4096^3 one group, so a wave
-            # of 66 units covers all of A and four or five tile columns of B (with groups of 16 the stage-4
-            # kernel read 149 MB from DRAM instead of 187: 2026-11-23-h100-ncu-l2-sources.txt). Same process,
-            # four processes: bf16 4096^3 99.6-100.3% of cuBLAS against 98.0-98.6% with 8 rows, fp16 97.3-99.7
-            # against 96.1-98.0%, 16 rows between (...-group-order-overlap-8621772.json); 8192^3 102.5-104.8
-            # against 99.3-101.5%, 8192x8192x1024 101.3-101.7 against 100.9-101.1, 4096x4096x14336 and with
-            # the tail split (ot) 4096x14336x4096 and 8192^3 within the spread (...-group-order-overlap-large-
-            # 57d1767.json).
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 GROUP_M=32, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) o in groups of 8 tile rows.
-            _cfg("128x256x64s4b2og8", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
@@ -595,7 +588,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # And with the tail split (below): auto's pick where the split applies.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, GROUP_M=32, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against
