@@ -769,10 +769,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # With the tail split (tail_split.cuh); D through TMA only: with the register-path epilogue too,
             # the split's state spilled (24 bytes). 8192^3: 103.3% of cuBLAS against 100.0%; 8192x8192x1024
             # 89.2% against 89.7% (2026-11-23-h100-ab-tail-split-ad5198f.json).
-            # (Being measured, off auto.) The overlapped epilogue (EPI_OVERLAP, as the 16-bit s4b2o).
-            _cfg("128x256x32es4o", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: the overlapped epilogue (EPI_OVERLAP, as the 16-bit s4b2o; correct on the GPU
             # tests): 95.0-95.9% of cuBLAS at 4096^3 against 95.3-97.6% for es4, 8192x8192x1024 and
             # 4096x4096x14336 within the spread, three warmed processes in alternating order
