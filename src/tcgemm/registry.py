@@ -766,13 +766,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # With the tail split (tail_split.cuh); D through TMA only: with the register-path epilogue too,
-            # the split's state spilled (24 bytes). 8192^3: 103.3% of cuBLAS against 100.0%; 8192x8192x1024
-            # 89.2% against 89.7% (2026-11-23-h100-ab-tail-split-ad5198f.json).
             # Tried and removed: the overlapped epilogue (EPI_OVERLAP, as the 16-bit s4b2o; correct on the GPU
             # tests): 95.0-95.9% of cuBLAS at 4096^3 against 95.3-97.6% for es4, 8192x8192x1024 and
             # 4096x4096x14336 within the spread, three warmed processes in alternating order
             # (2026-11-23-h100-tf32-overlap-15d291b.json).
+            # With the tail split (tail_split.cuh); D through TMA only: with the register-path epilogue too,
+            # the split's state spilled (24 bytes). 8192^3: 103.3% of cuBLAS against 100.0%; 8192x8192x1024
+            # 89.2% against 89.7% (2026-11-23-h100-ab-tail-split-ad5198f.json).
             _cfg("128x256x32es4t", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
