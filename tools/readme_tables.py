@@ -53,14 +53,19 @@ def _best(rows: list[dict], precision: str, shape: str) -> dict[str, dict]:
     return best
 
 
-def _repeats(rows: list[dict], precision: str, shape: str) -> str:
-    """' (0.77–0.85× over 3 runs)' when auto ran at this shape in more than one file of the first such
-    file's commit (earlier commits' runs measured other code)."""
+def _newest_autos(rows: list[dict], precision: str, shape: str) -> list[dict]:
+    """auto's rows at this shape from the runs of the first such run's commit (earlier commits' runs
+    measured other code)."""
     mine = [r for r in rows if r["precision"] == precision and _shape(r) == shape and r["kernel"].startswith("auto")]
     if not mine:
-        return ""
+        return []
     commit = min(mine, key=lambda r: r["_run"])["_commit"]
-    mine = [r for r in mine if r["_commit"] == commit]
+    return [r for r in mine if r["_commit"] == commit]
+
+
+def _repeats(rows: list[dict], precision: str, shape: str) -> str:
+    """' (0.77–0.85× over 3 runs)' when auto ran at this shape in more than one file of the newest commit."""
+    mine = _newest_autos(rows, precision, shape)
     ratios = sorted(r["pct_cublas"] / 100 for r in mine if r.get("pct_cublas") is not None)
     runs = {r["_run"] for r in mine}
     # (no ratios: cuBLAS refused the shape in every run)
@@ -113,15 +118,11 @@ def _graph(rows: list[dict], precision: str, shape: str) -> str:
 
 
 def _median_run(rows: list[dict], precision: str, shape: str) -> list[dict]:
-    """The rows of the run whose auto ratio at this shape is the median over the runs of the first
-    run's commit that timed it (the lower middle one for an even count), so that no single process
-    stands for the shape; the other rows unchanged. One such run: all rows."""
-    mine = [r for r in rows if r["precision"] == precision and _shape(r) == shape and r["kernel"].startswith("auto")
-            and r.get("pct_cublas") is not None]
-    if not mine:
-        return rows
-    first = min(mine, key=lambda r: r["_run"])
-    autos = sorted((r["pct_cublas"], r["_run"]) for r in mine if r["_commit"] == first["_commit"])
+    """The rows of the run whose auto ratio at this shape is the median over the newest commit's runs
+    that timed it (the lower middle one for an even count), so that no single process stands for the
+    shape; the other rows unchanged. One such run: all rows."""
+    autos = sorted((r["pct_cublas"], r["_run"]) for r in _newest_autos(rows, precision, shape)
+                   if r.get("pct_cublas") is not None)
     if len({run for _, run in autos}) < 2:
         return rows
     keep = autos[(len(autos) - 1) // 2][1]
