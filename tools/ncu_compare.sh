@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Nsight Compute, one launch of a tcgemm kernel and one of cuBLAS's (nvjet) on the same bf16 problem,
+# Nsight Compute, one launch of a tcgemm kernel and one of cuBLAS's (nvjet) on the same problem,
 # after warm-up: elapsed and active SM cycles (idle SMs: ramp and the last partial wave), the tensor
 # pipe's busy share (inside active time: per-tile stalls such as the epilogue), L2 and DRAM bytes.
 # Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
 # CUBLAS_RE names cuBLAS's kernel (default nvjet, its large-GEMM kernels; skinny shapes may run others,
 # e.g. CUBLAS_RE='regex:^(?!wgmma)' takes the first kernel that is not ours). Each profiled kernel's
-# name, grid and block are printed above its metrics. PRECISION=fp16 or fp8e4m3 (default bf16): fp8
-# runs torch._scaled_mm (CUBLAS_RE='regex:^(nvjet|sm90|cutlass)': torch's randn kernels come first) against tcgemm's
-# scaled GEMM on the same e4m3 inputs, B column-major as _scaled_mm requires.
+# name, grid and block are printed above its metrics. PRECISION (default bf16) and LAYOUTS (default rr) as
+# tools/profile_one.py takes them, which runs each side: tf32 is torch.matmul with TF32 on; fp8 runs
+# torch._scaled_mm (CUBLAS_RE='regex:^(nvjet|sm90|cutlass)': torch's randn kernels come first) against
+# tcgemm's scaled GEMM, B column-major as _scaled_mm requires.
 set -uo pipefail
 out=${1:?usage: tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
 kernel=${2:-wgmma_tma_store}
@@ -16,29 +17,6 @@ shapes=("$@")
 [ ${#shapes[@]} -eq 0 ] && shapes=("4096 4096 4096" "8192 8192 8192" "8192 8192 1024")
 cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD/src TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cache}
-driver=$(mktemp --suffix .py)
-cat > "$driver" <<'PY'
-import sys, torch, tcgemm
-kernel, m, n, k, precision = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
-name, _, config = kernel.partition(":")
-if precision == "fp8e4m3":
-    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
-    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
-    one = torch.ones((), device="cuda")
-    def ref(): torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
-    def ours(): tcgemm.gemm(a, b, kernel=name, config=config or None, scale_a=one, scale_b=one)
-else:
-    dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[precision]
-    a = torch.randn(m, k, device="cuda", dtype=dt)
-    b = torch.randn(k, n, device="cuda", dtype=dt)
-    def ref(): torch.matmul(a, b)
-    def ours(): tcgemm.gemm(a, b, kernel=name, config=config or None)
-for _ in range(3):
-    ref()
-for _ in range(3):
-    ours()
-torch.cuda.synchronize()
-PY
 # The tensor pipe's metric name differs between ncu versions: take whichever this one has.
 pipe=$(ncu --query-metrics 2>/dev/null | grep -o -E "^sm__pipe_tensor_op_(gmma|hmma)_cycles_active" | head -1)
 metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.min"
@@ -53,13 +31,15 @@ done
 # The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
 entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
 for shape in "${shapes[@]}"; do
-  kernels=("regex:$entry")
-  [ -z "${NO_CUBLAS:-}" ] && kernels=("${CUBLAS_RE:-regex:nvjet}" "regex:$entry")
-  for k in "${kernels[@]}"; do
-    echo "=== ${shape// /x} ${PRECISION:-bf16} $kernel $k" | tee -a "$out/ncu.txt"
+  runs=("$kernel|regex:$entry")
+  [ -z "${NO_CUBLAS:-}" ] && runs=("cublas|${CUBLAS_RE:-regex:nvjet}" "${runs[@]}")
+  for run in "${runs[@]}"; do
+    who=${run%%|*} k=${run#*|}
+    echo "=== ${shape// /x} ${PRECISION:-bf16} ${LAYOUTS:-rr} $who $k" | tee -a "$out/ncu.txt"
+    # tools/profile_one.py runs it 4 times (the first compiles); the third launch is profiled.
     timeout 300 ncu --metrics "$metrics" -k "$k" --launch-skip 2 --launch-count 1 \
-      python3 "$driver" "$kernel" $shape "${PRECISION:-bf16}" 2>&1 | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
+      python3 tools/profile_one.py "$who" $shape "${PRECISION:-bf16}" "${LAYOUTS:-rr}" 2>&1 \
+      | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
       | tee -a "$out/ncu.txt"
   done
 done
-rm -f "$driver"
