@@ -84,6 +84,54 @@ def run_block(fn: Callable[[int], None], sets: int, seconds: float, handle: obje
             "mhz": statistics.mean(sampler.clocks) if sampler.clocks else 0.0, "reasons": reasons}
 
 
+def probe_shape(m: int, n: int, k: int, args: argparse.Namespace, handle: object, l2: int) -> list[dict[str, object]]:
+    """Every side of one shape, blocks in alternating order; one row per side."""
+    sets = bench.input_sets(m, n, k, args.precision, args.layouts, l2)
+    out = torch.empty((m, n), dtype=sets[0][0].dtype, device="cuda")
+    baseline = bench.cublas_baseline(args.precision, sets, out)
+    assert baseline is not None  # torch.matmul takes every 16-bit and fp32 shape
+    prec = "tf32" if args.precision == "tf32" else None
+
+    def cublas(i: int) -> None:
+        with bench.cublas_precision(args.precision):
+            baseline[1](i)
+
+    def ours(kernel: str, config: str) -> Callable[[int], None]:
+        def run(i: int) -> None:
+            a, b = sets[i % len(sets)]
+            tcgemm.gemm(a, b, out=out, kernel=kernel, config=config or None, precision=prec)
+        return run
+
+    sides: dict[str, Callable[[int], None]] = {"cublas": cublas}
+    for name in args.kernels.split(","):
+        kernel, _, config = name.partition(":")
+        sides[name] = ours(kernel, config)
+    for fn in sides.values():  # compile, warm
+        run_block(fn, len(sets), 0.3, handle)
+    blocks: dict[str, list[dict[str, float | int | str]]] = {s: [] for s in sides}
+    order = list(sides)
+    for r in range(args.rounds):
+        for side in (order if r % 2 == 0 else order[::-1]):
+            blocks[side].append(run_block(sides[side], len(sets), args.seconds, handle))
+    flop = 2.0 * m * n * k
+    rows: list[dict[str, object]] = []
+    for side, bs in blocks.items():
+        calls = sum(int(b["calls"]) for b in bs)
+        ms = sum(float(b["ms"]) for b in bs)
+        mj = sum(float(b["mj"]) for b in bs)
+        reasons = sorted({str(b["reasons"]) for b in bs})
+        row = {"shape": [m, n, k], "precision": args.precision, "layouts": args.layouts, "side": side,
+               "tflops": flop * calls / (ms * 1e9), "joules_per_gemm": mj / 1e3 / calls,
+               "watts": mj / ms, "mhz": statistics.mean(float(b["mhz"]) for b in bs),
+               "tflops_per_block": [flop * int(b["calls"]) / (float(b["ms"]) * 1e9) for b in bs],
+               "reasons": reasons}
+        rows.append(row)
+        print(f"{m}x{n}x{k} {args.precision:5} {side:40} {row['tflops']:7.1f} TFLOP/s "
+              f"{1e3 * row['joules_per_gemm']:8.2f} mJ/GEMM {row['watts']:6.1f} W {row['mhz']:6.0f} MHz "
+              f"{'/'.join(reasons)}", flush=True)
+    return rows
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--precision", default="bf16", help="bf16, fp16 or tf32 (cuBLAS: torch.matmul)")
@@ -99,48 +147,10 @@ def main(argv: list[str]) -> int:
     pynvml.nvmlInit()
     handle = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 * 2**20)
-    prec = "tf32" if args.precision == "tf32" else None
-    rows = []
+    rows: list[dict[str, object]] = []
     for shape in args.shape:
         m, n, k = (int(x) for x in shape.split(","))
-        sets = bench.input_sets(m, n, k, args.precision, args.layouts, l2)
-        out = torch.empty((m, n), dtype=sets[0][0].dtype, device="cuda")
-        label, run_cublas = bench.cublas_baseline(args.precision, sets, out)
-
-        def cublas(i: int, run: Callable[[int], None] = run_cublas) -> None:
-            with bench.cublas_precision(args.precision):
-                run(i)
-
-        sides: dict[str, Callable[[int], None]] = {"cublas": cublas}
-        for name in args.kernels.split(","):
-            kernel, _, config = name.partition(":")
-
-            def ours(i: int, kernel: str = kernel, config: str = config) -> None:
-                a, b = sets[i % len(sets)]
-                tcgemm.gemm(a, b, out=out, kernel=kernel, config=config or None, precision=prec)
-
-            sides[name] = ours
-        for fn in sides.values():  # compile, warm
-            run_block(fn, len(sets), 0.3, handle)
-        blocks: dict[str, list[dict[str, float | int | str]]] = {s: [] for s in sides}
-        order = list(sides)
-        for r in range(args.rounds):
-            for side in (order if r % 2 == 0 else order[::-1]):
-                blocks[side].append(run_block(sides[side], len(sets), args.seconds, handle))
-        flop = 2.0 * m * n * k
-        for side, bs in blocks.items():
-            calls = sum(int(b["calls"]) for b in bs)
-            ms = sum(float(b["ms"]) for b in bs)
-            mj = sum(float(b["mj"]) for b in bs)
-            row = {"shape": [m, n, k], "precision": args.precision, "layouts": args.layouts, "side": side,
-                   "tflops": flop * calls / (ms * 1e9), "joules_per_gemm": mj / 1e3 / calls,
-                   "watts": mj / ms, "mhz": statistics.mean(float(b["mhz"]) for b in bs),
-                   "tflops_per_block": [flop * int(b["calls"]) / (float(b["ms"]) * 1e9) for b in bs],
-                   "reasons": sorted({str(b["reasons"]) for b in bs})}
-            rows.append(row)
-            print(f"{m}x{n}x{k} {args.precision:5} {side:40} {row['tflops']:7.1f} TFLOP/s "
-                  f"{1e3 * row['joules_per_gemm']:8.2f} mJ/GEMM {row['watts']:6.1f} W {row['mhz']:6.0f} MHz "
-                  f"{'/'.join(row['reasons'])}", flush=True)
+        rows += probe_shape(m, n, k, args, handle, l2)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"environment": bench.environment(), "rows": rows}, f, indent=1)
