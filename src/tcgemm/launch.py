@@ -77,7 +77,22 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
         items["TCGEMM_NEEDS_FP16"] = 1
     if in_dtype in _FP8:
         items["TCGEMM_NEEDS_FP8"] = 1
+    items.update(extra_defines())
     return jit.as_defines(items.items())
+
+
+def extra_defines() -> dict[str, str]:
+    """``TCGEMM_DEFINES`` ("GROUP_M=16,STAGES=5"): defines laid over every kernel build, for measuring
+    a variant without a registry entry (a developer's knob: the host plans as the config says, so only
+    defines the host does not read are safe, e.g. GROUP_M; nothing checks the variant's results)."""
+    raw = os.environ.get("TCGEMM_DEFINES", "").strip()
+    out: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier() or not value:
+            raise ValueError(f"TCGEMM_DEFINES item {item!r}: write NAME=VALUE, comma-separated (e.g. GROUP_M=16)")
+        out[name] = value
+    return out
 
 
 DEFAULT_SMS = 132  # an H100 SXM: what plan assumes when the caller does not say (CPU tests, inspection)

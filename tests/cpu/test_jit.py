@@ -128,3 +128,26 @@ def test_missing_nvrtc_library_names_the_package(monkeypatch):
     monkeypatch.setattr(cc, "Program", no_library)
     with pytest.raises(jit.JitUnavailable, match="pip install nvidia-cuda-nvrtc"):
         jit.compile_source("simt/00_naive.cu", (), "sm_80")
+
+
+def test_tcgemm_defines_lays_over_every_build(monkeypatch):
+    import torch
+
+    from tcgemm import launch, registry
+
+    spec = registry.get("wgmma_tma_store")
+    cfg = spec.config("128x256x64s4b2o")
+    args = (spec, cfg, "rr", 8, torch.bfloat16, torch.bfloat16, "bf16")
+    monkeypatch.setenv("TCGEMM_DEFINES", "GROUP_M=16, STAGES=5")
+    launch._defines.cache_clear()
+    try:
+        defines = dict(launch._defines(*args))
+        assert defines["GROUP_M"] == "16" and defines["STAGES"] == "5"
+        monkeypatch.setenv("TCGEMM_DEFINES", "GROUP_M")
+        launch._defines.cache_clear()
+        with pytest.raises(ValueError, match="NAME=VALUE"):
+            launch._defines(*args)
+    finally:
+        monkeypatch.delenv("TCGEMM_DEFINES")
+        launch._defines.cache_clear()
+    assert "GROUP_M" not in dict(launch._defines(*args))
