@@ -569,7 +569,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # one 16 KB part per half (EPI_PARTS = 2, one buffer): 99.2 / 100.4% against 99.4 / 100.6%.
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
             # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above
@@ -584,11 +584,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # (no L1 invalidation per wait), 95.7-102.4%, no better.
             _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # And with the tail split (below): auto's pick where the split applies.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 TAIL_SPLIT=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against
@@ -597,7 +597,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # (4096^3, before the rule) 0.84-0.86x against 0.98x (...-cba26e0.json).
             _cfg("128x256x64s4b2t", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: per-warp TMA stores of D (each warp its own 16 rows, 16-row boxes; no
             # warpgroup barrier between the stmatrix writes and the store). 98.3-99.9% of cuBLAS at 4096^3
             # against 97.9-100.0% for this config, but 92.7-98.9% against 98.6-100.2% at 4096x14336x4096
@@ -765,7 +765,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # same run (2026-11-23-h100-explore-tf32-tma-store-fp32.json).
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: the overlapped epilogue (EPI_OVERLAP, as the 16-bit s4b2o; correct on the GPU
             # tests): 95.0-95.9% of cuBLAS at 4096^3 against 95.3-97.6% for es4, 8192x8192x1024 and
             # 4096x4096x14336 within the spread, three warmed processes in alternating order
@@ -775,12 +775,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # 89.2% against 89.7% (2026-11-23-h100-ab-tail-split-ad5198f.json).
             _cfg("128x256x32es4t", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # int8, s32 D staged as fp32 D is: 4 stages and half a buffer ran 1345 / 1492 TOP/s at 4096^3 /
             # 8192^3, a whole buffer and 3 stages 1215 / 1383, 128 x 128 with 6 stages 1177 / 1315.
             _cfg("128x256x128es4", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x128x128es6", ("int8",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
