@@ -567,9 +567,17 @@ LADDER: tuple[KernelSpec, ...] = (
             # after the stmatrix writes, before the stores' barrier: 98.2 / 100.8 / 100.0% at 4096^3 /
             # 8192x8192x1024 / 4096x4096x14336 against 98.8 / 101.2 / 100.5% (...-ab-overlap-group-c549c0e.json);
             # one 16 KB part per half (EPI_PARTS = 2, one buffer): 99.2 / 100.4% against 99.4 / 100.6%.
+            # Tile order: groups of 8 tile rows (4 cluster-unit rows) make a wave of 66 units 4 x 16.5 units at
+            # 4096^3, reading all of B; groups of 16 make it 8 x 8.25 (square), and Nsight Compute saw DRAM reads
+            # fall from 187 to 149 MB (cuBLAS 150; 2026-11-24-h100-ncu-tf32-cublas-and-group-order.txt). Timed,
+            # the 16-bit shapes did not follow: five processes with 16 rows, bf16 4096^3 / 4096x4096x14336
+            # 98.8-101.2 / 97.9-99.9% of cuBLAS (medians 99.6 / 98.9), fp16 97.3-100.8 / 99.3-100.9 (99.0 / 99.9)
+            # (2026-11-24-h100-group16-{bf16,fp16}-*-8937fb2.json), against 99.9-100.0 / 99-100 and 100.1-100.6 /
+            # 98-100 with 8 (the b8c083a release); an A/B 102.3 / 99.3% (8) against 99.2 / 100.0% (16) bf16
+            # (...-ab-group16-vs-8-8937fb2.json). So the 16-bit configs keep 8; tf32 and int8 take 16 (their notes).
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
             # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above
@@ -584,11 +592,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # (no L1 invalidation per wait), 95.7-102.4%, no better.
             _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # And with the tail split (below): auto's pick where the split applies.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against
@@ -597,7 +605,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # (4096^3, before the rule) 0.84-0.86x against 0.98x (...-cba26e0.json).
             _cfg("128x256x64s4b2t", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: per-warp TMA stores of D (each warp its own 16 rows, 16-row boxes; no
             # warpgroup barrier between the stmatrix writes and the store). 98.3-99.9% of cuBLAS at 4096^3
             # against 97.9-100.0% for this config, but 92.7-98.9% against 98.6-100.2% at 4096x14336x4096
@@ -763,6 +771,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # cuBLAS at 4096^3 / 8192^3 / 4096x14336x4096 (rc), against 0.94x / 0.97x / 0.94x written from
             # registers (that config removed) and 0.96x / 0.97x / 0.98x with a whole buffer and 3 stages,
             # same run (2026-11-23-h100-explore-tf32-tma-store-fp32.json).
+            # Tile order in groups of 16 tile rows (a square wave of 8 x 8.25 cluster units at 4096^3; groups of 8
+            # read all of B each wave: tf32's operands are 128 MB there, DRAM reads 373 MB against cuBLAS's 294,
+            # 2026-11-24-h100-ncu-tf32-cublas-and-group-order.txt): A/B 98.9 / 98.4% of cuBLAS at 4096^3 against
+            # 96.2 / 97.9% with 8, 8192^3 101.0 against 100.7 (...-ab-group16-vs-8-8937fb2.json); release runs
+            # 97.9-98.5% at 4096^3 (...-release-tf32-{1,2,3}-8937fb2.json) against 97.1-97.3 (b8c083a). Under
+            # sustained load both sides sit at the board's power cap (tools/power_probe.py): at 4096^3 this kernel
+            # spends 1-2% more energy per GEMM than cuBLAS's (sm90_xmma 128 x 256 x 32, no cluster) at the same
+            # cycle count under Nsight Compute, so runs at a lower clock (...-power-group-order-f8dc3a7.json).
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
@@ -778,6 +794,8 @@ LADDER: tuple[KernelSpec, ...] = (
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # int8, s32 D staged as fp32 D is: 4 stages and half a buffer ran 1345 / 1492 TOP/s at 4096^3 /
             # 8192^3, a whole buffer and 3 stages 1215 / 1383, 128 x 128 with 6 stages 1177 / 1315.
+            # Groups of 16 tile rows, as tf32: 712.9 / 899.9% of torch._int_mm at 4096^3 / 8192^3 against
+            # 702.5 / 888.3% with 8 (A/B, ...-ab-group16-vs-8-8937fb2.json).
             _cfg("128x256x128es4", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
