@@ -25,8 +25,14 @@ metrics+=",dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.av
 [ -n "$pipe" ] && metrics+=",$pipe.avg.pct_of_peak_sustained_elapsed,$pipe.avg.pct_of_peak_sustained_active"
 # Where the L2's sectors come from, where this ncu has the breakdown: the SMs (TMA included) and the
 # fabric between the two L2 partitions (a line homed in the far partition, requested on this side).
-for m in lts__t_sectors_srcunit_tex lts__t_sectors_srcunit_ltcfabric; do
-  ncu --query-metrics 2>/dev/null | grep -q "^$m " && metrics+=",$m.sum"
+# With BREAKDOWN=1, the SMs' sectors and requests by operation (reads, writes, reductions) too.
+names="lts__t_sectors_srcunit_tex lts__t_sectors_srcunit_ltcfabric"
+[ -n "${BREAKDOWN:-}" ] && names+=" lts__t_sectors_srcunit_tex_op_read lts__t_sectors_srcunit_tex_op_write
+  lts__t_sectors_srcunit_tex_op_red lts__t_sectors_srcunit_tex_op_atom lts__t_requests_srcunit_tex_op_read
+  lts__t_requests_srcunit_tex_op_write lts__t_sectors_srcunit_tex_lookup_hit lts__t_sectors_srcunit_tex_lookup_miss"
+known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}')
+for m in $names; do
+  grep -qx "$m" <<< "$known" && metrics+=",$m.sum"
 done
 # The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
 entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
