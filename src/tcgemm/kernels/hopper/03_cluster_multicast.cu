@@ -171,7 +171,7 @@ using MmaHalf = WgmmaS8<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit
 #elif defined(PRECISION_TF32)
 typedef float acc_t;  // fp32 bit patterns truncated to tf32 by the tensor cores (10_wgmma_kmajor.cu)
 using Mma = WgmmaTf32<BLOCK_N>;
-using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP's half-width wgmma)
 #elif defined(PRECISION_FP8E4M3)
 typedef float acc_t;
 using Mma = WgmmaE4m3<BLOCK_N>;
@@ -294,9 +294,9 @@ static_assert(!TAIL_SPLIT || (TMA_STORE_EPILOGUE && SPLIT_K == 1 && !INT_ACC),
               "the tail split: stage 4 (workspace arguments), fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
-static_assert(!OVERLAP || (TMA_STORE_EPILOGUE && D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 &&
+static_assert(!OVERLAP || (TMA_STORE_EPILOGUE && D_STAGED && !D_FROM_REGISTERS && !PROMOTE && !INT_ACC &&
                            M_ATOMS == 1 && SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
-              "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
+              "EPI_OVERLAP: 16-bit or tf32 inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
