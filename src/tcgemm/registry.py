@@ -578,6 +578,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # (Being measured, off auto.) WAVE_SNAKE (03_cluster_multicast.cu): odd groups walk their columns
+            # backwards and every other wave walks k backwards, so each wave starts on what the last one read;
+            # in groups of 8 and of 16 tile rows, and with the tail split.
+            _cfg("128x256x64s4b2ow", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 WAVE_SNAKE=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x64s4b2ow16", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x64s4b2otw", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 TAIL_SPLIT=1, WAVE_SNAKE=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
             # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above
@@ -781,6 +793,13 @@ LADDER: tuple[KernelSpec, ...] = (
             # cycle count under Nsight Compute, so runs at a lower clock (...-power-group-order-f8dc3a7.json).
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # (Being measured, off auto.) es4 and es4t with WAVE_SNAKE (as the 16-bit s4b2ow).
+            _cfg("128x256x32es4w", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, WAVE_SNAKE=1,
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x32es4tw", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0, WAVE_SNAKE=1,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # (Being measured, off auto.) fp32 D in eight 32-column parts through two 8 KB buffers per consumer in
             # turn (b2, as the 16-bit s4b2: the same shared memory as es4's one 16 KB buffer), so writing a part
