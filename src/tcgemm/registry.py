@@ -574,22 +574,22 @@ LADDER: tuple[KernelSpec, ...] = (
             # 98.8-101.2 / 97.9-99.9% of cuBLAS (medians 99.6 / 98.9), fp16 97.3-100.8 / 99.3-100.9 (99.0 / 99.9)
             # (2026-11-24-h100-group16-{bf16,fp16}-*-8937fb2.json), against 99.9-100.0 / 99-100 and 100.1-100.6 /
             # 98-100 with 8 (the b8c083a release); an A/B 102.3 / 99.3% (8) against 99.2 / 100.0% (16) bf16
-            # (...-ab-group16-vs-8-8937fb2.json). So the 16-bit configs keep 8; tf32 and int8 take 16 (their notes).
+            # (...-ab-group16-vs-8-8937fb2.json). So the 16-bit configs kept 8 (s4b2o and s4b2ot take 16 with
+            # WAVE_SNAKE, below); tf32 and int8 take 16 (their notes).
+            # Since 12b9598: WAVE_SNAKE (03_cluster_multicast.cu: odd groups walk their columns backwards, every
+            # other wave walks k backwards, so each wave starts on what the wave before has just read) in groups of
+            # 16 tile rows. Nsight Compute, bf16 4096^3: DRAM reads 186.7 MB (this config before) -> 143.4 (snake, 8
+            # rows) -> 123.7 (snake, 16 rows; cuBLAS 150), L2 traffic unchanged
+            # (2026-11-24-h100-ncu-wave-snake-dram-12b9598.txt). Under sustained load (tools/power_probe.py, 1-s
+            # blocks alternating, same process) bf16 4096^3 / 4096x4096x14336 / 8192x8192x1024 665.6 / 683.8 /
+            # 621.5 TFLOP/s against 655.2 / 677.7 / 612.3 before (cuBLAS 662.3 / 691.2 / 616.0), fp16 4096^3 /
+            # 4096x4096x14336 635.3 / 657.2 against 628.5 / 648.7 (cuBLAS 636.1 / 663.2); the snake in groups of 8
+            # in between (...-power-wave-snake-12b9598.json). tcgemm bench, four processes (two for fp16): within
+            # the processes' spread, bf16 4096x4096x14336 99.5-99.9% of cuBLAS against 95.8-103.1%
+            # (...-explore-wave-snake-12b9598.json).
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) WAVE_SNAKE (03_cluster_multicast.cu): odd groups walk their columns
-            # backwards and every other wave walks k backwards, so each wave starts on what the last one read;
-            # in groups of 8 and of 16 tile rows, and with the tail split.
-            _cfg("128x256x64s4b2ow", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 WAVE_SNAKE=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2ow16", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2otw", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, WAVE_SNAKE=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
             # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above
@@ -605,10 +605,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # And with the tail split (below): auto's pick where the split applies.
+            # And with the tail split (below): auto's pick where the split applies. WAVE_SNAKE as s4b2o: with 8 tile
+            # rows per group, sustained bf16 4096x14336x4096 / 8192^3 674.2 / 688.7 TFLOP/s against 670.9 / 682.2
+            # without (cuBLAS 673.6 / 674.2; 2026-11-24-h100-power-wave-snake-12b9598.json); 16 rows as s4b2o.
             _cfg("128x256x64s4b2ot", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+                 TAIL_SPLIT=1, WAVE_SNAKE=1, GROUP_M=16,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against
@@ -791,30 +794,19 @@ LADDER: tuple[KernelSpec, ...] = (
             # sustained load both sides sit at the board's power cap (tools/power_probe.py): at 4096^3 this kernel
             # spends 1-2% more energy per GEMM than cuBLAS's (sm90_xmma 128 x 256 x 32, no cluster) at the same
             # cycle count under Nsight Compute, so runs at a lower clock (...-power-group-order-f8dc3a7.json).
+            # Since 12b9598 with WAVE_SNAKE (as the 16-bit s4b2o): DRAM reads at 4096^3 297.9 -> 278.0 MB (Nsight
+            # Compute, ...-ncu-wave-snake-dram-12b9598.txt); sustained 340.7 against 339.6 TFLOP/s (cuBLAS 341.5),
+            # es4t at 8192^3 353.1 against 352.3 (cuBLAS 351.1; ...-power-wave-snake-12b9598.json); tcgemm bench
+            # 98.0 / 98.7% of cuBLAS at 4096^3 against 95.9 / 97.9% (two processes,
+            # ...-explore-wave-snake-12b9598.json).
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) es4 and es4t with WAVE_SNAKE (as the 16-bit s4b2ow).
-            _cfg("128x256x32es4w", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, WAVE_SNAKE=1,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x32es4tw", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0, WAVE_SNAKE=1,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) fp32 D in eight 32-column parts through two 8 KB buffers per consumer in
-            # turn (b2, as the 16-bit s4b2: the same shared memory as es4's one 16 KB buffer), so writing a part
-            # overlaps the TMA unit reading the one before instead of waiting for it: es4's four 16 KB parts
-            # each wait for the part just handed over, twice the bytes of a 16-bit tile; then the same with the
-            # overlapped epilogue (b2o) and with the tail split (b2t).
-            _cfg("128x256x32es4b2", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x32es4b2o", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x32es4b2t", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # Tried and removed: D in eight 32-column parts through two 8 KB buffers in turn (es4b2, as the 16-bit
+            # s4b2), alone, with the overlapped epilogue (es4b2o) and with the tail split (es4b2t): correct (GPU
+            # tests, memcheck, synccheck), within the processes' spread of es4 / es4t, four processes: 4096^3
+            # medians 98.8 (es4) / 98.8 / 98.4%, 8192^3 101.7 (es4t) / 100.3 / 101.7%
+            # (2026-11-24-h100-explore-epilogue-b2-tf32-int8-355b903.json).
             # Tried and removed: the overlapped epilogue (EPI_OVERLAP, as the 16-bit s4b2o; correct on the GPU
             # tests): 95.0-95.9% of cuBLAS at 4096^3 against 95.3-97.6% for es4, 8192x8192x1024 and
             # 4096x4096x14336 within the spread, three warmed processes in alternating order
@@ -823,18 +815,17 @@ LADDER: tuple[KernelSpec, ...] = (
             # the split's state spilled (24 bytes). 8192^3: 103.3% of cuBLAS against 100.0%; 8192x8192x1024
             # 89.2% against 89.7% (2026-11-23-h100-ab-tail-split-ad5198f.json).
             _cfg("128x256x32es4t", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, TAIL_SPLIT=1, D_FROM_REGISTERS=0, WAVE_SNAKE=1,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # int8, s32 D staged as fp32 D is: 4 stages and half a buffer ran 1345 / 1492 TOP/s at 4096^3 /
             # 8192^3, a whole buffer and 3 stages 1215 / 1383, 128 x 128 with 6 stages 1177 / 1315.
             # Groups of 16 tile rows, as tf32: 712.9 / 899.9% of torch._int_mm at 4096^3 / 8192^3 against
             # 702.5 / 888.3% with 8 (A/B, ...-ab-group16-vs-8-8937fb2.json).
-            _cfg("128x256x128es4", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # (Being measured, off auto.) s32 D through two 8 KB buffers in turn, as tf32's es4b2.
-            _cfg("128x256x128es4b2", ("int8",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+            # Since 355b903, D through two 8 KB buffers in turn (b2, as the 16-bit s4b2): 143.5 / 146.0% of
+            # torch._int_mm at 4096^3 and 148.1 / 150.3% at 8192^3 against 141.4 / 139.6% and 147.6 / 148.6% with
+            # one 16 KB buffer (es4), two processes (2026-11-24-h100-explore-epilogue-b2-tf32-int8-355b903.json).
+            _cfg("128x256x128es4b2", ("int8",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, STAGES=4, THREADS=384,
+                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x128x128es6", ("int8",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,

@@ -174,7 +174,7 @@ using MmaHalf = WgmmaS8<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit
 #elif defined(PRECISION_TF32)
 typedef float acc_t;  // fp32 bit patterns truncated to tf32 by the tensor cores (10_wgmma_kmajor.cu)
 using Mma = WgmmaTf32<BLOCK_N>;
-using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP's half-width wgmma)
+using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #elif defined(PRECISION_FP8E4M3)
 typedef float acc_t;
 using Mma = WgmmaE4m3<BLOCK_N>;
@@ -297,9 +297,9 @@ static_assert(!TAIL_SPLIT || (TMA_STORE_EPILOGUE && SPLIT_K == 1 && !INT_ACC),
               "the tail split: stage 4 (workspace arguments), fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
-static_assert(!OVERLAP || (TMA_STORE_EPILOGUE && D_STAGED && !D_FROM_REGISTERS && !PROMOTE && !INT_ACC &&
+static_assert(!OVERLAP || (TMA_STORE_EPILOGUE && D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 &&
                            M_ATOMS == 1 && SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
-              "EPI_OVERLAP: 16-bit or tf32 inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
+              "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
@@ -329,9 +329,11 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 // right to left (a wave that crosses into the next group keeps the same B
 // columns), and every other wave of a CTA (its odd-numbered units) walks k
 // from K down to 0: it starts on the k-tiles the wave before has just read,
-// still in the L2.  An LRU model of the 50 MB L2 (tools/l2_order_model.py)
-// puts the DRAM reads of tf32 4096^3 at 270 MB instead of 301, bf16 4096^3
-// 121 instead of 188, bf16 4096 x 4096 x 14336 583 instead of 655.  Only the
+// still in the L2.  An LRU model of the L2 (tools/l2_order_model.py) put
+// the DRAM reads of tf32 4096^3 at 267 MB instead of 298 and bf16 4096^3
+// (groups of 16 tile rows) at 110 instead of 149; Nsight Compute measured
+// 278 against 298 and 124 against 187 (groups of 8, the config before).
+// Under the power cap those bytes are energy, and the clock follows.  Only the
 // producer needs the order: a consumer sums its slots in whatever order they
 // come (fp32 sums, so the bits differ from the forward order's, and stay the
 // same from call to call: the order is a function of the launch).
@@ -439,6 +441,29 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
     load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rm, b_mask);
 }
 
+// This cluster's walk over the units: the first, the one after u, and the k-tiles of u (the last partial
+// wave's units in two k parts with TAIL_SPLIT, tail_split.cuh; off without a workspace).  Each role builds
+// its own after setmaxnreg: built once above the role split, its values stayed live across it, and NVRTC
+// 13.5 kept two of them on the stack in the producer's 40 registers (s4b2t with fp32 D).
+struct UnitWalk {
+    int units, ktiles, cluster, clusters, first;
+    TailSplit tail;
+    __device__ __forceinline__ UnitWalk(int units_, int ktiles_, bool split)
+        : units(units_), ktiles(ktiles_), cluster(cluster_id_x()), clusters(cluster_count_x()) {
+        tail = tail_split(units, ktiles, clusters, cluster, TAIL_SPLIT && split);
+        first = !TAIL_SPLIT || cluster < tail.dp ? cluster : next(cluster - clusters);
+    }
+    __device__ __forceinline__ int next(int u) const {
+        return TAIL_SPLIT ? tail_next_unit(tail, u, units, clusters, cluster) : u + clusters;
+    }
+    __device__ __forceinline__ void range(int u, int& kt0, int& kt1) const {  // (within k_range's)
+        if (TAIL_SPLIT && u >= tail.dp) {
+            kt0 = tail.owner ? 0 : tail.split;
+            kt1 = tail.owner ? tail.split : ktiles;
+        }
+    }
+};
+
 // tma_d: D's tensor map (stage 4, 16-bit D the host could describe), else null: D from registers.
 // workspace, counters: split-K (SPLIT_K > 1) partial tiles and per-tile arrival counts.
 __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, const TmaDesc* tma_a,
@@ -467,17 +492,6 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         kt1 = min(ktiles, kt0 + kt_per);
     };
     const int rank = cluster_ctarank();
-    const int cluster = cluster_id_x(), clusters = cluster_count_x();
-    // The last partial wave's units in two k parts (TAIL_SPLIT, tail_split.cuh; off without a workspace).
-    const TailSplit tail = tail_split(units, ktiles, clusters, cluster, TAIL_SPLIT && workspace != nullptr);
-    auto next_unit = [&](int u) { return TAIL_SPLIT ? tail_next_unit(tail, u, units, clusters, cluster) : u + clusters; };
-    const int first_unit = !TAIL_SPLIT || cluster < tail.dp ? cluster : next_unit(cluster - clusters);
-    auto tail_range = [&](int u, int& kt0, int& kt1) {
-        if (TAIL_SPLIT && u >= tail.dp) {
-            kt0 = tail.owner ? 0 : tail.split;
-            kt1 = tail.owner ? tail.split : ktiles;
-        }
-    };
     const int tid = threadIdx.x;
     const int wg = tid / 128;
 
@@ -500,11 +514,12 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and half of B for both) ----
         setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
+            const UnitWalk walk(units, ktiles, workspace != nullptr);
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
-            for (int u = first_unit; u < units; u = next_unit(u), backwards = WAVE_SNAKE && !backwards) {
+            for (int u = walk.first; u < units; u = walk.next(u), backwards = WAVE_SNAKE && !backwards) {
                 const TileCoord c = unit_coord(u / SPLIT_K, units_m, units_n, rank);
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
@@ -514,7 +529,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                 const int zb = g.batch_b ? c.z : 0;
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
-                tail_range(u, kt0, kt1);
+                walk.range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
@@ -534,6 +549,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     {
         // ---- consumer warpgroups 1..CONSUMERS: rows 64 (wg-1) .. 64 wg - 1 of each tile ----
         setmaxnreg_inc<CONSUMER_REGS>();
+        const UnitWalk walk(units, ktiles, workspace != nullptr);
         const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
@@ -557,15 +573,15 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         // 97.0 / 97.2% (the old build) in the next; with PROMOTE_EACH ptxas moved the slot release behind
         // the adds, 0.80x against 0.92x. The accumulators are still zeroed here: leaving them to the first
         // wgmma's scale_d = 0 kept the epilogue's values live up to it, and most 128 x 256 configs spilled.
-        TileCoord next = unit_coord(first_unit / SPLIT_K, units_m, units_n, rank);
+        TileCoord next = unit_coord(walk.first / SPLIT_K, units_m, units_n, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (COORD_SHADOW && kt == kt0) next = unit_coord(next_unit(u) / SPLIT_K, units_m, units_n, rank);
+            if (COORD_SHADOW && kt == kt0) next = unit_coord(walk.next(u) / SPLIT_K, units_m, units_n, rank);
         };
         bool pre_issued = false;  // EPI_OVERLAP: this tile's first k-tile went out in the last one's epilogue
         // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
-        for (int u = first_unit; u < units; u = next_unit(u)) {
+        for (int u = walk.first; u < units; u = walk.next(u)) {
             const TileCoord c = COORD_SHADOW ? next : unit_coord(u / SPLIT_K, units_m, units_n, rank);
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
@@ -580,7 +596,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 
             int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
             k_range(u, kt0, kt1);
-            tail_range(u, kt0, kt1);
+            walk.range(u, kt0, kt1);
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
@@ -649,10 +665,10 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
             }
             wgmma_fence_accumulators(acc);
 #if TAIL_SPLIT
-            if (u >= tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
+            if (u >= walk.tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
                 volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
-                if (!tail_reduce<CONSUMERS>(acc, workspace, counters, (u - tail.dp) * CLUSTER_M + rank,
-                                            tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
+                if (!tail_reduce<CONSUMERS>(acc, workspace, counters, (u - walk.tail.dp) * CLUSTER_M + rank,
+                                            walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
                     continue;
             }
 #endif
@@ -684,11 +700,11 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #if TMA_STORE_EPILOGUE
             if (OVERLAP && g.beta == 0.0f) {  // (tma_d is there: these configs write D through TMA only)
                 // Not with beta != 0: the blend's registers beside the halves in flight serialized every wgmma.
-                const int nu = next_unit(u);
+                const int nu = walk.next(u);
                 int nk0 = 0, nk1 = 0;
                 if (nu < units) {
                     k_range(nu, nk0, nk1);
-                    tail_range(nu, nk0, nk1);
+                    walk.range(nu, nk0, nk1);
                 }
                 const unsigned buf = d_bufs + cw * D_BUF;
                 const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
