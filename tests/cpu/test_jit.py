@@ -138,11 +138,14 @@ def test_tcgemm_defines_lays_over_every_build(monkeypatch):
     spec = registry.get("wgmma_tma_store")
     cfg = spec.config("128x256x64s4b2o")
     args = (spec, cfg, "rr", 8, torch.bfloat16, torch.bfloat16, "bf16")
-    monkeypatch.setenv("TCGEMM_DEFINES", "GROUP_M=16, STAGES=5")
+    launch._defines.cache_clear()
+    base = dict(launch._defines(*args))
+    assert base["GROUP_M"] != "4" and base["STAGES"] != "5"
+    monkeypatch.setenv("TCGEMM_DEFINES", "GROUP_M=4, STAGES=5")
     launch._defines.cache_clear()
     try:
         defines = dict(launch._defines(*args))
-        assert defines["GROUP_M"] == "16" and defines["STAGES"] == "5"
+        assert defines["GROUP_M"] == "4" and defines["STAGES"] == "5"
         monkeypatch.setenv("TCGEMM_DEFINES", "GROUP_M")
         launch._defines.cache_clear()
         with pytest.raises(ValueError, match="NAME=VALUE"):
@@ -150,4 +153,4 @@ def test_tcgemm_defines_lays_over_every_build(monkeypatch):
     finally:
         monkeypatch.delenv("TCGEMM_DEFINES")
         launch._defines.cache_clear()
-    assert "GROUP_M" not in dict(launch._defines(*args))
+    assert dict(launch._defines(*args)) == base  # the registry's defines again
