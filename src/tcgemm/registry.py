@@ -802,6 +802,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, WAVE_SNAKE=1,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # (Being measured, off auto.) es4 with its operands truncated to tf32 by the tensor cores, as every
+            # tf32 config was before TFLOAT32 maps (tcgemm.tma.operand_map_type rounds them in the TMA copy).
+            _cfg("128x256x32es4z", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, WAVE_SNAKE=1, TF32_TRUNCATE=1,
+                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # Tried and removed: D in eight 32-column parts through two 8 KB buffers in turn (es4b2, as the 16-bit
             # s4b2), alone, with the overlapped epilogue (es4b2o) and with the tail split (es4b2t): correct (GPU
             # tests, memcheck, synccheck), within the processes' spread of es4 / es4t, four processes: 4096^3
