@@ -51,3 +51,21 @@ def test_cpu_tensors_never_take_the_prepared_path():
     a, b = torch.randn(8, 8), torch.randn(8, 8)
     assert fastpath.key(a, b, None, None, 1.0, 0.0, None, None, "auto", None) is None
     assert fastpath.lookup(None) is None
+
+
+@pytest.mark.parametrize("config,map_type", [("128x256x32es4", "TFLOAT32"), ("128x256x32es4z", "FLOAT32")])
+def test_repeat_calls_encode_the_first_calls_map_types(config, map_type, monkeypatch):
+    """A repeat call's tensor maps have the element type of the first call's (tcgemm.tma.operand_map_type):
+    tf32 rounded by the TMA copy, unless the config truncates. A repeat call that encoded FLOAT32 where
+    the first encoded TFLOAT32 gave other bits for the same inputs (tests/gpu/test_hostile.py)."""
+    from tcgemm import tma
+
+    spec = registry.get("wgmma_tma_store_kmajor")
+    a = random_operand(256, 128, "row", None, torch.float32, "cpu")
+    b = random_operand(128, 256, "col", None, torch.float32, "cpu")
+    problem, _ = describe(a, b, precision="tf32")
+    cfg = spec.config(config)
+    plan = launch.plan(problem, spec, cfg)
+    monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
+    prepared = fastpath.Prepared(plan, problem, _FakeKernel(), 0, (256, 256), a, b, None, None)
+    assert prepared._geo_a[0] == prepared._geo_b[0] == map_type == tma.operand_map_type(problem, cfg)
