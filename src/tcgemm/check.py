@@ -16,9 +16,9 @@ from .api import gemm
 # ||D - ref|| / ||ref|| allowed per precision, on random normal data. fp8: against the float64
 # product of the fp8 inputs as stored (their quantisation is the caller's), so what remains is the
 # fp32 accumulation and the bf16 output rounding. tf32: inputs rounded to tf32 (the Hopper kernels in
-# their TMA copy) give about 3e-4 over a large output, truncated ones (config es4z, the mma_pipeline
-# stage) about 8e-4, up to 2.3e-3 seen on a single dot product of length 8 (tests/gpu, 1x1x8), where
-# nothing averages.
+# their TMA copy) give about 3e-4 over a large output, truncated ones (the mma_pipeline stage, the
+# Hopper kernels before 41f57f8) about 8e-4, up to 2.3e-3 seen on a single dot product of length 8
+# (tests/gpu, 1x1x8), where nothing averages.
 TOLERANCE: dict[str, float] = {"fp32": 1e-5, "tf32": 4e-3, "fp16": 1e-2, "bf16": 1e-2, "int8": 0.0,
                                "fp8e4m3": 2e-2, "fp8e5m2": 2e-2}
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,

@@ -797,7 +797,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # Since 41f57f8 A and B go through TFLOAT32 maps: the TMA copy rounds each value to tf32, so shared
             # memory holds operands with 13 zero mantissa bits. Error 3e-4 against 8e-4 truncated (cuBLAS 3e-4),
             # and less energy: sustained (tools/power_probe.py, one process, alternating) 4096^3 354.5 TFLOP/s at
-            # 275.0 mJ per GEMM against 344.7 at 287.0 for es4z (truncating), cuBLAS 348.1 at 276.1; 8192^3 365.5
+            # 275.0 mJ per GEMM against 344.7 at 287.0 truncating (es4z), cuBLAS 348.1 at 276.1; 8192^3 365.5
             # against 355.2 (cuBLAS 356.0) (2026-11-24-h100-power-tf32-tma-rounding-64a7a42.json). tcgemm bench,
             # four processes: 100.7-101.4% of cuBLAS against 97.3-100.5% (...-ab-tf32-tma-rounding-64a7a42.json).
             # Since 12b9598 with WAVE_SNAKE (as the 16-bit s4b2o): DRAM reads at 4096^3 297.9 -> 278.0 MB (Nsight
@@ -808,12 +808,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x32es4", ("tf32",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, WAVE_SNAKE=1,
                  GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # es4 with its operands truncated to tf32 by the tensor cores (FLOAT32 maps), as every tf32 config
-            # was before 41f57f8; kept off auto as the measured comparison for the rounding TMA copy
-            # (tcgemm.tma.operand_map_type): see es4 above.
-            _cfg("128x256x32es4z", ("tf32",), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2, WAVE_SNAKE=1, TF32_TRUNCATE=1,
-                 GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # Tried and removed: es4 with FLOAT32 maps (the tensor cores truncate), as every tf32 config was before
+            # 41f57f8; the measured comparison for the rounding TMA copy (es4 above, config es4z in the files).
             # Tried and removed: D in eight 32-column parts through two 8 KB buffers in turn (es4b2, as the 16-bit
             # s4b2), alone, with the overlapped epilogue (es4b2o) and with the tail split (es4b2t): correct (GPU
             # tests, memcheck, synccheck), within the processes' spread of es4 / es4t, four processes: 4096^3

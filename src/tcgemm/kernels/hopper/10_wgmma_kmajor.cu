@@ -35,7 +35,7 @@
 //    and the error is cuBLAS's (2.9e-4).  It also made the GEMM cheaper: with
 //    the 13 low bits zero, the operands the tensor cores read from shared
 //    memory switch fewer wires, and under the board's power cap the clock
-//    rose: 275 against 287 mJ per GEMM at 4096^3 (registry, config es4z).
+//    rose: 275 against 287 mJ per GEMM at 4096^3 (registry, config es4).
 //
 // Structure (unchanged from wgmma_ws): warpgroup 0 produces (one thread issues
 // the TMA loads), warpgroups 1..CONSUMERS consume (64 rows each, m64nBLOCK_N),
