@@ -26,7 +26,8 @@
 //    (launch.persistent_grid: KernelSpec.cluster_shape); WG_M = 128 gives
 //    each consumer two m64 wgmmas per k step (a 256-row tile); TAIL_SPLIT
 //    (stage 4) cuts the last partial wave's units along k between their
-//    owners and the clusters that would idle (include/tail_split.cuh).
+//    owners and the clusters that would idle (include/tail_split.cuh);
+//    WAVE_SNAKE walks every other wave backwards in k (see unit_coord).
 //
 // Cluster protocol (CLUSTER_M = 2 CTAs, ranks r = 0, 1; the same slot s in
 // both CTAs always holds the same k-tile i, since both walk the same units
