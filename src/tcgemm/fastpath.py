@@ -124,7 +124,7 @@ class Prepared:
         spec, cfg = plan.spec, plan.config
         self._tma = spec.tma
         if spec.tma:
-            map_type = tma.operand_map_type(problem, cfg)  # as the first call's maps (tf32: rounded by the copy)
+            map_type = tma.operand_map_type(problem)  # as the first call's maps (tf32: rounded by the copy)
             self._geo_a = (map_type, *tma.geometry(problem, cfg, "a"))
             self._geo_b = (map_type, *tma.geometry(problem, cfg, "b"))
         self._d_geo = None

@@ -155,7 +155,7 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
     return (inner, outer, batch), (row_bytes, batch_bytes), box
 
 
-def operand_map_type(problem: GemmProblem, cfg: TileConfig) -> str:
+def operand_map_type(problem: GemmProblem) -> str:
     """The ``CU_TENSOR_MAP_DATA_TYPE_*`` of A's and B's maps. tf32 reads them as TFLOAT32: the TMA unit
     rounds each fp32 value to tf32 (to nearest) as it copies, so shared memory holds tf32 values with
     their 13 low mantissa bits zero and the wgmma reads them as they are. As FLOAT32 the copy keeps
@@ -169,7 +169,7 @@ def operand_map_type(problem: GemmProblem, cfg: TileConfig) -> str:
 
 def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor) -> tuple[Any, Any]:
     """The tensor maps of A and B for one launch (cached)."""
-    map_type = operand_map_type(problem, cfg)
+    map_type = operand_map_type(problem)
     return (encode_typed(a.data_ptr(), map_type, *geometry(problem, cfg, "a")),
             encode_typed(b.data_ptr(), map_type, *geometry(problem, cfg, "b")))
 

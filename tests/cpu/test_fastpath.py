@@ -68,4 +68,4 @@ def test_repeat_calls_encode_the_first_calls_map_types(config, map_type, monkeyp
     plan = launch.plan(problem, spec, cfg)
     monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
     prepared = fastpath.Prepared(plan, problem, _FakeKernel(), 0, (256, 256), a, b, None, None)
-    assert prepared._geo_a[0] == prepared._geo_b[0] == map_type == tma.operand_map_type(problem, cfg)
+    assert prepared._geo_a[0] == prepared._geo_b[0] == map_type == tma.operand_map_type(problem)
