@@ -34,6 +34,11 @@ known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}')
 for m in $names; do
   grep -qx "$m" <<< "$known" && metrics+=",$m.sum"
 done
+# EXTRA_NAMES: more base metric names (e.g. the L2 request coalescer's, lrc__*), each as .sum and .avg
+# (their ratio: how many instances of the unit the chip has).
+for m in ${EXTRA_NAMES:-}; do
+  grep -qx "$m" <<< "$known" && metrics+=",$m.sum,$m.avg"
+done
 # The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
 entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
 for shape in "${shapes[@]}"; do
@@ -45,7 +50,7 @@ for shape in "${shapes[@]}"; do
     # tools/profile_one.py runs it 4 times (the first compiles); the third launch is profiled.
     timeout 300 ncu --metrics "$metrics" -k "$k" --launch-skip 2 --launch-count 1 \
       python3 tools/profile_one.py "$who" $shape "${PRECISION:-bf16}" "${LAYOUTS:-rr}" 2>&1 \
-      | grep -E "^ +(sm__|gpu__|lts__|dram__)|Context [0-9]|==ERR|==WARN" \
+      | grep -E "^ +(sm__|gpu__|lts__|lrc__|dram__)|Context [0-9]|==ERR|==WARN" \
       | tee -a "$out/ncu.txt"
   done
 done

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import jit, registry
+from . import jit, placement, registry
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
 from .schedule import cluster_units, tail_split
@@ -323,12 +323,15 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
     split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
+    gpc_order = bool(cfg.get("GPC_ORDER"))
     if cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
-        if need_ws == 0:
+        if need_ws == 0 and not gpc_order:
             return 0, 0, None
     elif splits == 1:
-        return 0, 0, None
+        if not gpc_order:
+            return 0, 0, None
+        need_ws, need_counters = 0, 0
     else:
         block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
         cluster = spec.cluster_of(cfg)
@@ -336,6 +339,8 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
         tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
         tiles = tiles_m * -(-problem.n // block_n) * problem.batch
         need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
+    if gpc_order:  # the wave-position claims and table first (kernels/include/gpc_order.cuh)
+        need_counters += placement.GPC_INTS
     key = (device, _raw_stream(device))
     scratch = _split_k_scratch.get(key)
     if scratch is None or scratch[0].numel() < need_ws or scratch[1].numel() < need_counters:
@@ -345,9 +350,27 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
         counters = old_counters
         if counters is None or counters.numel() < need_counters:
             counters = torch.zeros(need_counters, dtype=torch.int32, device=f"cuda:{device}")
+            _gpc_tables.pop(counters.data_ptr(), None)  # (a new buffer, perhaps where a filled one was)
         scratch = _split_k_scratch[key] = (workspace, counters)
     workspace, counters = scratch
-    return workspace.data_ptr(), counters.data_ptr(), workspace
+    if gpc_order:
+        _fill_gpc_table(counters, device, cfg.get("GROUP_M", 8) // spec.cluster_shape(cfg)[0])
+    return workspace.data_ptr() if need_ws else 0, counters.data_ptr(), workspace
+
+
+_gpc_tables: dict[int, int] = {}  # counters buffer address -> the unit rows per group its table is for
+
+
+def _fill_gpc_table(counters: torch.Tensor, device: int, rows: int) -> None:
+    """Write the GPC_ORDER table (tcgemm.placement) into ``counters`` where it is not there yet: once per
+    buffer, on the current stream (ordered before the launch that reads it). The table is for a full
+    persistent grid, a cluster of 2 per TPC; smaller launches ignore the positions past their own."""
+    if _gpc_tables.get(counters.data_ptr()) == rows:
+        return
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    values = placement.table([list(g) for g in placement.gpcs(device)], sms // 2, rows)
+    counters[placement.GPC_TABLE:placement.GPC_INTS].copy_(torch.from_numpy(values))
+    _gpc_tables[counters.data_ptr()] = rows
 
 
 @lru_cache(maxsize=256)

@@ -590,6 +590,17 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # g: the same with GPC_ORDER (kernels/include/gpc_order.cuh): each cluster claims the wave position
+            # tcgemm.placement's table gives its SM, the clusters of one GPC on one unit row of every wave,
+            # where the L2's request coalescer merges their reads of A (under test).
+            _cfg("128x256x64s4b2og", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 WAVE_SNAKE=1, GROUP_M=16, GPC_ORDER=1,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x64s4b2otg", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 TAIL_SPLIT=1, WAVE_SNAKE=1, GROUP_M=16, GPC_ORDER=1,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before
             # last, not the one just handed over. auto's pick for large problems where D has no tensor map (o above

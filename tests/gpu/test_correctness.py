@@ -420,7 +420,7 @@ def test_staging_row_copy_any_alignment(dtype, cols, src_off, dst_off):
 
 
 @pytest.mark.parametrize("kernel", ["wgmma_tma_store:128x256x64s4b2", "wgmma_tma_store:64x64x64c2s13",
-                                    "wgmma_tma_store:128x64x64"])
+                                    "wgmma_tma_store:128x64x64", "wgmma_tma_store:128x256x64s4b2og"])
 def test_back_to_back_launches_see_each_other(kernel):
     """Programmatic dependent launch (kernels/include/pdl.cuh): a GEMM queued right behind another may start
     early, but must read its input only once the one before has written it (read after write: a chain
@@ -448,3 +448,59 @@ def test_back_to_back_launches_see_each_other(kernel):
             "the first GEMM read its input after the next one overwrote it"
         assert torch.allclose(a.double(), w[1][:m].double() @ w[1].double(), rtol=1e-2, atol=1e-2)
         a.copy_(a_copy)
+
+
+GPC_CASES = [
+    pytest.param(s, c, id=f"{s.name}:{c.name}")
+    for s in registry.all_specs()
+    for c in s.configs
+    if c.get("GPC_ORDER")
+]
+
+
+@pytest.mark.parametrize("table", ["measured", "every-sm-wants-0", "none"])
+@pytest.mark.parametrize("spec,cfg", GPC_CASES)
+def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
+    """GPC_ORDER (kernels/include/gpc_order.cuh): clusters claim wave positions from the table; any table
+    must give exact results. The measured one; one where every SM wants position 0 (each claim scans
+    past the taken ones); none (cluster ids). Five launches in a row (the claims cleared for each), a
+    shape of several waves with ragged edges and a partial last wave, poisoned outputs, the same bits."""
+    import numpy as np
+
+    from tcgemm import launch, placement
+
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("Hopper kernel")
+    if table == "every-sm-wants-0":
+        monkeypatch.setattr(placement, "table", lambda *a: np.zeros(placement.GPC_MAX_SMS, dtype=np.int32))
+    elif table == "none":
+        monkeypatch.setattr(placement, "gpcs", lambda device: ())
+    launch._gpc_tables.clear()  # refill the table the way this case says
+    try:
+        torch.manual_seed(1)
+        m, n, k = 20 * cfg["BLOCK_M"] - 19, 21 * cfg["BLOCK_N"] - 3, 9 * cfg["BLOCK_K"] + 5
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        ref = a.double() @ b.double()
+        first = None
+        for _ in range(5):
+            d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            tcgemm.gemm(a, b, kernel=spec.name, config=cfg.name, out=d)
+            assert torch.isfinite(d).all(), "a tile was never written"
+            assert torch.allclose(d.double(), ref, rtol=2e-2, atol=5e-2 * k ** 0.5 / 8)
+            if first is None:
+                first = d
+            assert torch.equal(d, first)
+    finally:
+        launch._gpc_tables.clear()  # the next test refills the measured table
+
+
+def test_placement_probe_finds_every_sm_once():
+    from tcgemm import placement
+
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("cluster launches")
+    gpcs = placement.gpcs(torch.cuda.current_device())
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert sorted(s for g in gpcs for s in g) == list(range(sms))
+    assert all(len(g) <= 18 for g in gpcs), gpcs  # a GPC has at most 9 TPCs on GH100

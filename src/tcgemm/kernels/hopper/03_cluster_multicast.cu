@@ -27,7 +27,10 @@
 //    each consumer two m64 wgmmas per k step (a 256-row tile); TAIL_SPLIT
 //    (stage 4) cuts the last partial wave's units along k between their
 //    owners and the clusters that would idle (include/tail_split.cuh);
-//    WAVE_SNAKE walks every other wave backwards in k (see unit_coord).
+//    WAVE_SNAKE walks every other wave backwards in k (see unit_coord);
+//    GPC_ORDER (stage 4) puts the clusters of one GPC on one unit row of
+//    each wave, where the L2's request coalescer merges their A reads
+//    (include/gpc_order.cuh).
 //
 // Cluster protocol (CLUSTER_M = 2 CTAs, ranks r = 0, 1; the same slot s in
 // both CTAs always holds the same k-tile i, since both walk the same units
@@ -75,6 +78,7 @@
 #include "wgmma.cuh"
 #include "wgmma_kmajor.cuh"
 #include "tail_split.cuh"  // (and split_k.cuh)
+#include "gpc_order.cuh"
 #ifndef TMA_STORE_EPILOGUE
 #define TMA_STORE_EPILOGUE 0  // stage 4 (04_tma_store_epilogue.cu) sets it
 #endif
@@ -118,6 +122,9 @@
 #endif
 #ifndef WAVE_SNAKE
 #define WAVE_SNAKE 0  // 1: consecutive waves share an operand and meet in k (see unit_coord and the producer)
+#endif
+#ifndef GPC_ORDER
+#define GPC_ORDER 0  // 1: wave positions claimed by GPC (gpc_order.cuh) in the host's `counters` buffer
 #endif
 #ifndef PRODUCER_REGS
 #define PRODUCER_REGS 40
@@ -294,6 +301,7 @@ static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clu
 static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(SPLIT_K == 1 || TMA_STORE_EPILOGUE, "split-K lives in the stage-4 kernel (workspace arguments)");
+static_assert(!GPC_ORDER || (TMA_STORE_EPILOGUE && SPLIT_K == 1), "GPC_ORDER: stage 4 (the counters argument)");
 static_assert(!TAIL_SPLIT || (TMA_STORE_EPILOGUE && SPLIT_K == 1 && !INT_ACC),
               "the tail split: stage 4 (workspace arguments), fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
@@ -301,7 +309,7 @@ static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path 
 static_assert(!OVERLAP || (TMA_STORE_EPILOGUE && D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 &&
                            M_ATOMS == 1 && SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS,
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
@@ -449,8 +457,8 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
 struct UnitWalk {
     int units, ktiles, cluster, clusters, first;
     TailSplit tail;
-    __device__ __forceinline__ UnitWalk(int units_, int ktiles_, bool split)
-        : units(units_), ktiles(ktiles_), cluster(cluster_id_x()), clusters(cluster_count_x()) {
+    __device__ __forceinline__ UnitWalk(int units_, int ktiles_, bool split, int position)
+        : units(units_), ktiles(ktiles_), cluster(position), clusters(cluster_count_x()) {
         tail = tail_split(units, ktiles, clusters, cluster, TAIL_SPLIT && split);
         first = !TAIL_SPLIT || cluster < tail.dp ? cluster : next(cluster - clusters);
     }
@@ -510,12 +518,18 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
+    // This cluster's place in every wave: its id, or with GPC_ORDER the position it claims (after the
+    // wait above: the previous launch clears the claims as its last cluster starts), read by each role
+    // after setmaxnreg from a shared word (nothing live across the role split: see UnitWalk).
+    const unsigned position_word = empty + 8 * STAGES + 4 * CONSUMERS;
+    if constexpr (GPC_ORDER) gpc_publish_position(counters, position_word, CLUSTER_M);
+    auto wave_position = [&] { return GPC_ORDER ? gpc_read_position(position_word) : (int)cluster_id_x(); };
 
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and half of B for both) ----
         setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
-            const UnitWalk walk(units, ktiles, workspace != nullptr);
+            const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
@@ -550,7 +564,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     {
         // ---- consumer warpgroups 1..CONSUMERS: rows 64 (wg-1) .. 64 wg - 1 of each tile ----
         setmaxnreg_inc<CONSUMER_REGS>();
-        const UnitWalk walk(units, ktiles, workspace != nullptr);
+        const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
         const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
@@ -668,7 +682,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #if TAIL_SPLIT
             if (u >= walk.tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
                 volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
-                if (!tail_reduce<CONSUMERS>(acc, workspace, counters, (u - walk.tail.dp) * CLUSTER_M + rank,
+                if (!tail_reduce<CONSUMERS>(acc, workspace, GPC_ORDER ? counters + GPC_INTS : counters, (u - walk.tail.dp) * CLUSTER_M + rank,
                                             walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
                     continue;
             }

@@ -1,0 +1,55 @@
+"""tcgemm.placement without a GPU: GPCs joined from probe groups, and the GPC_ORDER table sending each
+GPC's TPCs to one residue class of wave positions (kernels/include/gpc_order.cuh), every position once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tcgemm import placement
+
+# The GPCs tools/sm_placement.py found on the H100 SXM we measure on (132 SMs):
+# SM ids 2t, 2t + 1 form TPC t; six GPCs of 8 TPCs, two of 9.
+H100_GPCS = [
+    [0, 1, 16, 17, 32, 33, 48, 49, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131],
+    *[[2 * g + 16 * i + j for i in range(4) for j in (0, 1)]
+      + [64 + 2 * (g - 1) + 14 * i + j for i in range(4) for j in (0, 1)] for g in range(1, 8)],
+]
+H100_GPCS[6] += [120, 121]
+
+
+def test_h100_fixture_covers_every_sm_once():
+    flat = sorted(s for g in H100_GPCS for s in g)
+    assert flat == list(range(132))
+
+
+def test_join_groups_merges_overlaps_and_keeps_tpcs_of_unprobed_sms():
+    groups = [[0, 1, 16, 17], [16, 17, 32, 33], [2, 3, 18, 19]]
+    joined = placement.join_groups(groups, 40)
+    assert [0, 1, 16, 17, 32, 33] in joined and [2, 3, 18, 19] in joined
+    assert [4, 5] in joined and [38, 39] in joined  # SMs no probe reached: their TPC
+    assert sorted(s for g in joined for s in g) == list(range(40))
+
+
+@pytest.mark.parametrize("clusters,rows", [(66, 8), (66, 4), (60, 8), (7, 8), (66, 1), (66, 16)])
+def test_every_position_is_preferred_by_exactly_one_tpc(clusters, rows):
+    table = placement.wave_positions(H100_GPCS, clusters, rows)
+    by_tpc = {s // 2: p for s, p in table.items()}
+    assert all(table[s] == table[s ^ 1] for s in table if s ^ 1 in table)  # both SMs of a TPC
+    positions = sorted(by_tpc.values())
+    assert positions == sorted(set(positions)) and all(0 <= p < clusters for p in positions)
+    assert len(positions) == min(clusters, 66)
+
+
+def test_a_gpc_takes_one_row_of_each_wave():
+    """66 clusters, groups of 8 unit rows: GPC g's TPCs on positions p with one p % 8 (its row)."""
+    table = placement.wave_positions(H100_GPCS, 66, 8)
+    for gpc in H100_GPCS:
+        assert len({table[s] % 8 for s in gpc}) == 1
+
+
+def test_kernel_table_layout():
+    values = placement.table(H100_GPCS, 66, 8)
+    assert values.dtype == np.int32 and values.shape == (placement.GPC_MAX_SMS,)
+    assert (values[132:] == -1).all() and (values[:132] >= 0).all()
+    assert placement.GPC_INTS == placement.GPC_TABLE + placement.GPC_MAX_SMS
