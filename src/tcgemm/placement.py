@@ -112,7 +112,7 @@ def _probe(device: int, cluster: int, clusters: int) -> list[int]:
 
     cc = jit._cuda_core()
     arch = jit.target_arch(torch.cuda.get_device_capability(device))
-    kernel = jit.load_kernel(_PROBE_SOURCE, "sm_probe", (), arch, device)
+    kernel = jit.load_kernel(_PROBE_SOURCE, "sm_probe", jit.as_defines([("TCGEMM_SM_PROBE", 1)]), arch, device)
     launch._allow_dynamic_smem(kernel, _PROBE_SMEM, device)
     handle = kernel.handle
     attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
