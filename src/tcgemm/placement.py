@@ -24,8 +24,11 @@ from . import jit
 _PROBE_SOURCE = "util/sm_probe.cu"
 _PROBE_SMEM = 200 * 1024  # one CTA per SM
 _PROBE_SPIN = 2_000_000  # clocks each CTA stays (~1 ms): the first wave is all placed before any leaves
-GPC_TABLE, GPC_MAX_SMS = 256, 256  # kernels/include/gpc_order.cuh
-GPC_INTS = GPC_TABLE + GPC_MAX_SMS
+# The host's buffer (ints), as kernels/include/gpc_order.cuh lays it out: counts and claims, then the tables.
+GPC_MAX, GPC_MAX_SMS, GPC_MAX_SLOTS = 32, 256, 32
+GPC_OF_SM = 256 + GPC_MAX
+GPC_SLOTS = GPC_OF_SM + GPC_MAX_SMS
+GPC_INTS = GPC_SLOTS + GPC_MAX * GPC_MAX_SLOTS
 
 _lock = threading.Lock()
 
@@ -95,11 +98,15 @@ def wave_positions(gpcs: list[list[int]], clusters: int, rows: int) -> dict[int,
 
 
 def table(gpcs: list[list[int]], clusters: int, rows: int) -> np.ndarray:
-    """The kernel's table (int32, GPC_MAX_SMS entries, -1: no preference)."""
-    out = np.full(GPC_MAX_SMS, -1, dtype=np.int32)
-    for smid, p in wave_positions(gpcs, clusters, rows).items():
-        if smid < GPC_MAX_SMS:
-            out[smid] = p
+    """The kernel's tables, the buffer's ints [GPC_OF_SM, GPC_INTS): GPC index per SM id, then per GPC
+    the wave positions its clusters take in the order they count themselves in (-1: none)."""
+    out = np.full(GPC_INTS - GPC_OF_SM, -1, dtype=np.int32)
+    of_sm, slots = out[:GPC_MAX_SMS], out[GPC_MAX_SMS:].reshape(GPC_MAX, GPC_MAX_SLOTS)
+    positions = wave_positions(gpcs, clusters, rows)
+    for g, gpc in enumerate(gpcs[:GPC_MAX]):
+        of_sm[[s for s in gpc if s < GPC_MAX_SMS]] = g
+        mine = [positions[tpc[0]] for tpc in _tpcs(gpc) if tpc[0] in positions][:GPC_MAX_SLOTS]
+        slots[g, :len(mine)] = mine
     return out
 
 

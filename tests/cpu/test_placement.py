@@ -48,8 +48,35 @@ def test_a_gpc_takes_one_row_of_each_wave():
         assert len({table[s] % 8 for s in gpc}) == 1
 
 
-def test_kernel_table_layout():
+def test_kernel_tables():
     values = placement.table(H100_GPCS, 66, 8)
-    assert values.dtype == np.int32 and values.shape == (placement.GPC_MAX_SMS,)
-    assert (values[132:] == -1).all() and (values[:132] >= 0).all()
-    assert placement.GPC_INTS == placement.GPC_TABLE + placement.GPC_MAX_SMS
+    assert values.dtype == np.int32 and values.shape == (placement.GPC_INTS - placement.GPC_OF_SM,)
+    of_sm = values[:placement.GPC_MAX_SMS]
+    slots = values[placement.GPC_MAX_SMS:].reshape(placement.GPC_MAX, placement.GPC_MAX_SLOTS)
+    assert (of_sm[132:] == -1).all()
+    for g, gpc in enumerate(H100_GPCS):
+        assert (of_sm[gpc] == g).all()
+        mine = slots[g][slots[g] >= 0]
+        assert len(mine) == len(gpc) // 2 and len({p % 8 for p in mine}) == 1
+    assert sorted(slots[slots >= 0].tolist()) == list(range(66))
+    assert (slots[len(H100_GPCS):] == -1).all()
+
+
+def test_buffer_layout_matches_the_kernel_header():
+    """placement's offsets are gpc_order.cuh's (the kernel reads the host's tables at them)."""
+    import re
+    from pathlib import Path
+
+    import tcgemm
+
+    header = (Path(tcgemm.__file__).parent / "kernels/include/gpc_order.cuh").read_text()
+    consts = dict(re.findall(r"(GPC_[A-Z_]+) = ([A-Z_0-9 +*]+?)[,;]", header))
+
+    def value(name: str) -> int:
+        expr = consts[name]
+        for other in sorted(consts, key=len, reverse=True):
+            expr = expr.replace(other, f"({value(other)})") if other in expr and other != name else expr
+        return int(eval(expr))  # noqa: S307 - integers and names from our own header
+
+    for name in ("GPC_MAX", "GPC_MAX_SMS", "GPC_MAX_SLOTS", "GPC_OF_SM", "GPC_SLOTS", "GPC_INTS"):
+        assert value(name) == getattr(placement, name), name

@@ -462,8 +462,8 @@ GPC_CASES = [
 @pytest.mark.parametrize("spec,cfg", GPC_CASES)
 def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
     """GPC_ORDER (kernels/include/gpc_order.cuh): clusters claim wave positions from the table; any table
-    must give exact results. The measured one; one where every SM wants position 0 (each claim scans
-    past the taken ones); none (cluster ids). Five launches in a row (the claims cleared for each), a
+    must give exact results. The measured one; one where every SM is in GPC 0, all of whose positions
+    are 0 (its count overflows, claims collide and scan past the taken ones); none (cluster ids). Five launches in a row (the claims cleared for each), a
     shape of several waves with ragged edges and a partial last wave, poisoned outputs, the same bits."""
     import numpy as np
 
@@ -471,8 +471,9 @@ def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
 
     if torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("Hopper kernel")
-    if table == "every-sm-wants-0":
-        monkeypatch.setattr(placement, "table", lambda *a: np.zeros(placement.GPC_MAX_SMS, dtype=np.int32))
+    if table == "every-sm-wants-0":  # every SM in GPC 0, whose 32 slots all say position 0
+        zeros = np.zeros(placement.GPC_INTS - placement.GPC_OF_SM, dtype=np.int32)
+        monkeypatch.setattr(placement, "table", lambda *a: zeros)
     elif table == "none":
         monkeypatch.setattr(placement, "gpcs", lambda device: ())
     launch._gpc_tables.clear()  # refill the table the way this case says

@@ -503,8 +503,14 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
+    // This cluster's place in every wave: its id, or with GPC_ORDER the position rank 0 claims in the
+    // barrier block below (gpc_order.cuh: before the wait is safe), read by each role after setmaxnreg
+    // from rank 0's shared word (nothing live across the role split: see UnitWalk).
+    const unsigned position_word = empty + 8 * STAGES + 4 * CONSUMERS;
+    auto wave_position = [&] { return GPC_ORDER ? gpc_read_position(position_word) : (int)cluster_id_x(); };
 
     if (tid == 0) {
+        if (GPC_ORDER && rank == 0) gpc_claim_into(counters, position_word);
         tma_prefetch_desc(tma_a);
         tma_prefetch_desc(tma_b);
 #pragma unroll
@@ -514,16 +520,10 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
         }
         mbar_init_fence();
     }
-    cluster_sync();  // both CTAs' barriers exist before anyone multicasts into them
+    cluster_sync();  // both CTAs' barriers exist before anyone multicasts into them (and the position is set)
     // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
-    // This cluster's place in every wave: its id, or with GPC_ORDER the position it claims (after the
-    // wait above: the previous launch clears the claims as its last cluster starts), read by each role
-    // after setmaxnreg from a shared word (nothing live across the role split: see UnitWalk).
-    const unsigned position_word = empty + 8 * STAGES + 4 * CONSUMERS;
-    if constexpr (GPC_ORDER) gpc_publish_position(counters, position_word, CLUSTER_M);
-    auto wave_position = [&] { return GPC_ORDER ? gpc_read_position(position_word) : (int)cluster_id_x(); };
 
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and half of B for both) ----

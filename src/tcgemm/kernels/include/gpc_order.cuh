@@ -15,21 +15,31 @@
 // one unit row the model gives 88%.
 //
 // What: the host (tcgemm.placement) finds which SMs share a GPC once per device (clusters of
-// 16, 8 and 4 CTAs, one per SM, never span two) and writes a table: SM id -> preferred wave
-// position, the TPCs of one GPC on positions p = j, j + R, j + 2R, ... (R unit rows per group),
-// i.e. on one unit row in every wave (row = (u mod R) in the grouped order, u = wave * clusters
-// + p).  Each cluster's first CTA claims its preferred position with an atomic compare-and-swap,
-// or the next free one: every launch hands out every position exactly once whatever the
-// placement (a GPU shared with other work, clusters not on whole TPCs, no table), so a wrong
-// table costs speed, never results.  The last cluster to claim clears the claims for the next
-// launch, which claims only after griddepcontrol.wait (the previous grid complete).
+// 16, 8 and 4 CTAs, one per SM, never span two) and writes tables: SM id -> GPC, and per GPC the
+// wave positions its clusters take, p = j, j + R, j + 2R, ... (R unit rows per group) for one j,
+// i.e. one unit row in every wave (row = u mod R in the grouped order, u = wave * clusters + p).
+// A cluster's first CTA counts itself into its GPC (one atomic) and takes that GPC's next
+// position, then claims it with a compare-and-swap; a cluster whose GPC is unknown, or full, or
+// whose position was taken, claims the next free one from its cluster id on.  So every launch
+// hands out every position exactly once whatever the placement (a GPU shared with other work, a
+// wrong or empty table), and a table costs speed, never results.  (Positions per SM instead, one
+// per TPC, collided whenever a cluster did not sit on one TPC, which programmatic dependent
+// launches do: clusters start on whichever SMs the previous grid frees first; the scans then cost
+// ~15 us per GEMM.)  The last cluster to claim clears counts and claims for the next launch, with
+// a fence: that launch starts its CTAs only after every CTA of this one has claimed (they all
+// claim before griddepcontrol.launch_dependents), so it may claim before griddepcontrol.wait, and
+// the claim's atomics overlap the previous GEMM's last tiles.
 //
-// Layout of the host's buffer (ints): [0] clusters that have claimed, [1, 1 + clusters) claims,
-// [GPC_TABLE, GPC_TABLE + GPC_MAX_SMS) preferred positions (-1: none); GPC_INTS in all.
+// Layout of the host's buffer (ints): [0] clusters that have claimed, [GPC_CLAIMS, + clusters)
+// claims, [GPC_COUNTS, + GPC_MAX) clusters counted per GPC, [GPC_OF_SM, + GPC_MAX_SMS) GPC per
+// SM id (-1: unknown), [GPC_SLOTS, + GPC_MAX x GPC_MAX_SLOTS) positions per GPC (-1: none).
 #pragma once
 #include "cluster.cuh"
 
-constexpr int GPC_TABLE = 256, GPC_MAX_SMS = 256, GPC_INTS = GPC_TABLE + GPC_MAX_SMS;
+constexpr int GPC_CLAIMS = 1, GPC_MAX_CLUSTERS = 255, GPC_COUNTS = 256, GPC_MAX = 32;
+constexpr int GPC_OF_SM = GPC_COUNTS + GPC_MAX, GPC_MAX_SMS = 256;
+constexpr int GPC_SLOTS = GPC_OF_SM + GPC_MAX_SMS, GPC_MAX_SLOTS = 32;
+constexpr int GPC_INTS = GPC_SLOTS + GPC_MAX * GPC_MAX_SLOTS;
 
 __device__ __forceinline__ unsigned sm_id() {
     unsigned r;
@@ -39,39 +49,43 @@ __device__ __forceinline__ unsigned sm_id() {
 
 // One thread per cluster: this cluster's wave position, claimed in `sched`.
 __device__ __forceinline__ int gpc_claim_position(int* sched, int clusters) {
+    int* claims = sched + GPC_CLAIMS;
     const unsigned smid = sm_id();
-    int want = smid < GPC_MAX_SMS ? sched[GPC_TABLE + smid] : -1;
-    if (want < 0 || want >= clusters) want = cluster_id_x();
-    int* claims = sched + 1;
+    const int gpc = smid < GPC_MAX_SMS ? sched[GPC_OF_SM + smid] : -1;
     int got = -1;
+    if (gpc >= 0 && gpc < GPC_MAX) {
+        const int i = atomicAdd(&sched[GPC_COUNTS + gpc], 1);
+        const int want = i < GPC_MAX_SLOTS ? sched[GPC_SLOTS + gpc * GPC_MAX_SLOTS + i] : -1;
+        if (want >= 0 && want < clusters && atomicCAS(&claims[want], 0, 1) == 0) got = want;
+    }
+    const int from = cluster_id_x();
     for (int i = 0; i < clusters && got < 0; ++i) {  // as many positions as clusters: one is free
-        const int q = want + i < clusters ? want + i : want + i - clusters;
+        const int q = from + i < clusters ? from + i : from + i - clusters;
         if (atomicCAS(&claims[q], 0, 1) == 0) got = q;
     }
     if (got < 0) watchdog_fault();  // the buffer shared with a concurrent launch: fail, never compute twice
-    __threadfence();                // the claim lands before the count that lets the last claimer clear it
+    __threadfence();                // this cluster's count and claim land before the count that clears them
     if (atomicAdd(&sched[0], 1) == clusters - 1) {
         for (int i = 0; i < clusters; ++i) claims[i] = 0;
+        for (int g = 0; g < GPC_MAX; ++g) sched[GPC_COUNTS + g] = 0;
         sched[0] = 0;
+        __threadfence();  // cleared before this CTA's griddepcontrol.launch_dependents
     }
     return got;
 }
 
-// Every thread of the cluster: rank 0's thread 0 claims the cluster's wave position (without a
-// buffer, sched null: the cluster id, as without GPC_ORDER) and writes it into the shared word
-// `word` of each CTA; the cluster barrier publishes it to gpc_read_position.
-__device__ __forceinline__ void gpc_publish_position(int* sched, unsigned word, int cluster_size) {
-    if (threadIdx.x == 0 && cluster_ctarank() == 0) {
-        const int clusters = cluster_count_x();
-        const int p = sched != nullptr && clusters < GPC_TABLE ? gpc_claim_position(sched, clusters) : (int)cluster_id_x();
-        for (int r = 0; r < cluster_size; ++r)
-            asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(cluster_map(word, r)), "r"(p) : "memory");
-    }
-    cluster_sync();
+// Rank 0's thread 0, before the cluster barrier that follows the barrier inits: the cluster's wave
+// position (without a buffer, sched null: the cluster id, as without GPC_ORDER) into its shared
+// word `word`, which every thread of the cluster reads after that barrier (gpc_read_position).
+__device__ __forceinline__ void gpc_claim_into(int* sched, unsigned word) {
+    const int clusters = cluster_count_x();
+    const int p = sched != nullptr && clusters <= GPC_MAX_CLUSTERS ? gpc_claim_position(sched, clusters)
+                                                                   : (int)cluster_id_x();
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(word), "r"(p) : "memory");
 }
 
 __device__ __forceinline__ int gpc_read_position(unsigned word) {
     int p;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(p) : "r"(word) : "memory");
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(p) : "r"(cluster_map(word, 0)) : "memory");
     return p;
 }
