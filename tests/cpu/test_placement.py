@@ -76,7 +76,7 @@ def test_buffer_layout_matches_the_kernel_header():
         expr = consts[name]
         for other in sorted(consts, key=len, reverse=True):
             expr = expr.replace(other, f"({value(other)})") if other in expr and other != name else expr
-        return int(eval(expr))  # noqa: S307 - integers and names from our own header
+        return int(eval(expr))  # integers and names from our own header
 
     for name in ("GPC_MAX", "GPC_MAX_SMS", "GPC_MAX_SLOTS", "GPC_OF_SM", "GPC_SLOTS", "GPC_INTS"):
         assert value(name) == getattr(placement, name), name

@@ -463,8 +463,9 @@ GPC_CASES = [
 def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
     """GPC_ORDER (kernels/include/gpc_order.cuh): clusters claim wave positions from the table; any table
     must give exact results. The measured one; one where every SM is in GPC 0, all of whose positions
-    are 0 (its count overflows, claims collide and scan past the taken ones); none (cluster ids). Five launches in a row (the claims cleared for each), a
-    shape of several waves with ragged edges and a partial last wave, poisoned outputs, the same bits."""
+    are 0 (its count overflows, claims collide and scan past the taken ones); none (cluster ids). Five
+    launches in a row (the claims cleared for each), a shape of several waves with ragged edges and a
+    partial last wave, poisoned outputs, the same bits."""
     import numpy as np
 
     from tcgemm import launch, placement
