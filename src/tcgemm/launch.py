@@ -369,7 +369,7 @@ def _fill_gpc_table(counters: torch.Tensor, device: int, rows: int) -> None:
         return
     sms = torch.cuda.get_device_properties(device).multi_processor_count
     values = placement.table([list(g) for g in placement.gpcs(device)], sms // 2, rows)
-    counters[placement.GPC_OF_SM:placement.GPC_INTS].copy_(torch.from_numpy(values))
+    counters[:placement.GPC_INTS].copy_(torch.from_numpy(values))  # (counts zero: no launch is counting)
     _gpc_tables[counters.data_ptr()] = rows
 
 

@@ -24,9 +24,9 @@ from . import jit
 _PROBE_SOURCE = "util/sm_probe.cu"
 _PROBE_SMEM = 200 * 1024  # one CTA per SM
 _PROBE_SPIN = 2_000_000  # clocks each CTA stays (~1 ms): the first wave is all placed before any leaves
-# The host's buffer (ints), as kernels/include/gpc_order.cuh lays it out: counts and claims, then the tables.
-GPC_MAX, GPC_MAX_SMS, GPC_MAX_SLOTS = 32, 256, 32
-GPC_OF_SM = 256 + GPC_MAX
+# The host's buffer (ints), as kernels/include/gpc_order.cuh lays it out: counts, then the tables.
+GPC_COUNTS, GPC_MAX, GPC_MAX_SMS, GPC_MAX_SLOTS = 8, 32, 256, 32
+GPC_OF_SM = GPC_COUNTS + GPC_MAX
 GPC_SLOTS = GPC_OF_SM + GPC_MAX_SMS
 GPC_INTS = GPC_SLOTS + GPC_MAX * GPC_MAX_SLOTS
 
@@ -97,16 +97,37 @@ def wave_positions(gpcs: list[list[int]], clusters: int, rows: int) -> dict[int,
     return table
 
 
-def table(gpcs: list[list[int]], clusters: int, rows: int) -> np.ndarray:
-    """The kernel's tables, the buffer's ints [GPC_OF_SM, GPC_INTS): GPC index per SM id, then per GPC
-    the wave positions its clusters take in the order they count themselves in (-1: none)."""
-    out = np.full(GPC_INTS - GPC_OF_SM, -1, dtype=np.int32)
-    of_sm, slots = out[:GPC_MAX_SMS], out[GPC_MAX_SMS:].reshape(GPC_MAX, GPC_MAX_SLOTS)
-    positions = wave_positions(gpcs, clusters, rows)
-    for g, gpc in enumerate(gpcs[:GPC_MAX]):
-        of_sm[[s for s in gpc if s < GPC_MAX_SMS]] = g
-        mine = [positions[tpc[0]] for tpc in _tpcs(gpc) if tpc[0] in positions][:GPC_MAX_SLOTS]
-        slots[g, :len(mine)] = mine
+def table(gpcs: list[list[int]], positions: int, rows: int) -> np.ndarray:
+    """The kernel's buffer image (GPC_INTS ints): counts zero, the number of positions, the GPC of each SM id
+    (-1: unknown), and per GPC the wave positions its clusters take in the order they count themselves
+    in, -1 after the last. Every position 0 .. positions - 1 is in exactly one list (with no GPCs known:
+    in order, 32 to a list)."""
+    out = np.zeros(GPC_INTS, dtype=np.int32)
+    out[1] = positions
+    of_sm = out[GPC_OF_SM:GPC_SLOTS]
+    slots = out[GPC_SLOTS:].reshape(GPC_MAX, GPC_MAX_SLOTS)
+    of_sm[:] = -1
+    slots[:] = -1
+    lists: list[list[int]] = []
+    if gpcs and len(gpcs) <= GPC_MAX:
+        preferred = wave_positions(gpcs, positions, rows)
+        for g, gpc in enumerate(gpcs):
+            of_sm[[s for s in gpc if s < GPC_MAX_SMS]] = g
+            lists.append(sorted({preferred[s] for s in gpc if s in preferred}))
+    lists = [lst[:GPC_MAX_SLOTS] for lst in lists]
+    taken = {p for lst in lists for p in lst}
+    rest = [p for p in range(positions) if p not in taken]  # (no GPCs known, or a list past GPC_MAX_SLOTS)
+    for g in range(GPC_MAX):
+        if not rest:
+            break
+        if g >= len(lists):
+            lists.append([])
+        room = GPC_MAX_SLOTS - len(lists[g])
+        lists[g], rest = lists[g] + rest[:room], rest[room:]
+    if rest:
+        raise ValueError(f"{positions} wave positions do not fit {GPC_MAX} lists of {GPC_MAX_SLOTS}")
+    for g, lst in enumerate(lists):
+        slots[g, :len(lst)] = lst
     return out
 
 

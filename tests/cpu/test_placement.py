@@ -48,18 +48,31 @@ def test_a_gpc_takes_one_row_of_each_wave():
         assert len({table[s] % 8 for s in gpc}) == 1
 
 
+def _lists(values: np.ndarray) -> np.ndarray:
+    return values[placement.GPC_SLOTS:].reshape(placement.GPC_MAX, placement.GPC_MAX_SLOTS)
+
+
 def test_kernel_tables():
     values = placement.table(H100_GPCS, 66, 8)
-    assert values.dtype == np.int32 and values.shape == (placement.GPC_INTS - placement.GPC_OF_SM,)
-    of_sm = values[:placement.GPC_MAX_SMS]
-    slots = values[placement.GPC_MAX_SMS:].reshape(placement.GPC_MAX, placement.GPC_MAX_SLOTS)
+    assert values.dtype == np.int32 and values.shape == (placement.GPC_INTS,)
+    assert (values[:placement.GPC_OF_SM] == [0, 66] + [0] * (placement.GPC_OF_SM - 2)).all()  # counts zero
+    of_sm = values[placement.GPC_OF_SM:placement.GPC_SLOTS]
+    slots = _lists(values)
     assert (of_sm[132:] == -1).all()
     for g, gpc in enumerate(H100_GPCS):
         assert (of_sm[gpc] == g).all()
         mine = slots[g][slots[g] >= 0]
         assert len(mine) == len(gpc) // 2 and len({p % 8 for p in mine}) == 1
+        assert (slots[g][len(mine):] == -1).all() and list(mine) == sorted(mine)
     assert sorted(slots[slots >= 0].tolist()) == list(range(66))
     assert (slots[len(H100_GPCS):] == -1).all()
+
+
+@pytest.mark.parametrize("gpcs,positions", [([], 66), ([], 100), (H100_GPCS, 66), ([list(range(132))], 66)])
+def test_every_position_is_in_exactly_one_list(gpcs, positions):
+    """Also with no GPCs known (the probe could not run), and with one GPC of more TPCs than a list holds."""
+    slots = _lists(placement.table(gpcs, positions, 8))
+    assert sorted(slots[slots >= 0].tolist()) == list(range(positions))
 
 
 def test_buffer_layout_matches_the_kernel_header():
@@ -78,5 +91,43 @@ def test_buffer_layout_matches_the_kernel_header():
             expr = expr.replace(other, f"({value(other)})") if other in expr and other != name else expr
         return int(eval(expr))  # integers and names from our own header
 
-    for name in ("GPC_MAX", "GPC_MAX_SMS", "GPC_MAX_SLOTS", "GPC_OF_SM", "GPC_SLOTS", "GPC_INTS"):
+    for name in ("GPC_COUNTS", "GPC_MAX", "GPC_MAX_SMS", "GPC_MAX_SLOTS", "GPC_OF_SM", "GPC_SLOTS", "GPC_INTS"):
         assert value(name) == getattr(placement, name), name
+
+
+def _count_in(buf: np.ndarray, smid: int, clusters: int) -> int:
+    """Python mirror of gpc_count_in (gpc_order.cuh), one cluster at a time (atomics in arrival order)."""
+    lists = _lists(buf)
+    counts = buf[placement.GPC_COUNTS:placement.GPC_COUNTS + placement.GPC_MAX]
+    gpc = buf[placement.GPC_OF_SM + smid] if smid < placement.GPC_MAX_SMS else -1
+    order = ([gpc] if 0 <= gpc < placement.GPC_MAX else []) + \
+        [t % placement.GPC_MAX for t in range(placement.GPC_MAX * placement.GPC_MAX_SLOTS)]
+    for g in order:
+        i = counts[g]
+        counts[g] += 1
+        p = lists[g][i] if i < placement.GPC_MAX_SLOTS else -1
+        if 0 <= p < clusters:
+            return int(p)
+    raise AssertionError("no position (the kernel would fault)")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("clusters", [66, 40, 1])
+def test_counting_in_hands_out_each_position_once(seed, clusters):
+    """Clusters arriving in any order on any SMs (more than one per TPC over time: a GPU shared with other
+    work; unknown SMs) all get distinct positions below the launch's cluster count."""
+    rng = np.random.default_rng(seed)
+    buf = placement.table(H100_GPCS if seed % 3 else [], 66, 8)
+    smids = rng.integers(0, 140 if seed % 2 else 132, size=clusters)  # ids past 131: GPC unknown
+    got = [_count_in(buf, int(s), clusters) for s in smids]
+    assert sorted(got) == list(range(clusters))
+
+
+def test_a_full_resident_launch_takes_the_table_order():
+    """One cluster per TPC, every GPC full: each cluster gets a position of its own GPC's row."""
+    buf = placement.table(H100_GPCS, 66, 8)
+    row_of = {}
+    for g, gpc in enumerate(H100_GPCS):
+        for s in gpc[::2]:
+            row_of.setdefault(g, set()).add(_count_in(buf, s, 66) % 8)
+    assert all(len(rows) == 1 for rows in row_of.values())

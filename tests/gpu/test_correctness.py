@@ -458,23 +458,30 @@ GPC_CASES = [
 ]
 
 
-@pytest.mark.parametrize("table", ["measured", "every-sm-wants-0", "none"])
+@pytest.mark.parametrize("table", ["measured", "one-short-list", "none"])
 @pytest.mark.parametrize("spec,cfg", GPC_CASES)
 def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
-    """GPC_ORDER (kernels/include/gpc_order.cuh): clusters claim wave positions from the table; any table
-    must give exact results. The measured one; one where every SM is in GPC 0, all of whose positions
-    are 0 (its count overflows, claims collide and scan past the taken ones); none (cluster ids). Five
+    """GPC_ORDER (kernels/include/gpc_order.cuh): clusters count themselves into their GPC's list of wave
+    positions; any table must give exact results. The measured one; one where every SM is in GPC 0,
+    whose list has 3 positions (the other clusters count on through the other lists); none known. Five
     launches in a row (the claims cleared for each), a shape of several waves with ragged edges and a
     partial last wave, poisoned outputs, the same bits."""
-    import numpy as np
-
     from tcgemm import launch, placement
 
     if torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("Hopper kernel")
-    if table == "every-sm-wants-0":  # every SM in GPC 0, whose 32 slots all say position 0
-        zeros = np.zeros(placement.GPC_INTS - placement.GPC_OF_SM, dtype=np.int32)
-        monkeypatch.setattr(placement, "table", lambda *a: zeros)
+    if table == "one-short-list":  # every SM in GPC 0, whose list has 3 positions: the rest count on
+        def short(gpcs, positions, rows):
+            values = placement.table([], positions, rows)
+            values[placement.GPC_OF_SM:placement.GPC_SLOTS] = 0
+            values[placement.GPC_SLOTS + 3:placement.GPC_SLOTS + placement.GPC_MAX_SLOTS] = -1
+            rest = [p for p in range(positions) if p >= 3]
+            values[placement.GPC_SLOTS + placement.GPC_MAX_SLOTS:] = -1
+            lists = values[placement.GPC_SLOTS:].reshape(placement.GPC_MAX, placement.GPC_MAX_SLOTS)
+            for i, p in enumerate(rest):  # spread over the last lists, backwards
+                lists[placement.GPC_MAX - 1 - i // placement.GPC_MAX_SLOTS, i % placement.GPC_MAX_SLOTS] = p
+            return values
+        monkeypatch.setattr(placement, "table", short)
     elif table == "none":
         monkeypatch.setattr(placement, "gpcs", lambda device: ())
     launch._gpc_tables.clear()  # refill the table the way this case says

@@ -510,7 +510,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     auto wave_position = [&] { return GPC_ORDER ? gpc_read_position(position_word) : (int)cluster_id_x(); };
 
     if (tid == 0) {
-        if (GPC_ORDER && rank == 0) gpc_claim_into(counters, position_word);
+        if (GPC_ORDER && rank == 0) gpc_position_into(counters, position_word);
         tma_prefetch_desc(tma_a);
         tma_prefetch_desc(tma_b);
 #pragma unroll
@@ -556,6 +556,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
                     }
                 }
             }
+            if (GPC_ORDER && rank == 0) gpc_count_out(counters);
             grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
         }
         cluster_sync();  // nobody exits while the peer may still touch its shared memory
@@ -682,7 +683,8 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
 #if TAIL_SPLIT
             if (u >= walk.tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
                 volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
-                if (!tail_reduce<CONSUMERS>(acc, workspace, GPC_ORDER ? counters + GPC_INTS : counters, (u - walk.tail.dp) * CLUSTER_M + rank,
+                int* tail_counters = GPC_ORDER ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
+                if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
                                             walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
                     continue;
             }

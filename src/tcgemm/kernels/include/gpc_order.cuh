@@ -15,29 +15,31 @@
 // one unit row the model gives 88%.
 //
 // What: the host (tcgemm.placement) finds which SMs share a GPC once per device (clusters of
-// 16, 8 and 4 CTAs, one per SM, never span two) and writes tables: SM id -> GPC, and per GPC the
-// wave positions its clusters take, p = j, j + R, j + 2R, ... (R unit rows per group) for one j,
-// i.e. one unit row in every wave (row = u mod R in the grouped order, u = wave * clusters + p).
-// A cluster's first CTA counts itself into its GPC (one atomic) and takes that GPC's next
-// position, then claims it with a compare-and-swap; a cluster whose GPC is unknown, or full, or
-// whose position was taken, claims the next free one from its cluster id on.  So every launch
-// hands out every position exactly once whatever the placement (a GPU shared with other work, a
-// wrong or empty table), and a table costs speed, never results.  (Positions per SM instead, one
-// per TPC, collided whenever a cluster did not sit on one TPC, which programmatic dependent
-// launches do: clusters start on whichever SMs the previous grid frees first; the scans then cost
-// ~15 us per GEMM.)  The last cluster to claim clears counts and claims for the next launch, with
-// a fence: that launch starts its CTAs only after every CTA of this one has claimed (they all
-// claim before griddepcontrol.launch_dependents), so it may claim before griddepcontrol.wait, and
-// the claim's atomics overlap the previous GEMM's last tiles.
+// 16, 8 and 4 CTAs, one per SM, never span two) and writes tables: SM id -> GPC, and per GPC a
+// list of the wave positions its clusters take, p = j, j + R, j + 2R, ... (R unit rows per group)
+// for one j, i.e. one unit row in every wave (row = u mod R in the grouped order, u = wave *
+// clusters + p); the lists hold every position 0 .. SMs / 2 - 1 once.  A cluster's first CTA
+// counts itself into its GPC (one atomic add) and takes the list entry its count names.  A
+// cluster whose GPC is unknown or whose list is used up (a launch whose clusters are not all
+// resident at once, on a GPU shared with other work) or names a position past this launch's
+// clusters counts itself into the GPCs in turn until an entry fits.  Each entry goes to exactly
+// one count, so every launch hands out every position at most once, and each cluster finds one
+// (as many positions below `clusters` as clusters): a table costs speed, never results.  (Claims
+// by compare-and-swap, each SM preferring one position per TPC, collided whenever a cluster did not
+// sit on one TPC, which programmatic dependent launches do: their clusters start on whichever SMs
+// the previous grid frees first.  The scans past taken positions cost ~15 us per GEMM, and the
+// chain of five atomics of the next try ~5 us: 2.6% at 4096^3.)  After its last load the
+// counting thread counts the cluster done; the last clears the counts, with a fence, before its
+// griddepcontrol.launch_dependents: the next launch starts only after that, so it may count
+// itself in before griddepcontrol.wait, while the previous GEMM's last tiles still run.
 //
-// Layout of the host's buffer (ints): [0] clusters that have claimed, [GPC_CLAIMS, + clusters)
-// claims, [GPC_COUNTS, + GPC_MAX) clusters counted per GPC, [GPC_OF_SM, + GPC_MAX_SMS) GPC per
-// SM id (-1: unknown), [GPC_SLOTS, + GPC_MAX x GPC_MAX_SLOTS) positions per GPC (-1: none).
+// Layout of the host's buffer (ints): [0] clusters done, [1] positions in the lists,
+// [GPC_COUNTS, + GPC_MAX) counts per GPC, [GPC_OF_SM, + GPC_MAX_SMS) GPC per SM id (-1: unknown),
+// [GPC_SLOTS, + GPC_MAX x GPC_MAX_SLOTS) the lists, -1 after each list's end.
 #pragma once
 #include "cluster.cuh"
 
-constexpr int GPC_CLAIMS = 1, GPC_MAX_CLUSTERS = 255, GPC_COUNTS = 256, GPC_MAX = 32;
-constexpr int GPC_OF_SM = GPC_COUNTS + GPC_MAX, GPC_MAX_SMS = 256;
+constexpr int GPC_COUNTS = 8, GPC_MAX = 32, GPC_OF_SM = GPC_COUNTS + GPC_MAX, GPC_MAX_SMS = 256;
 constexpr int GPC_SLOTS = GPC_OF_SM + GPC_MAX_SMS, GPC_MAX_SLOTS = 32;
 constexpr int GPC_INTS = GPC_SLOTS + GPC_MAX * GPC_MAX_SLOTS;
 
@@ -47,40 +49,44 @@ __device__ __forceinline__ unsigned sm_id() {
     return r;
 }
 
-// One thread per cluster: this cluster's wave position, claimed in `sched`.
-__device__ __forceinline__ int gpc_claim_position(int* sched, int clusters) {
-    int* claims = sched + GPC_CLAIMS;
+// One thread per cluster: this cluster's wave position, counted in `sched`.
+__device__ __forceinline__ int gpc_count_in(int* sched, int clusters) {
     const unsigned smid = sm_id();
     const int gpc = smid < GPC_MAX_SMS ? sched[GPC_OF_SM + smid] : -1;
     int got = -1;
     if (gpc >= 0 && gpc < GPC_MAX) {
+        // The GPC's list, loaded while the count is on its way (four 16-byte loads of eight beside it).
+        const int4* row = reinterpret_cast<const int4*>(sched + GPC_SLOTS + gpc * GPC_MAX_SLOTS);
+        int4 part[GPC_MAX_SLOTS / 4];
+#pragma unroll
+        for (int j = 0; j < GPC_MAX_SLOTS / 4; ++j) part[j] = row[j];
         const int i = atomicAdd(&sched[GPC_COUNTS + gpc], 1);
-        const int want = i < GPC_MAX_SLOTS ? sched[GPC_SLOTS + gpc * GPC_MAX_SLOTS + i] : -1;
-        if (want >= 0 && want < clusters && atomicCAS(&claims[want], 0, 1) == 0) got = want;
+        int p = -1;
+#pragma unroll
+        for (int j = 0; j < GPC_MAX_SLOTS / 4; ++j) {
+            p = i == 4 * j ? part[j].x : i == 4 * j + 1 ? part[j].y : i == 4 * j + 2 ? part[j].z
+                : i == 4 * j + 3 ? part[j].w : p;
+        }
+        if (p >= 0 && p < clusters) got = p;
     }
-    const int from = cluster_id_x();
-    for (int i = 0; i < clusters && got < 0; ++i) {  // as many positions as clusters: one is free
-        const int q = from + i < clusters ? from + i : from + i - clusters;
-        if (atomicCAS(&claims[q], 0, 1) == 0) got = q;
+    for (int t = 0; got < 0 && t < GPC_MAX * GPC_MAX_SLOTS; ++t) {  // every GPC in turn, one entry each
+        const int g = t % GPC_MAX;
+        const int i = atomicAdd(&sched[GPC_COUNTS + g], 1);
+        const int p = i < GPC_MAX_SLOTS ? sched[GPC_SLOTS + g * GPC_MAX_SLOTS + i] : -1;
+        if (p >= 0 && p < clusters) got = p;
     }
-    if (got < 0) watchdog_fault();  // the buffer shared with a concurrent launch: fail, never compute twice
-    __threadfence();                // this cluster's count and claim land before the count that clears them
-    if (atomicAdd(&sched[0], 1) == clusters - 1) {
-        for (int i = 0; i < clusters; ++i) claims[i] = 0;
-        for (int g = 0; g < GPC_MAX; ++g) sched[GPC_COUNTS + g] = 0;
-        sched[0] = 0;
-        __threadfence();  // cleared before this CTA's griddepcontrol.launch_dependents
-    }
+    if (got < 0) watchdog_fault();  // (the buffer shared with a concurrent launch): fail, never compute twice
     return got;
 }
 
 // Rank 0's thread 0, before the cluster barrier that follows the barrier inits: the cluster's wave
-// position (without a buffer, sched null: the cluster id, as without GPC_ORDER) into its shared
-// word `word`, which every thread of the cluster reads after that barrier (gpc_read_position).
-__device__ __forceinline__ void gpc_claim_into(int* sched, unsigned word) {
+// position (without a buffer, sched null, or a launch of more clusters than the lists have
+// positions: the cluster id, as without GPC_ORDER) into its shared word `word`, which every thread
+// of the cluster reads after that barrier (gpc_read_position).
+__device__ __forceinline__ void gpc_position_into(int* sched, unsigned word) {
     const int clusters = cluster_count_x();
-    const int p = sched != nullptr && clusters <= GPC_MAX_CLUSTERS ? gpc_claim_position(sched, clusters)
-                                                                   : (int)cluster_id_x();
+    const bool counted = sched != nullptr && clusters <= sched[1];
+    const int p = counted ? gpc_count_in(sched, clusters) : (int)cluster_id_x();
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(word), "r"(p) : "memory");
 }
 
@@ -88,4 +94,17 @@ __device__ __forceinline__ int gpc_read_position(unsigned word) {
     int p;
     asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(p) : "r"(cluster_map(word, 0)) : "memory");
     return p;
+}
+
+// The same thread, after its last load: this cluster is done counting; the last one clears the
+// counts for the next launch (before this CTA's griddepcontrol.launch_dependents).
+__device__ __forceinline__ void gpc_count_out(int* sched) {
+    const int clusters = cluster_count_x();
+    if (sched == nullptr || clusters > sched[1]) return;
+    __threadfence();  // this cluster's counts land before the count that clears them
+    if (atomicAdd(&sched[0], 1) == clusters - 1) {
+        for (int g = 0; g < GPC_MAX; ++g) sched[GPC_COUNTS + g] = 0;
+        sched[0] = 0;
+        __threadfence();
+    }
 }
