@@ -85,8 +85,12 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
 
     A TAIL_SPLIT config's last round costs what its owners compute of it (tcgemm.schedule): it is
     taken over the config it copies wherever the kernel will split that round at all. A config's
-    ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles."""
-    configs = [c for c in spec.configs_for(problem.precision) if config_refuses(c, problem) is None]
+    ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles.
+    A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
+    left out below."""
+    configs = [c for c in spec.configs_for(problem.precision)
+               if config_refuses(c, problem) is None and problem.k >= c.long_k]
+    configs = [c for c in configs if c.long_k] + [c for c in configs if not c.long_k]
     slots = sms * max(1, spec.min_blocks)
 
     split_tail: set[str] = set()  # configs whose tail split applies to this problem

@@ -37,6 +37,10 @@ class TileConfig:
     # k-tiles of main loop that a tile's epilogue costs beyond the other configs' (the dispatcher adds it to
     # each tile's k-tiles, so it weighs most where K is short); 0.0 when unmeasured.
     epilogue: float = 0.0
+    # The dispatcher's estimate cannot see what this config gains where K is long (GPC_ORDER: the L2's
+    # request coalescer, measured under the power cap): it puts the config ahead of the others for
+    # problems with K >= long_k and leaves it out below. 0: an ordinary config.
+    long_k: int = 0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -83,8 +87,8 @@ class TileConfig:
 
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
-         **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue)
+         long_k: int = 0, **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k)
 
 
 @dataclass(frozen=True, eq=False)
@@ -590,16 +594,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # g: the same with GPC_ORDER (kernels/include/gpc_order.cuh): each cluster claims the wave position
-            # tcgemm.placement's table gives its SM, the clusters of one GPC on one unit row of every wave,
-            # where the L2's request coalescer merges their reads of A (under test).
-            _cfg("128x256x64s4b2og", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 WAVE_SNAKE=1, GROUP_M=16, GPC_ORDER=1,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64s4b2otg", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, WAVE_SNAKE=1, GROUP_M=16, GPC_ORDER=1,
+            # g: the same with GPC_ORDER (kernels/include/gpc_order.cuh): each cluster counts itself into its GPC
+            # and takes the wave position tcgemm.placement's list gives it there, the clusters of one GPC on one
+            # unit row of every wave, where the L2's request coalescer merges their reads of A. Nsight Compute,
+            # bf16 4096x4096x14336: merged 33.3 M of the 58.7 M sectors not multicast (s4b2o 10.9 M, cuBLAS
+            # 27.6 M), L2 read requests 21.0 M against 26.5 M (cuBLAS 22.5 M); 4096^3 6.20 M against 7.70 M
+            # (cuBLAS 6.54 M) (2026-11-24-h100-ncu-lrc-coalescing.txt). Sustained (tools/power_probe.py) at long K
+            # bf16 706.4 TFLOP/s against 699.8 for s4b2o and cuBLAS's 704.7, fp16 676.4 / 669.9 / 674.4; but
+            # 4096^3 +0.1% bf16 / -0.9% fp16, 8192x8192x1024 -0.4%, and with the tail split (s4b2otg, removed)
+            # 4096x14336x4096 / 8192^3 -0.2% (2026-11-24-h100-power-gpc-order-b48c32d.json). So auto takes it
+            # where K >= 12288 only (long_k). Claims by compare-and-swap before it cost 2.6% at 4096^3
+            # (...-claims-11c8ebf.json; gpc_order.cuh says why).
+            _cfg("128x256x64s4b2og", ("fp16", "bf16"), long_k=12288, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                 STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1,
+                 D_FROM_REGISTERS=0, WAVE_SNAKE=1, GROUP_M=16, GPC_ORDER=1,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The staged epilogue in four 64-column parts through two 8 KB buffers per consumer in turn (b2, the
             # shared memory of s4's one 16 KB buffer), so a part waits only for the TMA unit to read the part before

@@ -471,8 +471,10 @@ def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
     if torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("Hopper kernel")
     if table == "one-short-list":  # every SM in GPC 0, whose list has 3 positions: the rest count on
+        measured = placement.table
+
         def short(gpcs, positions, rows):
-            values = placement.table([], positions, rows)
+            values = measured([], positions, rows)
             values[placement.GPC_OF_SM:placement.GPC_SLOTS] = 0
             values[placement.GPC_SLOTS + 3:placement.GPC_SLOTS + placement.GPC_MAX_SLOTS] = -1
             rest = [p for p in range(positions) if p >= 3]
