@@ -39,7 +39,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 k_split = spec.family == "hopper" and cfg.get("B_BOX_K", cfg.get("BLOCK_K")) != cfg.get("BLOCK_K")
                 variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1),
                            cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
-                           k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0))
+                           k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0), cfg.get("GPC_ORDER", 0))
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)

@@ -320,7 +320,8 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     Both live per (device, stream) and grow as needed: launches on one stream run in order, so one
     workspace (fp32 partial tiles, written before they are read within a launch) serves them all,
     and the per-tile arrival counters, which must start at zero, are left at zero by every launch.
-    (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
+    A GPC_ORDER config's counters are a buffer of its own (_gpc_buffer: its tables, then its tail split's
+    counters). (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
     split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
     gpc_order = bool(cfg.get("GPC_ORDER"))
@@ -339,9 +340,11 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
         tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
         tiles = tiles_m * -(-problem.n // block_n) * problem.batch
         need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
-    if gpc_order:  # the wave-position claims and table first (kernels/include/gpc_order.cuh)
-        need_counters += placement.GPC_INTS
     key = (device, _raw_stream(device))
+    if gpc_order:  # GPC_ORDER's counts and tables first, then the tail split's counters, in a buffer of its own
+        rows = cfg.get("GROUP_M", 8) // spec.cluster_shape(cfg)[0]
+        gpc_counters = _gpc_buffer(device, key, placement.GPC_INTS + need_counters, rows)
+        need_counters = 0
     scratch = _split_k_scratch.get(key)
     if scratch is None or scratch[0].numel() < need_ws or scratch[1].numel() < need_counters:
         old_ws, old_counters = scratch or (None, None)
@@ -350,27 +353,32 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
         counters = old_counters
         if counters is None or counters.numel() < need_counters:
             counters = torch.zeros(need_counters, dtype=torch.int32, device=f"cuda:{device}")
-            _gpc_tables.pop(counters.data_ptr(), None)  # (a new buffer, perhaps where a filled one was)
         scratch = _split_k_scratch[key] = (workspace, counters)
     workspace, counters = scratch
     if gpc_order:
-        _fill_gpc_table(counters, device, cfg.get("GROUP_M", 8) // spec.cluster_shape(cfg)[0])
+        counters = gpc_counters
     return workspace.data_ptr() if need_ws else 0, counters.data_ptr(), workspace
 
 
-_gpc_tables: dict[int, int] = {}  # counters buffer address -> the unit rows per group its table is for
+# (device, stream) -> GPC_ORDER's buffer and the unit rows per group its table is for. Its own: the tables
+# are not zero, and split-K and the tail split's arrival counters must start at zero.
+_gpc_scratch: dict[tuple[int, int], tuple[torch.Tensor, int]] = {}
 
 
-def _fill_gpc_table(counters: torch.Tensor, device: int, rows: int) -> None:
-    """Write the GPC_ORDER table (tcgemm.placement) into ``counters`` where it is not there yet: once per
-    buffer, on the current stream (ordered before the launch that reads it). The table is for a full
-    persistent grid, a cluster of 2 per TPC; smaller launches ignore the positions past their own."""
-    if _gpc_tables.get(counters.data_ptr()) == rows:
-        return
-    sms = torch.cuda.get_device_properties(device).multi_processor_count
-    values = placement.table([list(g) for g in placement.gpcs(device)], sms // 2, rows)
-    counters[:placement.GPC_INTS].copy_(torch.from_numpy(values))  # (counts zero: no launch is counting)
-    _gpc_tables[counters.data_ptr()] = rows
+def _gpc_buffer(device: int, key: tuple[int, int], ints: int, rows: int) -> torch.Tensor:
+    """GPC_ORDER's buffer (kernels/include/gpc_order.cuh) on this stream, at least ``ints`` long: counts,
+    tables (tcgemm.placement), then zeros for the tail split's counters. The tables are written once per
+    buffer, on the stream (ordered before the launch that reads them), for a full persistent grid, a
+    cluster of 2 per TPC; smaller launches skip the positions past their own."""
+    buf, filled = _gpc_scratch.get(key, (None, -1))
+    if buf is None or buf.numel() < ints:
+        buf, filled = torch.zeros(ints, dtype=torch.int32, device=f"cuda:{device}"), -1
+    if filled != rows:
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+        values = placement.table([list(g) for g in placement.gpcs(device)], sms // 2, rows)
+        buf[:placement.GPC_INTS].copy_(torch.from_numpy(values))  # (counts zero: no launch is counting)
+    _gpc_scratch[key] = (buf, rows)
+    return buf
 
 
 @lru_cache(maxsize=256)

@@ -486,7 +486,7 @@ def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
         monkeypatch.setattr(placement, "table", short)
     elif table == "none":
         monkeypatch.setattr(placement, "gpcs", lambda device: ())
-    launch._gpc_tables.clear()  # refill the table the way this case says
+    launch._gpc_scratch.clear()  # a new buffer, its table made the way this case says
     try:
         torch.manual_seed(1)
         m, n, k = 20 * cfg["BLOCK_M"] - 19, 21 * cfg["BLOCK_N"] - 8, 9 * cfg["BLOCK_K"] + 8  # (rows 16-byte aligned)
@@ -502,8 +502,12 @@ def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
             if first is None:
                 first = d
             assert torch.equal(d, first)
+        # Split-K and the tail split on the same stream after it: their arrival counters start at zero
+        # (GPC_ORDER's tables once sat in their buffer, and split-K left tiles unwritten).
+        _run("wgmma_tma_store:128x128x64k4", "bf16", m=1000, n=1000, k=1000)
+        _run("wgmma_tma_store:128x256x64s4b2ot", "bf16", m=9 * 256 - 40, n=8 * 256 - 8, k=16 * 64 - 16)
     finally:
-        launch._gpc_tables.clear()  # the next test refills the measured table
+        launch._gpc_scratch.clear()  # the next test gets the measured table
 
 
 def test_placement_probe_finds_every_sm_once():
