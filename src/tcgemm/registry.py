@@ -602,9 +602,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # (cuBLAS 6.54 M) (2026-11-24-h100-ncu-lrc-coalescing.txt). Sustained (tools/power_probe.py) at long K
             # bf16 706.4 TFLOP/s against 699.8 for s4b2o and cuBLAS's 704.7, fp16 676.4 / 669.9 / 674.4; but
             # 4096^3 +0.1% bf16 / -0.9% fp16, 8192x8192x1024 -0.4%, and with the tail split (s4b2otg, removed)
-            # 4096x14336x4096 / 8192^3 -0.2% (2026-11-24-h100-power-gpc-order-b48c32d.json). So auto takes it
-            # where K >= 12288 only (long_k). Claims by compare-and-swap before it cost 2.6% at 4096^3
-            # (...-claims-11c8ebf.json; gpc_order.cuh says why).
+            # 4096x14336x4096 / 8192^3 -0.2% (2026-11-24-h100-power-gpc-order-b48c32d.json; s4b2ot's tail split
+            # there reduced through counters that s4b2otg's table shared a buffer with: its tail reductions, not
+            # its main loop, ran on wrong counts). So auto takes it where K >= 12288 only (long_k). Claims by
+            # compare-and-swap before it cost 2.6% at 4096^3 (...-claims-11c8ebf.json; gpc_order.cuh says why).
             _cfg("128x256x64s4b2og", ("fp16", "bf16"), long_k=12288, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
                  STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1,
                  D_FROM_REGISTERS=0, WAVE_SNAKE=1, GROUP_M=16, GPC_ORDER=1,
