@@ -321,7 +321,9 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     workspace (fp32 partial tiles, written before they are read within a launch) serves them all,
     and the per-tile arrival counters, which must start at zero, are left at zero by every launch.
     A GPC_ORDER config's counters are a buffer of its own (_gpc_buffer: its tables, then its tail split's
-    counters). (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
+    counters). Two launches in flight at once on one buffer (a CUDA graph captured on this stream and
+    replayed on two streams together) would mix their counts: not supported, for either.
+    (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
     split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
     gpc_order = bool(cfg.get("GPC_ORDER"))
