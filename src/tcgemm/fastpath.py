@@ -161,7 +161,7 @@ class Prepared:
         self._counters = ctypes.c_void_p()
         if spec.tma_store:
             values += [self._d_ok, self._ws, self._counters]
-        # (launch.split_k_buffers: split-K and tail-split scratch, GPC_ORDER's claims)
+        # (launch.split_k_buffers: split-K and tail-split scratch, GPC_ORDER's counts and tables)
         scratch = cfg.get("SPLIT_K", 1) > 1 or cfg.get("TAIL_SPLIT", 0) or cfg.get("GPC_ORDER", 0)
         self._split_k = (problem, spec, cfg, self._grid[0] // spec.cluster_of(cfg)) if scratch else None
         self._values = values  # keeps them alive

@@ -8,7 +8,7 @@ maps onto one unit row, so a GPC's clusters read the same rows of A in step.
 
 The GPCs are measured, not assumed (they differ from chip to chip: disabled TPCs): clusters of 16, 8
 and 4 CTAs, one per SM, each land inside one GPC, and the sets they cover are joined. SMs no probe
-reached stay in groups of their TPC. The kernel claims positions with atomics, so any table, even an
+reached stay in groups of their TPC. The kernel hands out positions by atomic counts, so any table, even an
 empty one, gives correct results: this only decides how fast.
 """
 

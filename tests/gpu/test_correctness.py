@@ -464,7 +464,7 @@ def test_gpc_order_hands_out_every_position_once(spec, cfg, table, monkeypatch):
     """GPC_ORDER (kernels/include/gpc_order.cuh): clusters count themselves into their GPC's list of wave
     positions; any table must give exact results. The measured one; one where every SM is in GPC 0,
     whose list has 3 positions (the other clusters count on through the other lists); none known. Five
-    launches in a row (the claims cleared for each), a shape of several waves with ragged edges and a
+    launches in a row (the counts cleared for each), a shape of several waves with ragged edges and a
     partial last wave, poisoned outputs, the same bits."""
     from tcgemm import launch, placement
 

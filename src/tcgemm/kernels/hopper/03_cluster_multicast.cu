@@ -124,7 +124,7 @@
 #define WAVE_SNAKE 0  // 1: consecutive waves share an operand and meet in k (see unit_coord and the producer)
 #endif
 #ifndef GPC_ORDER
-#define GPC_ORDER 0  // 1: wave positions claimed by GPC (gpc_order.cuh) in the host's `counters` buffer
+#define GPC_ORDER 0  // 1: wave positions counted out per GPC (gpc_order.cuh) in the host's `counters` buffer
 #endif
 #ifndef PRODUCER_REGS
 #define PRODUCER_REGS 40
@@ -503,7 +503,7 @@ __device__ __forceinline__ void wgmma_cluster_body(const Gemm& g, int batch, con
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
-    // This cluster's place in every wave: its id, or with GPC_ORDER the position rank 0 claims in the
+    // This cluster's place in every wave: its id, or with GPC_ORDER the position rank 0 counts out in the
     // barrier block below (gpc_order.cuh: before the wait is safe), read by each role after setmaxnreg
     // from rank 0's shared word (nothing live across the role split: see UnitWalk).
     const unsigned position_word = empty + 8 * STAGES + 4 * CONSUMERS;
