@@ -10,10 +10,10 @@ import importlib
 from types import ModuleType
 
 from ._version import __version__
-from .api import gemm, kernels, matmul
+from .api import Choice, explain, gemm, kernels, matmul
 from .problem import StrideCopyWarning
 
-__all__ = ["StrideCopyWarning", "__version__", "gemm", "interop", "kernels", "matmul", "nn", "ops"]
+__all__ = ["Choice", "StrideCopyWarning", "__version__", "explain", "gemm", "interop", "kernels", "matmul", "nn", "ops"]
 
 _LAZY = ("interop", "nn", "ops", "model_bench")
 

@@ -7,6 +7,7 @@ written.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -241,6 +242,77 @@ def resolve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, problem: G
     if spec is None or cfg is None:
         spec, cfg = select(problem, arch, sms, kernel, config)  # raises KernelUnavailable, with the reason
     return a, b, problem, t, spec, cfg
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What :func:`gemm` runs for a call (:func:`explain`): the kernel, its tile config, and why."""
+
+    kernel: str  # registry name (tcgemm.kernels()), or "none" for an empty product (nothing runs)
+    config: str  # tile config name of that kernel
+    family: str
+    technique: str
+    precision: str
+    layouts: str  # the layouts the kernel reads (A then B; r/c), after any staging
+    staged: tuple[str, ...]  # operands copied before the launch: "a", "b" (alignment/layout), "d" (padded rows)
+    how: str  # "forced" (kernel= or config= given), "tuned" (tcgemm tune's cache) or "estimate" (dispatch)
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """``kernel:config``, as benchmark JSON rows name what ran."""
+        return f"{self.kernel}:{self.config}"
+
+
+def explain(a: Any, b: Any, c: Any = None, **kwargs: Any) -> Choice:
+    """Which kernel and tile config :func:`gemm` picks for these arguments (same signature), and why.
+
+    Nothing is launched or written; the arguments are validated as ``gemm`` validates them, so an
+    error here is the error the call would raise. Example::
+
+        tcgemm.explain(x, layer.weight.t(), layer.bias, beta=1.0).label   # 'wgmma_tma_store:s4b2o'
+    """
+    from . import tune
+    from .dispatch import _tma_ok
+
+    allowed = {"alpha", "beta", "out", "out_dtype", "precision", "kernel", "config", "scale_a", "scale_b"}
+    unknown = sorted(set(kwargs) - allowed)
+    if unknown:
+        raise TypeError(f"explain() got unexpected keyword argument(s) {', '.join(unknown)}; it takes gemm's")
+    a, b, c, out, _back = interop.to_torch(a, b, c, kwargs.get("out"))
+    kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
+    device = _check_devices(a=a, b=b, c=c, out=out, scale_a=kwargs.get("scale_a"), scale_b=kwargs.get("scale_b"))
+    alpha, _scales = _fold_scales(a, kwargs.get("alpha", 1.0), kwargs.get("scale_a"), kwargs.get("scale_b"))
+    args = dict(alpha=alpha, beta=kwargs.get("beta", 0.0), out=out, out_dtype=kwargs.get("out_dtype"),
+                precision=kwargs.get("precision"))
+    problem, t = describe(a, b, c, **args)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    arch_cc, sms, _arch = device_info(index)
+    if min(problem.m, problem.n, problem.k, problem.batch) == 0 and kernel == "auto":
+        return Choice("none", "none", "none", "no product: an empty result, or beta*C / zeros (K = 0)",
+                      problem.precision, problem.layouts, (), "estimate", "nothing to compute")
+    a2, b2, problem2, _t, spec, cfg = resolve(a, b, c, problem, t, args, arch_cc, sms, kernel, config)
+    staged = tuple(name for name, new, old in (("a", a2, a), ("b", b2, b)) if new is not old)
+    if kernel == "auto" and staging.padded_output(problem2, spec, out) is not None:
+        staged += ("d",)
+    if kernel != "auto" or config is not None:
+        how = "forced"
+        reason = f"kernel={kernel!r}" + (f", config={config!r}" if config else " (its config by the estimate)")
+    else:
+        tuned = tune.lookup(problem2, spec, arch_cc, sms)
+        how = "tuned" if tuned is not None and tuned.name == cfg.name else "estimate"
+        why_kernel = (f"{spec.name}: the highest stage of the fastest family ({spec.family}) that computes "
+                      f"{problem2.precision} on sm_{arch_cc} for layouts {problem2.layouts}"
+                      + ("" if _tma_ok(problem2) else " with unaligned operands"))
+        why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class {tune.shape_key(problem2)}"
+                      if how == "tuned" else
+                      f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
+                      + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else ""))
+        reason = why_kernel + "; " + why_config
+        if staged:
+            reason += f"; staged copies of {', '.join(staged)} (alignment or a layout the kernel cannot read)"
+    return Choice(spec.name, cfg.name, spec.family, spec.technique, problem2.precision, problem2.layouts, staged,
+                  how, reason)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
