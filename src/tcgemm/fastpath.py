@@ -99,6 +99,7 @@ class Prepared:
                  staged: tuple[str | None, str | None] = (None, None), padded_ld: int | None = None) -> None:
         from cuda.bindings import driver
 
+        self.plan = plan  # (what runs: plan.spec, plan.config)
         self._launch = driver.cuLaunchKernel
         self._launch_ex = None  # programmatic dependent launch (launch.LaunchEx), else cuLaunchKernel
         self._ok = driver.CUresult.CUDA_SUCCESS
@@ -222,6 +223,8 @@ class Prepared:
             # This config writes D only through TMA (16-byte aligned base): an aligned buffer, copied over.
             misaligned_out, d = d, torch.empty_strided(d.size(), d.stride(), dtype=d.dtype, device=d.device)
         a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
+        if launch._tracers:
+            launch.note_launch(self.plan.spec, self.plan.config)
         launch.ensure_context(self._device)
         with self._lock:  # the parameter block is shared by threads that make the same call
             self._a.value = a_ptr

@@ -8,8 +8,10 @@ tests can replace it with a recorder.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -33,6 +35,29 @@ _C_TYPES = {
 }
 _FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 MAX_GRID_YZ = 65535
+
+# Open trace() lists: every launch (full path or prepared) appends "kernel:config" to each.
+_tracers: list[list[str]] = []
+
+
+@contextlib.contextmanager
+def trace() -> Iterator[list[str]]:
+    """``with launch.trace() as seen:`` collects ``"kernel:config"`` of every GEMM launched inside
+    (on this process, any thread), in launch order: what really ran, prepared repeat calls included.
+    Tests use it to check that a CUDA graph captures the kernel eager calls ran; costs nothing when
+    no trace is open."""
+    seen: list[str] = []
+    _tracers.append(seen)
+    try:
+        yield seen
+    finally:
+        _tracers.remove(seen)
+
+
+def note_launch(spec: KernelSpec, cfg: TileConfig) -> None:
+    label = f"{spec.name}:{cfg.name}"
+    for seen in _tracers:
+        seen.append(label)
 
 
 def _precision_outputs(precision: str) -> list[tuple[torch.dtype, torch.dtype]]:
@@ -442,6 +467,8 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         run(p, problem, a, b, c, staged, arch, scales)
         d.copy_(staged)
         return
+    if _tracers:
+        note_launch(p.spec, p.config)
     device = d.device.index if d.device.index is not None else torch.cuda.current_device()
     ensure_context(device)
     kernel = kernel_for(p, arch, device)
