@@ -80,13 +80,14 @@ def gemm(
     """
     # The common repeat call first (plain tensors, nothing to differentiate or trace, seen before):
     # every check below costs host time that a ~10 us GEMM pays in full (tcgemm.fastpath).
-    if (scale_a is None and scale_b is None and type(a) is torch.Tensor and type(b) is torch.Tensor
+    if (type(a) is torch.Tensor and type(b) is torch.Tensor
             and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad
                                                   or (type(c) is torch.Tensor and c.requires_grad)))
             and not torch.compiler.is_compiling()):
-        prepared = fastpath.lookup(fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config))
+        prepared = fastpath.lookup(fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config,
+                                                scale_a, scale_b))
         if prepared is not None:
-            return prepared(a, b, c, out)
+            return prepared(a, b, c, out, scale_a, scale_b)
     a, b, c, out, back = interop.to_torch(a, b, c, out)
     scaled = scale_a is not None or scale_b is not None
     if torch.compiler.is_compiling() and out is None and not scaled:
@@ -127,12 +128,11 @@ def _gemm(
     scale_b: float | torch.Tensor | None = None,
 ) -> torch.Tensor:
     """:func:`gemm` on torch tensors, without autograd: the kernels (the real implementation of the op)."""
-    fast_key = None
-    if scale_a is None and scale_b is None:  # a call seen before: the prepared launch (tcgemm.fastpath)
-        fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config)
-        prepared = fastpath.lookup(fast_key)
-        if prepared is not None:
-            return prepared(a, b, c, out)
+    # A call seen before: the prepared launch (tcgemm.fastpath).
+    fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
+    prepared = fastpath.lookup(fast_key)
+    if prepared is not None:
+        return prepared(a, b, c, out, scale_a, scale_b)
     user_a, user_b = a, b
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
     alpha, scales = _fold_scales(a, alpha, scale_a, scale_b)
@@ -163,10 +163,7 @@ def _gemm(
     if padded is not None:  # D rows not 16-byte aligned: TMA-store into a row-padded buffer, then copy
         problem = padded
         target, d = d, staging.padded_buffer(d, problem.d_ld)
-    if any(s is not None for s in scales):
-        launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
-        return d if padded is None else staging.unpad(d, target)
-    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch, scales=scales)
     if padded is not None:
         d = staging.unpad(d, target)
     # Later calls like this one skip all of the above (tcgemm.fastpath), staging included; not calls

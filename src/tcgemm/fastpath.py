@@ -9,8 +9,9 @@ first call leaves a :class:`Prepared` launch under that signature: the kernel ha
 ctypes parameter block whose scalar slots are already filled, and the tensor-map geometries.
 A repeat call only checks what depends on addresses (``out`` overlapping an input), allocates the
 output, makes the aligned copies the first call staged (if any), writes four pointers into the
-block, looks up tensor maps (cached per address) and launches. Calls whose operands had to be
-copied for their strides, or that pass fp8 scale tensors, always take the full path.
+block, looks up tensor maps (cached per address) and launches. fp8 scales are part of the signature:
+a Python number by its value (folded into alpha), a tensor by its dtype, size and device (its address is
+filled per call). Calls whose operands had to be copied for their strides always take the full path.
 """
 
 from __future__ import annotations
@@ -38,8 +39,16 @@ def _meta(t: torch.Tensor | None) -> tuple[Any, ...] | None:
     return (t.dtype, t.shape, t.stride(), t.data_ptr() & 15, t.get_device())
 
 
+def _scale_meta(s: Any) -> Any:
+    if s is None:
+        return None
+    if type(s) in _PLAIN:
+        return (s.dtype, s.shape, s.get_device())
+    return ("number", s)  # (a bool or a non-number raises on the full path, which validates every call it takes)
+
+
 def key(a: Any, b: Any, c: Any, out: Any, alpha: Any, beta: Any, out_dtype: Any, precision: Any,
-        kernel: str, config: Any) -> Key | None:
+        kernel: str, config: Any, scale_a: Any = None, scale_b: Any = None) -> Key | None:
     """The signature of a call, or None when it cannot take the repeat path (non-tensors, CPU tensors)."""
     # Plain tensors and parameters only: subclasses (fake, functional, ...) take the full path.
     if type(a) not in _PLAIN or type(b) not in _PLAIN or not a.is_cuda:
@@ -47,7 +56,10 @@ def key(a: Any, b: Any, c: Any, out: Any, alpha: Any, beta: Any, out_dtype: Any,
     if (c is not None and type(c) not in _PLAIN) or (out is not None and type(out) not in _PLAIN):
         return None
     try:
-        return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config)
+        if scale_a is None and scale_b is None:
+            return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config)
+        return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config,
+                _scale_meta(scale_a), _scale_meta(scale_b))
     except TypeError:  # unhashable option values: the full path reports them
         return None
 
@@ -135,7 +147,11 @@ class Prepared:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
         self._tma_store = spec.tma_store
         self._staged_d_only = spec.tma_store and cfg.tma_d_only
-        self._maps: dict[tuple[int, int, int], tuple[tuple[int, int, int, int], tuple[Any, ...]]] = {}
+        self._maps_a: dict[int, tuple[int, Any]] = {}
+        self._maps_b: dict[int, tuple[int, Any]] = {}
+        self._maps_d: dict[int, tuple[int, Any]] = {}
+        # Stages nothing and writes a new row-major output as it is: new_output() may serve the call.
+        self.direct = (staged == (None, None) and padded_ld is None and not problem.swapped)
 
         # The parameter block: one ctypes value per kernel argument, in TCGEMM_KERNEL order.
         c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)
@@ -152,10 +168,13 @@ class Prepared:
             self._c, ctypes.c_int64(c_row), ctypes.c_int64(c_col), ctypes.c_int64(c_batch),
             self._d, ctypes.c_int64(problem.d_ld), ctypes.c_int64(problem.d_batch_stride),
         ]
-        # The optional arguments, in launch.run's order: scale pointers (null: 1; calls with scale tensors
-        # never take this path), the batch count of persistent kernels, the D-map flag.
+        # The optional arguments, in launch.run's order: scale pointers (null: 1; a call's scale tensors fill
+        # them), the batch count of persistent kernels, the D-map flag.
+        self._scale_a = ctypes.c_void_p(0)
+        self._scale_b = ctypes.c_void_p(0)
+        self._scaled = spec.scale_args
         if spec.scale_args:
-            values += [ctypes.c_void_p(0), ctypes.c_void_p(0)]
+            values += [self._scale_a, self._scale_b]
         if spec.persistent:
             values.append(ctypes.c_int(problem.batch))
         self._ws = ctypes.c_void_p()
@@ -172,24 +191,22 @@ class Prepared:
             self._params[self._n_maps + i] = ctypes.addressof(v)
         self._params_addr = ctypes.addressof(self._params)
 
-    def _encode_maps(self, a_ptr: int, b_ptr: int, d_ptr: int) -> tuple[tuple[int, int, int, int], tuple[Any, ...]]:
-        """((A map, B map, D map or A's again, D-map flag) as parameter pointers, the map objects that
-        own them) for these addresses, kept for the next call with the same ones (rotating buffers,
-        a loop over layers): encoding and hashing the geometry is most of a repeat call's host time."""
-        ma = tma.encode_typed(a_ptr, *self._geo_a)
-        mb = tma.encode_typed(b_ptr, *self._geo_b)
-        md = None
-        if self._tma_store and self._d_geo and d_ptr % 16 == 0:
-            md = tma.encode_typed(d_ptr, *self._d_geo)
-        third = (md or ma).getPtr() if self._tma_store else 0
-        maps = ((ma.getPtr(), mb.getPtr(), third, int(md is not None)), (ma, mb, md))
-        if len(self._maps) >= 64:
-            self._maps.clear()
-        self._maps[(a_ptr, b_ptr, d_ptr)] = maps
-        return maps
+    def _encoded(self, cache: dict[int, tuple[int, Any]], ptr: int, geo: tuple[Any, ...]) -> tuple[int, Any]:
+        """The parameter pointer of the tensor map of ``geo`` at address ``ptr``, encoded once per address:
+        encoding is most of a repeat call's host time, and a model's weights, and the activations the
+        caching allocator hands out again, come back to the same few addresses. One cache per operand
+        (a model's layers multiply the (A, B, D) combinations, not the addresses). Returns (parameter
+        pointer, the map object that owns it: the caller holds it until the launch has copied the map)."""
+        found = cache.get(ptr)
+        if found is None:
+            obj = tma.encode_typed(ptr, *geo)
+            if len(cache) >= 512:
+                cache.clear()
+            found = cache[ptr] = (obj.getPtr(), obj)
+        return found
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None,
-                 out: torch.Tensor | None) -> torch.Tensor:
+                 out: torch.Tensor | None, scale_a: Any = None, scale_b: Any = None) -> torch.Tensor:
         ea, eb, ec, eo = self._extents
         if out is not None:
             o0 = out.data_ptr()
@@ -211,10 +228,6 @@ class Prepared:
         if stage_b is not None:
             b = staging.aligned_copy(b, stage_b)
         ka, kb = (b, a) if self._swapped else (a, b)
-        workspace = None
-        if self._split_k is not None:
-            problem_, spec_, cfg_, clusters = self._split_k
-            ws_ptr, counters_ptr, workspace = launch.split_k_buffers(problem_, spec_, cfg_, self._device, clusters)
         target = None
         if self._padded_shape is not None:
             target, d = d, torch.empty(self._padded_shape, dtype=self._out_dtype, device=self._device)
@@ -222,29 +235,58 @@ class Prepared:
         if self._staged_d_only and target is None and d.data_ptr() % 16:
             # This config writes D only through TMA (16-byte aligned base): an aligned buffer, copied over.
             misaligned_out, d = d, torch.empty_strided(d.size(), d.stride(), dtype=d.dtype, device=d.device)
-        a_ptr, b_ptr, d_ptr = ka.data_ptr(), kb.data_ptr(), d.data_ptr()
+        c_ptr = c.data_ptr() if (self._c_used and c is not None) else 0
+        scales = None
+        if self._scaled:  # tensors by address; numbers were folded into alpha with the signature's values
+            scales = tuple(t.data_ptr() if type(t) in _PLAIN else 0 for t in (scale_a, scale_b))
+        self._go(ka.data_ptr(), kb.data_ptr(), c_ptr, d.data_ptr(), scales)
+        if target is not None:
+            return staging.unpad(d, target)
+        if misaligned_out is not None:
+            return misaligned_out.copy_(d)
+        return d
+
+    def new_output(self, a_ptr: int, b_ptr: int, c_ptr: int, shape: tuple[int, ...]) -> torch.Tensor:
+        """Launch into a new output of ``shape`` (the prepared shape, or a view of it: the same elements,
+        row-major) from raw addresses: the repeat call of tcgemm.nn.Linear, for prepared launches that
+        stage nothing (``self.direct``). The caller checked the operands' signature."""
+        d = torch.empty(shape, dtype=self._out_dtype, device=self._device)
+        self._go(a_ptr, b_ptr, c_ptr, d.data_ptr())
+        return d
+
+    def _go(self, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, scales: tuple[int, int] | None = None) -> None:
+        """Fill the parameter block with these addresses (and their tensor maps) and launch."""
+        scratch = False
+        if self._split_k is not None:
+            problem_, spec_, cfg_, clusters = self._split_k
+            ws_ptr, counters_ptr, scratch = launch.split_k_buffers(problem_, spec_, cfg_, self._device, clusters)
         if launch._tracers:
             launch.note_launch(self.plan.spec, self.plan.config)
         launch.ensure_context(self._device)
         with self._lock:  # the parameter block is shared by threads that make the same call
             self._a.value = a_ptr
             self._b.value = b_ptr
-            self._c.value = c.data_ptr() if (self._c_used and c is not None) else 0
+            self._c.value = c_ptr
             self._d.value = d_ptr
-            if workspace is not None:
+            if scales is not None:
+                self._scale_a.value, self._scale_b.value = scales
+            if scratch:
                 self._ws.value = ws_ptr
                 self._counters.value = counters_ptr
             if self._tma:
-                maps = self._maps.get((a_ptr, b_ptr, d_ptr))
-                if maps is None:
-                    maps = self._encode_maps(a_ptr, b_ptr, d_ptr)
-                pa, pb, pd, d_ok = maps[0]
                 params = self._params
-                params[0] = pa
-                params[1] = pb
+                map_a = self._encoded(self._maps_a, a_ptr, self._geo_a)
+                map_b = self._encoded(self._maps_b, b_ptr, self._geo_b)
+                params[0] = map_a[0]
+                params[1] = map_b[0]
                 if self._tma_store:  # (without it, slot 2 is the first scalar argument's)
-                    params[2] = pd
-                    self._d_ok.value = d_ok
+                    if self._d_geo is not None and d_ptr % 16 == 0:
+                        map_d = self._encoded(self._maps_d, d_ptr, self._d_geo)
+                        params[2] = map_d[0]
+                        self._d_ok.value = 1
+                    else:  # the register-path epilogue writes D; the slot holds A's map as a placeholder
+                        params[2] = params[0]
+                        self._d_ok.value = 0
             if self._launch_ex is not None:
                 (err,) = self._launch_ex(self._stream(), self._params_addr)
             else:
@@ -254,8 +296,3 @@ class Prepared:
         if err != self._ok:
             call = "cuLaunchKernelEx" if self._launch_ex is not None else "cuLaunchKernel"
             raise RuntimeError(f"{call} failed: {err}")
-        if target is not None:
-            return staging.unpad(d, target)
-        if misaligned_out is not None:
-            return misaligned_out.copy_(d)
-        return d

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -314,7 +315,106 @@ def ensure_context(device: int) -> None:
             raise RuntimeError(f"cannot make CUDA device {device}'s context current: {err}")
 
 
-_split_k_scratch: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+class GraphCaptureError(RuntimeError):
+    """A tcgemm call met CUDA graph capture before it could prepare what the captured launch needs."""
+
+
+# Scratch memory of split-K, the tail split and GPC_ORDER (kernels/include/split_k.cuh, tail_split.cuh,
+# gpc_order.cuh) comes from cuMemAlloc, outside torch's caching allocator: a buffer that outlives the call
+# must never land in a CUDA graph's private pool (torch.compile's cudagraph trees then refuse the graph:
+# "tensors in the cudagraph pool not tracked as outputs"), and nothing may be allocated or copied from the
+# host during capture. So each buffer is made outside capture and kept for the process:
+# - per (device, stream) for eager launches: launches on one stream run in order, so one workspace (fp32
+#   partial tiles, written before they are read within a launch) serves them all, and the arrival
+#   counters, which must start at zero, are left at zero by every launch;
+# - one set per device, GRAPH, for captured launches (a graph may be replayed on any stream). Every eager
+#   launch of a scratch config also sizes GRAPH's buffers for itself, so capturing a call that ran once
+#   before (torch's warm-up recipe, or tcgemm.warmup) allocates nothing.
+# Two launches in flight at once on one buffer would mix their counts: two graphs replayed concurrently on
+# two streams, or one graph replayed on two streams at once. Not supported (documented in the README).
+GRAPH = "graph"
+_scratch_lock = threading.Lock()
+# (device, owner) -> [workspace address, floats, counters address, ints]
+_split_k_scratch: dict[tuple[int, object], list[int]] = {}
+# (device, owner, unit rows per group) -> (address, ints): GPC_ORDER's counts and tables, then the tail
+# split's counters. A buffer per table (rows), written once when made, so no launch ever rewrites one.
+_gpc_scratch: dict[tuple[int, object, int], tuple[int, int]] = {}
+_retired: list[int] = []  # outgrown buffers: launches still queued may read them, so never freed
+
+
+def _capturing() -> bool:
+    return torch.cuda.is_current_stream_capturing()
+
+
+def _device_alloc(device: int, nbytes: int) -> int:
+    """cuMemAlloc of ``nbytes`` (at least 16) on ``device``; the address."""
+    from cuda.bindings import driver
+
+    ensure_context(device)
+    err, ptr = driver.cuMemAlloc(max(16, nbytes))
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise torch.OutOfMemoryError(f"tcgemm scratch: cuMemAlloc of {nbytes} bytes on cuda:{device} failed: {err}")
+    return int(ptr)
+
+
+def _upload(device: int, ptr: int, values: np.ndarray) -> None:
+    """Synchronous host-to-device copy into a buffer no launch uses yet (done when this returns)."""
+    from cuda.bindings import driver
+
+    ensure_context(device)
+    values = np.ascontiguousarray(values)
+    (err,) = driver.cuMemcpyHtoD(ptr, values.ctypes.data, values.nbytes)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"tcgemm scratch: cuMemcpyHtoD on cuda:{device} failed: {err}")
+
+
+def _not_prepared(what: str) -> GraphCaptureError:
+    return GraphCaptureError(
+        f"this GEMM needs {what} that is made on its first call outside CUDA graph capture, and this call is "
+        "being captured first: run the same call once before capturing (torch's warm-up recipe), or call "
+        "tcgemm.warmup(...) / tcgemm.nn.warmup(model, ...) for the shapes first")
+
+
+def _split_k_reserve(device: int, owner: object, need_ws: int, need_counters: int, capturing: bool) -> list[int]:
+    entry = _split_k_scratch.get((device, owner))
+    if entry is not None and entry[1] >= need_ws and entry[3] >= need_counters:
+        return entry
+    if capturing:
+        raise _not_prepared("scratch memory (split-K or tail-split workspace)")
+    ws, ws_n, counters, counters_n = entry or (0, 0, 0, 0)
+    if ws_n < need_ws:
+        if ws:
+            _retired.append(ws)
+        ws_n = max(need_ws, 2 * ws_n)
+        ws = _device_alloc(device, 4 * ws_n)
+    if counters_n < need_counters or not counters:
+        if counters:
+            _retired.append(counters)
+        counters_n = max(need_counters, 2 * counters_n, 1)
+        counters = _device_alloc(device, 4 * counters_n)
+        _upload(device, counters, np.zeros(counters_n, dtype=np.int32))
+    entry = _split_k_scratch[(device, owner)] = [ws, ws_n, counters, counters_n]
+    return entry
+
+
+def _gpc_reserve(device: int, owner: object, rows: int, ints: int, capturing: bool) -> int:
+    """GPC_ORDER's buffer (kernels/include/gpc_order.cuh) for tables of ``rows`` unit rows per group, at least
+    ``ints`` long: counts (zero), tables (tcgemm.placement) for a full persistent grid, a cluster of 2 per TPC
+    (smaller launches skip the positions past their own), then zeros for the tail split's counters."""
+    found = _gpc_scratch.get((device, owner, rows))
+    if found is not None and found[1] >= ints:
+        return found[0]
+    if capturing:
+        raise _not_prepared("GPC_ORDER's placement table")
+    if found is not None:
+        _retired.append(found[0])
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    values = np.zeros(ints, dtype=np.int32)
+    values[:placement.GPC_INTS] = placement.table([list(g) for g in placement.gpcs(device)], sms // 2, rows)
+    ptr = _device_alloc(device, 4 * ints)
+    _upload(device, ptr, values)
+    _gpc_scratch[(device, owner, rows)] = (ptr, ints)
+    return ptr
 
 
 _RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -337,28 +437,25 @@ def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters
 
 
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
-                    device: int, clusters: int = 0) -> tuple[int, int, torch.Tensor | None]:
-    """(workspace address, counters address, workspace tensor) of a split-K launch (kernels/include/split_k.cuh)
-    or of a TAIL_SPLIT launch on ``clusters`` clusters (tail_split.cuh), or (0, 0, None) for configs with
-    neither, and for tail-split launches whose last wave needs no split (the kernel then splits nothing).
+                    device: int, clusters: int = 0) -> tuple[int, int, bool]:
+    """(workspace address, counters address, True) of a split-K launch (kernels/include/split_k.cuh), of a
+    TAIL_SPLIT launch on ``clusters`` clusters (tail_split.cuh) or of a GPC_ORDER launch (gpc_order.cuh:
+    counters = its tables, then the tail split's counters); (0, 0, False) for configs with none of them, and
+    for tail-split launches whose last wave needs no split (the kernel then splits nothing).
 
-    Both live per (device, stream) and grow as needed: launches on one stream run in order, so one
-    workspace (fp32 partial tiles, written before they are read within a launch) serves them all,
-    and the per-tile arrival counters, which must start at zero, are left at zero by every launch.
-    A GPC_ORDER config's counters are a buffer of its own (_gpc_buffer: its tables, then its tail split's
-    counters). Two launches in flight at once on one buffer (a CUDA graph captured on this stream and
-    replayed on two streams together) would mix their counts: not supported, for either.
-    (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more than the
-    split saves on the GPU.)"""
+    Eager launches use their stream's buffers, captured ones the device's GRAPH set (see above); nothing is
+    allocated or copied while the current stream is capturing (GraphCaptureError if the call never ran
+    before capture). (Allocating the workspace per call cost ~15 us of host time per call: at M = 128 more
+    than the split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
     gpc_order = bool(cfg.get("GPC_ORDER"))
     if cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
         if need_ws == 0 and not gpc_order:
-            return 0, 0, None
+            return 0, 0, False
     elif splits == 1:
         if not gpc_order:
-            return 0, 0, None
+            return 0, 0, False
         need_ws, need_counters = 0, 0
     else:
         block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
@@ -367,45 +464,17 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
         tiles_m = -(-tile_rows // cluster) * cluster  # whole clusters: a cluster's last CTA may lie below M
         tiles = tiles_m * -(-problem.n // block_n) * problem.batch
         need_ws, need_counters = tiles * splits * block_m * block_n, tiles * (block_m // 64)
-    key = (device, _raw_stream(device))
-    if gpc_order:  # GPC_ORDER's counts and tables first, then the tail split's counters, in a buffer of its own
-        rows = cfg.get("GROUP_M", 8) // spec.cluster_shape(cfg)[0]
-        gpc_counters = _gpc_buffer(device, key, placement.GPC_INTS + need_counters, rows)
-        need_counters = 0
-    scratch = _split_k_scratch.get(key)
-    if scratch is None or scratch[0].numel() < need_ws or scratch[1].numel() < need_counters:
-        old_ws, old_counters = scratch or (None, None)
-        workspace = torch.empty(max(need_ws, old_ws.numel() if old_ws is not None else 0), dtype=torch.float32,
-                                device=f"cuda:{device}")
-        counters = old_counters
-        if counters is None or counters.numel() < need_counters:
-            counters = torch.zeros(need_counters, dtype=torch.int32, device=f"cuda:{device}")
-        scratch = _split_k_scratch[key] = (workspace, counters)
-    workspace, counters = scratch
-    if gpc_order:
-        counters = gpc_counters
-    return workspace.data_ptr() if need_ws else 0, counters.data_ptr(), workspace
-
-
-# (device, stream) -> GPC_ORDER's buffer and the unit rows per group its table is for. Its own: the tables
-# are not zero, and split-K and the tail split's arrival counters must start at zero.
-_gpc_scratch: dict[tuple[int, int], tuple[torch.Tensor, int]] = {}
-
-
-def _gpc_buffer(device: int, key: tuple[int, int], ints: int, rows: int) -> torch.Tensor:
-    """GPC_ORDER's buffer (kernels/include/gpc_order.cuh) on this stream, at least ``ints`` long: counts,
-    tables (tcgemm.placement), then zeros for the tail split's counters. The tables are written once per
-    buffer, on the stream (ordered before the launch that reads them), for a full persistent grid, a
-    cluster of 2 per TPC; smaller launches skip the positions past their own."""
-    buf, filled = _gpc_scratch.get(key, (None, -1))
-    if buf is None or buf.numel() < ints:
-        buf, filled = torch.zeros(ints, dtype=torch.int32, device=f"cuda:{device}"), -1
-    if filled != rows:
-        sms = torch.cuda.get_device_properties(device).multi_processor_count
-        values = placement.table([list(g) for g in placement.gpcs(device)], sms // 2, rows)
-        buf[:placement.GPC_INTS].copy_(torch.from_numpy(values))  # (counts zero: no launch is counting)
-    _gpc_scratch[key] = (buf, rows)
-    return buf
+    rows = cfg.get("GROUP_M", 8) // spec.cluster_shape(cfg)[0] if gpc_order else 0
+    capturing = _capturing()
+    owner: object = GRAPH if capturing else _raw_stream(device)
+    with _scratch_lock:
+        owners = (owner,) if capturing else (GRAPH, owner)  # (an eager call prepares its capture too)
+        for who in owners:
+            ws = _split_k_reserve(device, who, need_ws, 0 if gpc_order else need_counters, capturing)[0]
+            counters = _split_k_scratch[(device, who)][2]
+            if gpc_order:
+                counters = _gpc_reserve(device, who, rows, placement.GPC_INTS + need_counters, capturing)
+    return ws if need_ws else 0, counters, True
 
 
 @lru_cache(maxsize=256)

@@ -19,16 +19,17 @@ It *is* a ``torch.nn.Linear`` (a subclass): the same parameters (``weight`` (out
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
-from . import api, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for autograd and torch.compile)
+from . import api, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
+from .problem import layout_of
 
-__all__ = ["Linear", "linear"]
+__all__ = ["Linear", "linear", "warmup"]
 
 
-def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
-           precision: str | None = None) -> torch.Tensor:
-    """``x @ weight.T + bias`` with tcgemm, like :func:`torch.nn.functional.linear`."""
+def _check(x: torch.Tensor, weight: torch.Tensor) -> None:
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out_features, in_features); got shape {tuple(weight.shape)}")
     if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
@@ -36,6 +37,56 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
             f"input has shape {tuple(x.shape)} but the layer takes in_features={weight.shape[1]} "
             f"(the input's last dimension)"
         )
+
+
+def _needs_grad(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> bool:
+    return torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
+                                        or (bias is not None and bias.requires_grad))
+
+
+def _gemm(x2: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None) -> torch.Tensor:
+    """``x2 @ weight.T (+ bias)`` without autograd; the bias is fused where its dtype is the output's."""
+    fused = bias is not None and bias.dtype == x2.dtype
+    y = api.gemm(x2, weight.t(), bias if fused else None, beta=1.0 if fused else 0.0, precision=precision)
+    if bias is not None and not fused:
+        y = y + bias.to(y.dtype)  # not fused: the bias's dtype is not the output's
+    return y
+
+
+class _LinearFunction(torch.autograd.Function):
+    """Autograd of ``x @ weight.T + bias`` in eager mode, with tcgemm GEMMs both ways. (torch.compile
+    traces torch.ops.tcgemm.gemm instead; this avoids the custom operator's Python dispatch, which cost
+    more host time per call than the whole torch.nn.Linear call.)"""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                precision: str | None) -> torch.Tensor:
+        x2 = x.reshape(-1, x.shape[-1])
+        y = _gemm(x2, weight, bias, precision)
+        ctx.save_for_backward(x2 if ctx.needs_input_grad[1] else None, weight if ctx.needs_input_grad[0] else None)
+        ctx.precision, ctx.x_shape, ctx.bias_dtype = precision, x.shape, None if bias is None else bias.dtype
+        return y.reshape(*x.shape[:-1], weight.shape[0])
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        x2, weight = ctx.saved_tensors
+        g = grad.reshape(-1, grad.shape[-1])
+        if layout_of(g) is None:  # e.g. the expanded ones of loss.sum(): the kernels need a row or column layout
+            g = g.contiguous()
+        grad_x = grad_w = grad_b = None
+        if ctx.needs_input_grad[0]:  # dX = dY W: (M, N) @ (N, K), W read row-major as stored
+            grad_x = api.gemm(g, weight, precision=ctx.precision).reshape(ctx.x_shape)
+        if ctx.needs_input_grad[1]:  # dW = dYᵀ X: (N, M) @ (M, K), dYᵀ read in place (column-major)
+            grad_w = api.gemm(g.mT, x2, precision=ctx.precision)
+        if ctx.bias_dtype is not None and ctx.needs_input_grad[2]:
+            grad_b = g.sum(0, dtype=torch.float32).to(ctx.bias_dtype)
+        return grad_x, grad_w, grad_b, None
+
+
+def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
+           precision: str | None = None) -> torch.Tensor:
+    """``x @ weight.T + bias`` with tcgemm, like :func:`torch.nn.functional.linear`."""
+    _check(x, weight)
     device_type = x.device.type
     if torch.is_autocast_enabled(device_type) and x.dtype.is_floating_point:
         dtype = torch.get_autocast_dtype(device_type)
@@ -46,16 +97,12 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
             f"input is {x.dtype} but weight is {weight.dtype}; convert the input (x.to({weight.dtype})) "
             f"or the layer (.to({x.dtype})), or run under torch.autocast"
         )
-    lead = x.shape[:-1]
-    x2 = x.reshape(-1, x.shape[-1])
     # The output dtype is the input's (float32 for float32, float16 for float16, ...).
-    fused = bias is not None and bias.dtype == x.dtype
-    # api.gemm goes through torch.ops.tcgemm.gemm when autograd or torch.compile needs the operator,
-    # and straight to the kernels (a few µs less per call) in inference.
-    y = api.gemm(x2, weight.t(), bias if fused else None, beta=1.0 if fused else 0.0, precision=precision)
-    if bias is not None and not fused:
-        y = y + bias.to(y.dtype)  # not fused: the bias's dtype is not the output's
-    return y.reshape(*lead, weight.shape[0])
+    if _needs_grad(x, weight, bias) and not torch.compiler.is_compiling():
+        return _LinearFunction.apply(x, weight, bias, precision)
+    # (under torch.compile api.gemm goes through torch.ops.tcgemm.gemm, which the compiler traces)
+    y = _gemm(x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), weight, bias, precision)
+    return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
 
 
 class Linear(torch.nn.Linear):
@@ -65,6 +112,7 @@ class Linear(torch.nn.Linear):
                  dtype: torch.dtype | None = None, *, precision: str | None = None) -> None:
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         self.precision = precision
+        self._repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, int, int, tuple[int, ...]]] = {}
 
     @classmethod
     def from_torch(cls, linear: torch.nn.Linear, *, precision: str | None = None) -> Linear:
@@ -79,8 +127,71 @@ class Linear(torch.nn.Linear):
         return new
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
-        return linear(input, self.weight, self.bias, precision=self.precision)
+        # The repeat call: an input of a signature seen before, weight and bias where they were, nothing to
+        # differentiate, no autocast, not traced. One dict lookup, then the prepared launch from raw
+        # addresses (tcgemm.fastpath): no view of the weight, no flattening, no signature of three tensors.
+        weight, bias = self.weight, self.bias
+        if (type(input) is torch.Tensor and not torch.is_grad_enabled() and not torch.compiler.is_compiling()
+                and not torch.is_autocast_enabled("cuda")):
+            found = self._repeat.get((input.shape, input.stride(), input.dtype, input.data_ptr() & 15,
+                                      input.get_device()))
+            if found is not None:
+                prepared, w_ptr, b_ptr, out_shape = found
+                if weight.data_ptr() == w_ptr and (0 if bias is None else bias.data_ptr()) == b_ptr:
+                    return prepared.new_output(input.data_ptr(), w_ptr, b_ptr, out_shape)
+            y = linear(input, weight, bias, precision=self.precision)
+            self._remember(input, weight, bias, y)
+            return y
+        return linear(input, weight, bias, precision=self.precision)
+
+    def _remember(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, y: torch.Tensor) -> None:
+        """Keep the prepared launch the call just left behind (tcgemm.fastpath), when it can serve this
+        layer's repeat calls from raw addresses: a CUDA input of the weight's dtype, bias fused or absent."""
+        if not x.is_cuda or x.dim() < 1 or x.dtype != weight.dtype or (bias is not None and bias.dtype != x.dtype):
+            return
+        x2 = x.reshape(-1, x.shape[-1])
+        if x2.data_ptr() != x.data_ptr() or layout_of(x2) is None or (x.dim() > 2 and not x.is_contiguous()):
+            return  # (a flattening that copies: the full path each time)
+        key = fastpath.key(x2, weight.t(), bias, None, 1.0, 1.0 if bias is not None else 0.0, None, self.precision,
+                           "auto", None)
+        prepared = fastpath.lookup(key)
+        if prepared is None or not prepared.direct:
+            return
+        if len(self._repeat) >= 64:
+            self._repeat.clear()
+        self._repeat[(x.shape, x.stride(), x.dtype, x.data_ptr() & 15, x.get_device())] = (
+            prepared, weight.data_ptr(), 0 if bias is None else bias.data_ptr(), tuple(y.shape))
+
+    def _apply(self, fn: Any, recurse: bool = True) -> Linear:
+        self._repeat.clear()  # .to(), .half(), .cuda(): new parameter storage, maybe a new dtype
+        return super()._apply(fn, recurse)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self.__dict__.setdefault("_repeat", {})
 
     def extra_repr(self) -> str:
         text = super().extra_repr()
         return text + (f", precision={self.precision!r}" if self.precision is not None else "")
+
+
+def warmup(module: torch.nn.Module, max_tokens: int = 8192, *, progress: bool = False) -> list[str]:
+    """Prepare every tcgemm kernel build ``module``'s tcgemm.nn.Linear layers run for 1..``max_tokens`` tokens
+    (compile, load, scratch for captured launches: :func:`tcgemm.warmup.warmup`), so that capturing the model
+    in CUDA graphs (``torch.cuda.graph``, ``torch.compile(mode="reduce-overhead")``) prepares nothing inside
+    capture. Returns the "kernel:config" labels prepared."""
+    from .warmup import LayerShape
+    from .warmup import warmup as run
+
+    layers = [LayerShape(m.in_features, m.out_features, m.weight.dtype, m.bias is not None
+                         and m.bias.dtype == m.weight.dtype, m.precision)
+              for m in module.modules() if isinstance(m, Linear) and m.weight.is_cuda]
+    if not layers:
+        raise ValueError("no tcgemm.nn.Linear on a CUDA device in this module: swap its layers first "
+                         "(tcgemm.nn.Linear.from_torch) and move it to the GPU")
+    report = (lambda done, total: print(f"\rtcgemm warmup: {done}/{total} builds", end="", flush=True)) \
+        if progress else None
+    labels = run(layers, max_tokens, device=next(iter(module.parameters())).get_device(), progress=report)
+    if progress:
+        print()
+    return labels

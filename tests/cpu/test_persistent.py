@@ -172,34 +172,61 @@ def test_split_k_ranges_cover_every_k_tile_once(ktiles, splits):
     assert covered == list(range(ktiles))
 
 
+class _FakeScratch:
+    """launch's scratch allocator on the CPU: records the bytes of each cuMemAlloc and of each upload."""
+
+    def __init__(self, monkeypatch, capturing: bool = False) -> None:
+        self.allocs: list[int] = []
+        self.uploads: list[tuple[int, int]] = []
+        self.capturing = capturing
+        monkeypatch.setattr(launch, "_device_alloc", self._alloc)
+        monkeypatch.setattr(launch, "_upload", lambda device, ptr, values: self.uploads.append((ptr, values.nbytes)))
+        monkeypatch.setattr(launch, "_capturing", lambda: self.capturing)
+        monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
+        launch._split_k_scratch.clear()
+
+    def _alloc(self, device: int, nbytes: int) -> int:
+        self.allocs.append(nbytes)
+        return 4096 * len(self.allocs)
+
+
 def test_split_k_workspace_holds_every_unit(monkeypatch):
     """launch.split_k_buffers sizes the workspace for whole clusters of tile rows x tile columns x batch,
-    SPLIT_K slices of BLOCK_M x BLOCK_N floats each, and the counters for one per consumer warpgroup."""
+    SPLIT_K slices of BLOCK_M x BLOCK_N floats each, and the counters for one per consumer warpgroup;
+    the stream's buffers and the device's CUDA-graph ones, counters zeroed once."""
     spec = registry.get("wgmma_tma_store")
     cfg = spec.config("128x128x64k4")
-    sizes = {}
+    fake = _FakeScratch(monkeypatch)
     p = _problem(130, 300, 640, batch=2)
-
-    real_zeros = torch.zeros
-
-    def fake_empty(n, dtype, device):
-        sizes["ws"] = n
-        return real_zeros(n, dtype=dtype)
-
-    def fake_zeros(n, dtype, device):
-        sizes["counters"] = n
-        return real_zeros(n, dtype=dtype)
-
-    monkeypatch.setattr(launch.torch, "empty", fake_empty)
-    monkeypatch.setattr(launch.torch, "zeros", fake_zeros)
-    monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
-    launch._split_k_scratch.clear()
-    launch.split_k_buffers(p, spec, cfg, 0)
+    ws, counters, used = launch.split_k_buffers(p, spec, cfg, 0)
     tiles = 2 * 3 * 2  # ceil(130/128) rows, ceil(300/128) columns, batch 2 (cluster 1)
-    assert sizes == {"ws": tiles * 4 * 128 * 128, "counters": tiles * 2}
-    sizes.clear()  # a second launch on the same stream reuses both buffers
+    ws_bytes, counter_bytes = 4 * tiles * 4 * 128 * 128, 4 * tiles * 2
+    assert used and fake.allocs == [ws_bytes, counter_bytes] * 2  # the graph's set, then the stream's
+    assert sorted(n for _, n in fake.uploads) == [counter_bytes] * 2  # counters start at zero
+    assert launch._split_k_scratch[(0, 7)][0] == ws and launch._split_k_scratch[(0, 7)][2] == counters
+    fake.allocs.clear()  # a second launch on the same stream, and a capture of it, reuse the buffers
     launch.split_k_buffers(p, spec, cfg, 0)
-    assert sizes == {}
+    fake.capturing = True
+    graph_ws, graph_counters, _ = launch.split_k_buffers(p, spec, cfg, 0)
+    assert fake.allocs == [] and (graph_ws, graph_counters) != (ws, counters)
+    launch._split_k_scratch.clear()
+
+
+def test_capture_never_allocates(monkeypatch):
+    """A split-K call captured before it ever ran eagerly cannot allocate (the graph would own the memory,
+    and torch.compile's cudagraph trees refuse that): a GraphCaptureError tells the user to warm up."""
+    spec = registry.get("wgmma_tma_store")
+    cfg = spec.config("128x128x64k4")
+    fake = _FakeScratch(monkeypatch, capturing=True)
+    with pytest.raises(launch.GraphCaptureError, match="warm-up"):
+        launch.split_k_buffers(_problem(130, 300, 640), spec, cfg, 0)
+    assert fake.allocs == []
+    fake.capturing = False
+    launch.split_k_buffers(_problem(130, 300, 640), spec, cfg, 0)  # eager: prepares the capture too
+    fake.capturing = True
+    fake.allocs.clear()
+    launch.split_k_buffers(_problem(130, 300, 640), spec, cfg, 0)
+    assert fake.allocs == []
     launch._split_k_scratch.clear()
 
 
@@ -293,26 +320,14 @@ def test_tail_split_workspace(monkeypatch):
     consumer warpgroup; none where the last wave needs no split (the kernel then splits nothing)."""
     spec = registry.get("wgmma_tma_store")
     cfg = spec.config("128x256x64s4b2t")
-    sizes = {}
-    real_zeros = torch.zeros
-
-    def fake(key):
-        def make(n, dtype, device):
-            sizes[key] = n
-            return real_zeros(n, dtype=dtype)
-        return make
-
-    monkeypatch.setattr(launch.torch, "empty", fake("ws"))
-    monkeypatch.setattr(launch.torch, "zeros", fake("counters"))
-    monkeypatch.setattr(launch, "_raw_stream", lambda device: 7)
-    launch._split_k_scratch.clear()
+    fake = _FakeScratch(monkeypatch)
     p = _problem(4096, 14336, 4096)  # 16 x 56 units of 2 tiles on 66 clusters: 38 in the last wave, 2 per helper
     assert schedule.tail_split(896, 64, 66) == (38, 46)
     launch.split_k_buffers(p, spec, cfg, 0, 66)
-    assert sizes == {"ws": 38 * 2 * 2 * 128 * 256, "counters": 38 * 2 * 2}
-    sizes.clear()
-    assert launch.split_k_buffers(_problem(3072, 5632, 4096), spec, cfg, 0, 66) == (0, 0, None)  # 12 x 22 = 4 x 66
+    assert fake.allocs == [4 * 38 * 2 * 2 * 128 * 256, 4 * 38 * 2 * 2] * 2
+    fake.allocs.clear()
+    assert launch.split_k_buffers(_problem(3072, 5632, 4096), spec, cfg, 0, 66) == (0, 0, False)  # 12 x 22 = 4 x 66
     assert schedule.tail_split(256, 64, 66) is None  # 4096^3: 58 units in the last wave, 8 parts per helper
-    assert launch.split_k_buffers(_problem(4096, 4096, 4096), spec, cfg, 0, 66) == (0, 0, None)
-    assert sizes == {}
+    assert launch.split_k_buffers(_problem(4096, 4096, 4096), spec, cfg, 0, 66) == (0, 0, False)
+    assert fake.allocs == []
     launch._split_k_scratch.clear()
