@@ -4,10 +4,10 @@ configs get problems where that path is active, on 132-SM (H100/H200 SXM) and 11
 
 from __future__ import annotations
 
-import graph_problems as gp
 import pytest
 import torch
 
+import graph_problems as gp
 from tcgemm import dispatch, fastpath, launch, registry
 from tcgemm.problem import describe
 
