@@ -3,7 +3,8 @@ propagation as in cuBLAS, operands of more than 2^31 elements, concurrent thread
 bitwise reproducibility.
 
 The property test records what it tried: with TCGEMM_HOSTILE_JSON set (tools/gpu_suite.sh sets
-it) the counts of inputs tried and failures, per precision, are written there at the end.
+it) the counts of inputs tried and failures, per precision, are written there at the end, with the counts
+of its repeat calls ("repeat": how many found a prepared launch, how many invalid calls were tried).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tcgemm
+from tcgemm import fastpath
 from tcgemm.check import TOLERANCE, poisoned_like, reference, relative_error
 
 pytestmark = pytest.mark.gpu
@@ -29,6 +31,7 @@ _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, 
 _TRIED: Counter[str] = Counter()
 _FAILED: Counter[str] = Counter()
 _FAILURES: list[dict[str, object]] = []
+_REPEAT: Counter[str] = Counter()  # repeat calls: "prepared" (took tcgemm.fastpath), "full", "invalid" (raised)
 
 
 def _precisions() -> list[str]:
@@ -47,7 +50,7 @@ def _record_counts():
 
         data = {"environment": environment(), "tried": dict(_TRIED), "failed": dict(_FAILED),
                 "failures": _FAILURES[:50], "total_tried": sum(_TRIED.values()),
-                "total_failed": sum(_FAILED.values())}
+                "total_failed": sum(_FAILED.values()), "repeat": dict(_REPEAT)}
         with open(path, "w") as f:
             json.dump(data, f, indent=1)
 
@@ -71,6 +74,28 @@ def _operand(rows: int, cols: int, layout: str, batch: int | None, dtype: torch.
     return torch.as_strided(buf, (*lead, rows, cols), strides, offset)
 
 
+def _overlapping(x: torch.Tensor, shape: tuple[int, ...], dtype: torch.dtype
+                 ) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """(a copy of x, an output of ``shape`` and ``dtype``) in one buffer, overlapping: the copy has x's
+    signature (dtype, shape, strides, address mod 16), the output is contiguous and 16-byte aligned like
+    poisoned_like's. None where they cannot overlap (an empty one, an output smaller than x's offset)."""
+    out_bytes = math.prod(shape) * dtype.itemsize
+    if x.numel() == 0 or out_bytes == 0:
+        return None
+    es = x.element_size()
+    x0 = x.storage_offset() * es
+    x1 = (x.storage_offset() + sum((n - 1) * st for n, st in zip(x.shape, x.stride(), strict=True)) + 1) * es
+    o0 = x0 - x0 % 16
+    if o0 + out_bytes <= x0:
+        return None
+    total = -(-max(o0 + out_bytes, x1) // 16) * 16
+    pool = torch.zeros(total, dtype=torch.uint8, device="cuda")
+    out = pool[o0:o0 + out_bytes].view(dtype).view(shape)
+    copy = torch.as_strided(pool.view(x.dtype), x.shape, x.stride(), x.storage_offset())
+    copy.copy_(x)
+    return copy, out
+
+
 _SIZES = st.one_of(st.sampled_from([0, 1, 2, 7, 8, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257]),
                    st.integers(1, 600))
 
@@ -81,34 +106,71 @@ _SIZES = st.one_of(st.sampled_from([0, 1, 2, 7, 8, 15, 16, 17, 63, 64, 65, 127, 
        la=st.sampled_from("rc"), lb=st.sampled_from("rc"), pad_a=st.integers(0, 9), pad_b=st.integers(0, 9),
        off_a=st.integers(0, 17), off_b=st.integers(0, 17), batch=st.sampled_from([None, 1, 3]),
        broadcast_b=st.booleans(), alpha=st.sampled_from([1, -2, 3]), beta=st.sampled_from([0, 1, -1]),
-       use_out=st.booleans(), seed=st.integers(0, 2**31 - 1))
+       use_out=st.booleans(), overlap=st.sampled_from([None, None, "a", "b"]), seed=st.integers(0, 2**31 - 1))
 def test_random_problems_match_float64(precision, m, n, k, la, lb, pad_a, pad_b, off_a, off_b, batch, broadcast_b,
-                                       alpha, beta, use_out, seed):
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(seed)
+                                       alpha, beta, use_out, overlap, seed):
+    """A random problem against float64, then the same call again on new tensors of the same signature (same
+    shapes, strides, dtypes and alignment; new data and addresses), which takes the prepared repeat path
+    (tcgemm.fastpath) where the first call left one. With ``overlap`` (and an out=), an out that overlaps A
+    (or B) is passed too, before the valid call (the full path) and after it (the prepared path): both raise."""
     dtype = _DTYPES[precision]
     out_dtype = {"int8": torch.int32, "fp8e4m3": torch.bfloat16}.get(precision, dtype)
-    a = _operand(m, k, la, batch, dtype, pad_a, off_a, gen)
-    b = _operand(k, n, lb, None if broadcast_b else batch, dtype, pad_b, off_b, gen)
     shape = (batch, m, n) if batch is not None else (m, n)
-    c = None
-    if beta != 0:
-        c = (torch.randint(-50, 50, shape, device="cuda", generator=gen).to(out_dtype) if precision == "int8"
-             else torch.randn(shape, device="cuda", generator=gen).to(out_dtype))
-    out = poisoned_like(shape, out_dtype, "cuda") if use_out else None
+
+    def inputs(seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(seed)
+        a = _operand(m, k, la, batch, dtype, pad_a, off_a, gen)
+        b = _operand(k, n, lb, None if broadcast_b else batch, dtype, pad_b, off_b, gen)
+        c = None
+        if beta != 0:
+            c = (torch.randint(-50, 50, shape, device="cuda", generator=gen).to(out_dtype) if precision == "int8"
+                 else torch.randn(shape, device="cuda", generator=gen).to(out_dtype))
+        return a, b, c
+
+    def call(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None) -> torch.Tensor:
+        return tcgemm.gemm(a, b, c, alpha=alpha, beta=beta, out=out, precision="tf32" if precision == "tf32" else None)
+
+    def check(what: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None) -> None:
+        d = call(a, b, c, out)
+        torch.cuda.synchronize()
+        if use_out:
+            assert d is out
+        assert d.shape == shape and d.dtype == out_dtype
+        ref = reference(a, b, c, alpha, beta)
+        err = relative_error(d, ref) if d.numel() else 0.0
+        ok = err == 0.0 if precision == "int8" else err <= TOLERANCE[precision] * (1 if beta == 0 else 2)
+        if not ok:
+            _FAILED[precision] += 1
+            _FAILURES.append(dict(precision=precision, m=m, n=n, k=k, layouts=la + lb, batch=batch, error=err,
+                                  call=what))
+        assert ok, f"{what} call: {precision} {m}x{n}x{k} {la}{lb} batch={batch}: error {err}"
+
+    def invalid(seed: int) -> None:
+        a, b, c = inputs(seed)
+        bad = _overlapping(a if overlap == "a" else b, shape, out_dtype)
+        if bad is None:
+            return
+        copy, out = bad
+        args = (copy, b) if overlap == "a" else (a, copy)
+        _REPEAT["invalid"] += 1
+        with pytest.raises(ValueError, match="overlaps"):
+            call(*args, c, out)
+
+    if use_out and overlap:
+        invalid(seed ^ 1)
     _TRIED[precision] += 1
-    d = tcgemm.gemm(a, b, c, alpha=alpha, beta=beta, out=out, precision="tf32" if precision == "tf32" else None)
-    torch.cuda.synchronize()
-    if use_out:
-        assert d is out
-    assert d.shape == shape and d.dtype == out_dtype
-    ref = reference(a, b, c, alpha, beta)
-    err = relative_error(d, ref) if d.numel() else 0.0
-    ok = err == 0.0 if precision == "int8" else err <= TOLERANCE[precision] * (1 if beta == 0 else 2)
-    if not ok:
-        _FAILED[precision] += 1
-        _FAILURES.append(dict(precision=precision, m=m, n=n, k=k, layouts=la + lb, batch=batch, error=err))
-    assert ok, f"{precision} {m}x{n}x{k} {la}{lb} batch={batch}: error {err}"
+    a, b, c = inputs(seed)
+    check("first", a, b, c, poisoned_like(shape, out_dtype, "cuda") if use_out else None)
+    # The repeat call: new tensors, same signature.
+    a, b, c = inputs(seed + 1)
+    out = poisoned_like(shape, out_dtype, "cuda") if use_out else None
+    prepared = fastpath.lookup(fastpath.key(a, b, c, out, alpha, beta, None, "tf32" if precision == "tf32" else None,
+                                            "auto", None))
+    _REPEAT["prepared" if prepared is not None else "full"] += 1
+    check("repeat", a, b, c, out)
+    if use_out and overlap:
+        invalid(seed ^ 2)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "tf32", "fp16", "bf16"])
