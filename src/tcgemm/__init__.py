@@ -11,9 +11,11 @@ from types import ModuleType
 
 from ._version import __version__
 from .api import Choice, explain, gemm, kernels, matmul
+from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
 
-__all__ = ["Choice", "StrideCopyWarning", "__version__", "explain", "gemm", "interop", "kernels", "matmul", "nn", "ops"]
+__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "explain", "gemm", "interop", "kernels", "matmul",
+           "nn", "ops", "warmup"]
 
 _LAZY = ("interop", "nn", "ops", "model_bench")
 

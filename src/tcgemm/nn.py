@@ -177,11 +177,11 @@ class Linear(torch.nn.Linear):
 
 def warmup(module: torch.nn.Module, max_tokens: int = 8192, *, progress: bool = False) -> list[str]:
     """Prepare every tcgemm kernel build ``module``'s tcgemm.nn.Linear layers run for 1..``max_tokens`` tokens
-    (compile, load, scratch for captured launches: :func:`tcgemm.warmup.warmup`), so that capturing the model
+    (compile, load, scratch for captured launches: :func:`tcgemm.warmup`), so that capturing the model
     in CUDA graphs (``torch.cuda.graph``, ``torch.compile(mode="reduce-overhead")``) prepares nothing inside
     capture. Returns the "kernel:config" labels prepared."""
-    from .warmup import LayerShape
-    from .warmup import warmup as run
+    from .precompile import LayerShape
+    from .precompile import warmup as run
 
     layers = [LayerShape(m.in_features, m.out_features, m.weight.dtype, m.bias is not None
                          and m.bias.dtype == m.weight.dtype, m.precision)

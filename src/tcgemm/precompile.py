@@ -1,4 +1,4 @@
-"""``tcgemm.warmup``: prepare every kernel a set of GEMM shapes can run, before CUDA graph capture.
+"""``tcgemm.warmup``: prepare every kernel build a set of GEMM shapes can run, before CUDA graph capture.
 
 A GEMM captured in a CUDA graph (``torch.cuda.graph``, ``torch.compile(mode="reduce-overhead")``, a
 serving engine's decode graphs) must not compile, load, allocate from the host or synchronise while
