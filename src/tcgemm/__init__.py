@@ -14,8 +14,8 @@ from .api import Choice, explain, gemm, kernels, matmul
 from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
 
-__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "explain", "gemm", "interop", "kernels", "matmul",
-           "nn", "ops", "warmup"]
+__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "explain", "gemm", "interop", "kernels",
+           "matmul", "nn", "ops", "warmup"]
 
 _LAZY = ("interop", "nn", "ops", "model_bench")
 
