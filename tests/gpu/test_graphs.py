@@ -5,8 +5,9 @@ The rule these tests hold tcgemm to (the standard torch recipe): after one eager
 warm-up), capturing the same call compiles nothing, allocates nothing from host memory and synchronises
 nothing; the graph launches what eager calls launch (same kernel:config, launch.trace()) and its replays give
 the eager call's bits, also after the captured inputs' contents change in place. Split-K, tail-split and
-GPC_ORDER configs keep scratch per (device, stream) (launch.split_k_buffers, _gpc_buffer): they get problems
-where that path is active (tests/graph_problems.py, checked on the CPU by tests/cpu/test_graph_problems.py).
+GPC_ORDER configs keep scratch per (device, stream) for eager launches and one GRAPH set per device for captured
+ones, sized by the eager calls (launch.split_k_buffers): they get problems where that path is active
+(tests/graph_problems.py, checked on the CPU by tests/cpu/test_graph_problems.py).
 
 All random data comes from private generators: a capture that fails part-way can leave torch's default CUDA
 generator mid-capture (see bench.capture), and the tests after a failure should still run.
