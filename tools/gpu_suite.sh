@@ -7,6 +7,8 @@
 #        [SKIP_COMPILE=1 (no up-front build of every kernel: the JIT compiles what runs)]
 #        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr] [EXTRA_RUNS="precision/layouts/kernels/shapes ..."]
+#        [MODELS=1 (host time per call, the model-shape benchmark, the transformers example; issue 25)]
+#        [MODEL_NAMES=all] [MODEL_BUDGET=s]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
@@ -64,6 +66,18 @@ if [ -z "${SKIP_SANITIZE:-}" ]; then
 step "compute-sanitizer: memcheck, racecheck, synccheck over every kernel"
 bash tools/sanitize.sh "$OUT/sanitize.json" "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" ${SANITIZE_FILTER:+"$SANITIZE_FILTER"} \
   || status=1
+fi
+
+if [ -n "${MODELS:-}" ]; then
+step "host time per call: tcgemm.nn.Linear vs torch.nn.Linear, scaled fp8 vs torch._scaled_mm"
+python3 tools/host_time.py --json "$OUT/host_time.json" 2>&1 | tee -a "$OUT/models.log" || status=1
+step "model shapes: every Linear of a decoder layer, eager and CUDA graphs, weights rotated past L2"
+timeout 900 python3 -m tcgemm bench --model "${MODEL_NAMES:-all}" ${MODEL_BUDGET:+--budget "$MODEL_BUDGET"} \
+  --json "$OUT/models.json" --plot "$OUT/models.png" 2>&1 | grep -v "━" | tee -a "$OUT/models.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+step "a transformers Llama with and without tcgemm (examples/llama_transformers.py)"
+timeout 600 python3 examples/llama_transformers.py --json "$OUT/llama_transformers.json" 2>&1 \
+  | tee -a "$OUT/models.log" || status=1
 fi
 
 [ "$PRECISIONS" = none ] && PRECISIONS=""
