@@ -290,7 +290,7 @@ def rotation_count(touched_bytes: int, held_bytes: int, l2_bytes: int, cap_bytes
     copy keeps allocated while the row runs (its weight, bias and input, and its captured outputs)."""
     if touched_bytes <= 0 or held_bytes <= 0:
         raise ValueError(f"touched_bytes={touched_bytes}, held_bytes={held_bytes}: both must be positive")
-    want = max(2, -(-factor * l2_bytes // touched_bytes))
+    want = max(2, factor * l2_bytes // touched_bytes + 1)  # strictly more than factor x L2
     limit = cap_bytes if free_bytes is None else min(cap_bytes, free_bytes // 2)
     return int(max(1, min(want, limit // held_bytes, max_sets)))
 
