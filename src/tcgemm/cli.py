@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -232,7 +233,7 @@ def _write_json(record: dict, name: str) -> None:
     console.print(f"results written to {path}")
 
 
-def parse_tokens(text: str) -> tuple[int, int]:
+def parse_batch_seq(text: str) -> tuple[int, int]:
     """'8x1024' -> (batch 8, seq 1024)."""
     try:
         batch, seq = (int(p) for p in text.lower().split("x"))
@@ -243,20 +244,172 @@ def parse_tokens(text: str) -> tuple[int, int]:
     return batch, seq
 
 
-def cmd_model_bench(args: argparse.Namespace) -> int:
-    """tcgemm bench --model gpt2: a GPT-2-small block with torch.nn.Linear and tcgemm.nn.Linear."""
-    _need_gpu()
-    from .model_bench import GPT2Config, bench_gpt2, record, summary_lines
+@dataclass(frozen=True)
+class TokenList:
+    """--tokens: token counts M, and the BATCHxSEQ of the GPT-2 block's end-to-end row."""
 
-    batch, seq = args.tokens
-    cfg = GPT2Config(batch=batch, seq=seq)
-    precisions = [args.precision] if args.precision else ["fp16", "bf16"]
-    console.print(f"GPT-2-small block, {batch}x{seq} tokens, attention: {args.attention}")
-    rows = bench_gpt2(precisions, cfg, args.attention, args.budget,
-                      on_row=lambda r: console.print(summary_lines([r])[0], markup=False, highlight=False))
+    counts: tuple[int, ...]
+    block: tuple[int, int]  # (batch, seq) of the end-to-end row: the largest count
+
+
+def _block_of(tokens: int) -> tuple[int, int]:
+    """The end-to-end block's batch x seq for ``tokens`` not written as BATCHxSEQ: sequences of 1024 when
+    they divide it (8192 -> 8x1024, the default), else one sequence."""
+    return (tokens // 1024, 1024) if tokens % 1024 == 0 else (1, tokens)
+
+
+def parse_tokens(text: str) -> TokenList:
+    """'1,16,512' -> counts (1, 16, 512); an entry BATCHxSEQ ('8x1024') counts batch x seq tokens and, as
+    the largest, also sets the batch and sequence length of the GPT-2 block's end-to-end row."""
+    counts: list[int] = []
+    block: tuple[int, int] | None = None
+    for part in (s.strip().lower() for s in text.split(",")):
+        if not part:
+            continue
+        if "x" in part:
+            batch, seq = parse_batch_seq(part)
+            counts.append(batch * seq)
+            if block is None or batch * seq >= block[0] * block[1]:
+                block = (batch, seq)
+            continue
+        try:
+            count = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--tokens {text!r}: each entry is a token count or BATCHxSEQ, "
+                                             "e.g. 1,16,512 or 8x1024") from None
+        if count < 1:
+            raise argparse.ArgumentTypeError(f"--tokens {text!r}: token counts must be positive")
+        counts.append(count)
+    if not counts:
+        raise argparse.ArgumentTypeError(f"--tokens {text!r} names no token count; e.g. 1,16,512")
+    counts = list(dict.fromkeys(counts))
+    largest = max(counts)
+    return TokenList(tuple(counts), block if block and block[0] * block[1] == largest else _block_of(largest))
+
+
+def parse_models(text: str) -> list[str]:
+    from .models import parse_names
+
+    try:
+        return parse_names(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def parse_counts(text: str) -> list[int]:
+    """'512,4096' -> [512, 4096] (positive integers)."""
+    try:
+        counts = [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a comma list of token counts, e.g. 512,4096") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a comma list of positive token counts, e.g. 512,4096")
+    return counts
+
+
+MODEL_BUDGET = 0.15  # seconds per side and timing mode of each --model row
+GEMM_BUDGET = 1.0
+
+
+def _ratio(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"[green]{value:.2f}x[/]" if value >= 1.0 else f"[red]{value:.2f}x[/]"
+
+
+def _us(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _model_table(result) -> Table:
+    """Per M: the decoder layer's sum (bold), then each layer: eager and graph µs, ratios, TB/s, kernel, check."""
+    model = result.model["name"]
+    table = Table(title=f"{model}: torch.nn.functional.linear vs tcgemm.nn.Linear (ratio = torch / tcgemm)")
+    cols = ("M", "layer", "K -> N", "eager torch µs", "eager tcgemm µs", "eager ratio", "graph torch µs",
+            "graph tcgemm µs", "graph ratio", "TB/s torch / tcgemm", "% copy bw", "kernel", "check")
+    for col in cols:
+        table.add_column(col, justify="left" if col in ("layer", "K -> N", "kernel", "check") else "right")
+    sums = {s.m: s for s in result.sums}
+    for m in dict.fromkeys(r.m for r in result.rows):
+        s = sums[m]
+        table.add_row(str(m), "[bold]layer sum[/]", "", _us(s.eager_us_torch), _us(s.eager_us_tcgemm),
+                      _ratio(s.eager_ratio), _us(s.graph_us_torch), _us(s.graph_us_tcgemm), _ratio(s.graph_ratio),
+                      "", "", "", "", style="bold")
+        for r in (r for r in result.rows if r.m == m):
+            pct = (f"{100 * r.copy_fraction_torch:.0f}% / {100 * r.copy_fraction_tcgemm:.0f}%"
+                   if r.copy_fraction_torch is not None and r.copy_fraction_tcgemm is not None else "-")
+            check = ("PASS" if r.passed else "[red]FAIL[/]") + f" {r.rel_error:.0e}"
+            table.add_row("", r.layer, f"{r.k} -> {r.n}{' +b' if r.bias else ''}", _us(r.eager_us_torch),
+                          _us(r.eager_us_tcgemm), _ratio(r.eager_ratio), _us(r.graph_us_torch),
+                          _us(r.graph_us_tcgemm), _ratio(r.graph_ratio),
+                          f"{r.tbps_torch:.2f} / {r.tbps_tcgemm:.2f} ({r.tbps_basis})", pct, escape(r.kernel), check)
+    return table
+
+
+def _train_table(results) -> Table:
+    table = Table(title="MLP training step (forward + backward): torch.nn.Linear vs tcgemm.nn.Linear")
+    for col in ("model", "tokens", "MLP", "torch ms", "tcgemm ms", "ratio", "check", "tcgemm kernels"):
+        table.add_column(col, justify="right" if col in ("tokens", "torch ms", "tcgemm ms", "ratio") else "left")
+    for result in results:
+        for t in result.train:
+            check = ("PASS" if t.passed else "[red]FAIL[/]") + f" dx {t.rel_error_dx:.0e} dw {t.rel_error_dw:.0e}"
+            table.add_row(t.model, str(t.tokens), f"{' -> '.join(t.layers)} ({t.activation})", f"{t.ms_torch:.3f}",
+                          f"{t.ms_tcgemm:.3f}", _ratio(t.ratio), check, escape(" ".join(t.kernels)))
+    return table
+
+
+def _model_failures(results) -> int:
+    rows = [r.passed for res in results for r in (*res.rows, *res.train)]
+    rows += [e.passed for res in results for e in res.end_to_end if e.passed is not None]
+    return sum(not ok for ok in rows)
+
+
+def cmd_model_bench(args: argparse.Namespace) -> int:
+    """tcgemm bench --model NAME: every Linear of a decoder layer, torch vs tcgemm.nn.Linear (model_bench)."""
+    from . import model_bench as mb
+    from .models import DEFAULT_TOKENS
+
+    precision = args.precision or "bf16"
+    mb.check_layer_precision(precision)
+    tokens = args.tokens or parse_tokens(",".join(map(str, DEFAULT_TOKENS)))
+    budget = MODEL_BUDGET if args.budget is None else args.budget
+    if budget <= 0:
+        raise ValueError(f"--budget {budget}: give a positive number of seconds per side and timing mode")
+    train = [] if args.no_train else list(args.train_tokens)
+    if args.plot:
+        from .plot import require_matplotlib
+
+        require_matplotlib()  # before the bench, not after it
+    _need_gpu()
+    block = mb.GPT2Config(batch=tokens.block[0], seq=tokens.block[1])
+    timer = mb.CudaTimer()
+    copy_bps = timer.copy_bandwidth()
+    console.print(f"{', '.join(args.model)}: {precision}, M = {', '.join(map(str, tokens.counts))}, "
+                  f"{budget} s per side and mode; device copy bandwidth {copy_bps / 1e12:.2f} TB/s")
+    results = []
+    with _progress() as progress:
+        task = progress.add_task("models", total=mb.steps(args.model, tokens.counts, train, True))
+        for name in args.model:
+            results.append(mb.bench_model(
+                name, precision, tokens.counts, budget, train, block, args.attention, timer=timer, copy_bps=copy_bps,
+                on_step=lambda desc: progress.update(task, description=desc, advance=1)))
+    for result in results:
+        console.print(_model_table(result))
+        for line in mb.summary_lines(result.end_to_end):
+            console.print(f"GPT-2 block end to end, {block.batch}x{block.seq} tokens: {line}", markup=False,
+                          highlight=False)
+    if train:
+        console.print(_train_table(results))
+    config = {"models": args.model, "precision": precision, "tokens": list(tokens.counts), "budget_s": budget,
+              "train_tokens": train, "block": list(tokens.block), "attention": args.attention}
+    record = mb.model_record(results, config, copy_bps)
     if args.json:
-        _write_json(record(rows, cfg, args.attention), args.json)
-    return 1 if any(r.passed is False for r in rows) else 0
+        _write_json(record, args.json)
+    if args.plot:
+        from .plot import plot_models
+
+        console.print(f"wrote {plot_models([record], Path(args.plot))}")
+    return 1 if _model_failures(results) else 0
 
 
 _OUT_DTYPE_NAMES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int32": "int32"}  # torch names
@@ -285,6 +438,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import BenchResult, bench_shape, environment
 
     args.precision = args.precision or "fp32"
+    args.budget = GEMM_BUDGET if args.budget is None else args.budget
     out_dtype = _bench_out_dtype(args.precision, args.out_dtype)
     if args.plot:
         from .plot import require_matplotlib
@@ -446,6 +600,39 @@ def _tune_show() -> int:
     return 0
 
 
+def _tune_sources(args: argparse.Namespace) -> dict[tuple[int, int, int], list[str]]:
+    """--model: set args.shapes to every (M, N, K) of the models' Linears at each --tokens count, and return
+    which layers each shape comes from ({} without --model; --shapes 4096 when neither is given)."""
+    from .models import DEFAULT_TOKENS, get
+
+    if not args.model:
+        if args.tokens is not None:
+            raise ValueError("--tokens goes with --model (the token counts M of its layers); with --shapes give "
+                             "MxNxK shapes instead")
+        args.shapes = args.shapes or parse_shapes("4096")
+        return {}
+    sources: dict[tuple[int, int, int], list[str]] = {}
+    counts = args.tokens.counts if args.tokens else DEFAULT_TOKENS
+    for name in args.model:
+        for m in counts:
+            for lay in get(name).layers:
+                sources.setdefault(lay.gemm(m), []).append(f"{name} {lay.name}")
+    args.shapes = list(sources)
+    return sources
+
+
+def _one_per_class(planned: list) -> tuple[list, list[tuple[tuple[int, int, int], str]]]:
+    """(the first planned shape of each shape class, [(shape, class) of the others])."""
+    kept: dict[str, object] = {}
+    shared = []
+    for p in planned:
+        if (p.key, p.layouts) in kept:
+            shared.append((p.shape, p.key))
+        else:
+            kept[(p.key, p.layouts)] = p
+    return list(kept.values()), shared
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     """tcgemm tune: time every tile config of auto's kernel per shape, keep the fastest (tcgemm.tune)."""
     import torch
@@ -461,7 +648,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 0
     if args.show:
         return _tune_show()
-    layouts = [lay.strip() for lay in args.layouts.split(",") if lay.strip()]
+    sources = _tune_sources(args)
+    layouts = [lay.strip() for lay in (args.layouts or ("rc" if args.model else "rr")).split(",") if lay.strip()]
     for lay in layouts:
         tune.check_layouts(lay)
     if args.budget <= 0:
@@ -481,14 +669,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
                       "`--show` / `--clear` read and delete the cache.")
         return 2
     planned = tune.plan(args.shapes, args.precision, layouts, cc, sms)
+    if args.model:  # several layers of a class would each overwrite its one entry: tune the class once
+        planned, shared = _one_per_class(planned)
+        args.shapes = list(dict.fromkeys(p.shape for p in planned))
+        for shape, key in shared:
+            console.print(f"{'x'.join(map(str, shape))} ({', '.join(sources.get(shape, []))}): shape class {key} "
+                          "is tuned once, by its first shape", highlight=False)
     runs = sum(len(p.configs) for p in planned)
     if args.dry_run:
         table = Table(title=f"tcgemm tune --dry-run: {runs} (shape, config) timings on {where}")
-        for col in ("shape", "layouts", "shape class", "kernel", "configs (* = heuristic's pick)"):
+        cols = ("shape", *(("layers",) if sources else ()), "layouts", "shape class", "kernel",
+                "configs (* = heuristic's pick)")
+        for col in cols:
             table.add_column(col, overflow="fold")
         for p in planned:
             names = " ".join(c.name + ("*" if c is p.heuristic else "") for c in p.configs)
-            table.add_row("x".join(map(str, p.shape)), p.layouts, p.key, p.spec.name, names)
+            layers = (", ".join(sources.get(p.shape, [])),) if sources else ()
+            table.add_row("x".join(map(str, p.shape)), *layers, p.layouts, p.key, p.spec.name, names)
         console.print(table)
         console.print(f"about {runs * args.budget:.0f} s of timed runs (--budget {args.budget} s per config and "
                       f"shape) plus warm-up; results would go to {tune.cache_root()}")
@@ -542,14 +739,23 @@ def _tune_parser(sub: argparse._SubParsersAction) -> None:
         epilog="Examples:\n  tcgemm tune --precision bf16 --shapes 4096,8192,4096x14336x4096\n"
                "  tcgemm tune --precision tf32 --shapes 2048 --layouts rr,rc --budget 0.5\n"
                "  tcgemm tune --precision bf16 --shapes 512,16x4096x4096 --dry-run   # no GPU needed\n"
+               "  tcgemm tune --model llama3-8b,qwen2.5-7b --tokens 1,16,2048   # those models' Linears\n"
                "  tcgemm tune --show          # what is cached, and whether it is still in use\n"
                "  tcgemm tune --clear         # back to the heuristic",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--precision", default="bf16", choices=list(registry.PRECISIONS),
                    help="computation precision (default bf16)")
-    p.add_argument("--shapes", type=parse_shapes, default=parse_shapes("4096"),
-                   help="comma list of N (cube) or MxNxK (default 4096)")
-    p.add_argument("--layouts", default="rr", help="comma list of A/B layouts: rr, rc, cr, cc (default rr)")
+    what_shapes = p.add_mutually_exclusive_group()
+    what_shapes.add_argument("--shapes", type=parse_shapes, default=None,
+                             help="comma list of N (cube) or MxNxK (default 4096)")
+    what_shapes.add_argument("--model", type=parse_models, default=None, metavar="NAME[,NAME]",
+                             help="instead of --shapes: every (M, N, K) of these models' decoder-layer Linears "
+                                  "(see `tcgemm bench --model`) at each --tokens count, layouts rc (nn.Linear "
+                                  "multiplies by weight.T, a column-major B); one entry per shape class")
+    p.add_argument("--tokens", type=parse_tokens, default=None,
+                   help="with --model: token counts M, comma list (default 1,16,64,128,512,2048,8192)")
+    p.add_argument("--layouts", default=None,
+                   help="comma list of A/B layouts: rr, rc, cr, cc (default rr; rc with --model)")
     p.add_argument("--budget", type=float, default=0.25,
                    help="seconds of timed runs per config and shape (default 0.25)")
     what = p.add_mutually_exclusive_group()
@@ -653,30 +859,66 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beta", type=float, default=0.0)
     p.set_defaults(func=cmd_check)
 
+    from .models import DEFAULT_TOKENS, names
+
     p = sub.add_parser(
-        "bench", help="time kernels next to cuBLAS on the same inputs; print a table, write JSON",
-        description="Time each kernel in alternation with cuBLAS on the same rotating random inputs (larger "
-                    "than L2), between CUDA events per call, after warm-up: medians and the ratio to the cuBLAS "
-                    "time taken beside it. Calls under 0.1 ms are also replayed from CUDA graphs, kernel and "
-                    "cuBLAS in alternation ('graph µs' columns): the GPU's time without the per-call host work "
-                    "that the event timing includes.")
+        "bench", help="time kernels next to cuBLAS on the same inputs, or (--model) every Linear of a model's "
+                      "decoder layer: torch vs tcgemm.nn.Linear; print tables, write JSON",
+        description=_paragraphs(
+            "GEMM shapes (default): time each kernel in alternation with cuBLAS on the same rotating random "
+            "inputs (larger than L2), between CUDA events per call, after warm-up: medians and the ratio to "
+            "the cuBLAS time taken beside it. Calls under 0.1 ms are also replayed from CUDA graphs, kernel "
+            "and cuBLAS in alternation ('graph µs' columns): the GPU's time without the per-call host work "
+            "that the event timing includes.",
+            f"Models (--model {','.join(names())} or all): every Linear of one decoder layer at each token "
+            "count M (--tokens), tcgemm.nn.Linear called as a module against torch.nn.functional.linear on "
+            "the same weights and inputs, under inference_mode. Weights rotate past L2: enough copies of the "
+            "layer (weight, bias, input) that one pass touches more than 3x the L2 cache (at most 12 GiB "
+            "per row), call i on copy i mod count, as a model's layers follow one another, so each call "
+            "reads its weight from HBM. Eager time: CUDA events around blocks of back-to-back calls, per "
+            "call, host work included (a host slower than the GPU shows). Graph time: one call per copy "
+            "captured in a CUDA graph, replayed: the GPU alone. Both sides alternate blocks A/B/B/A; "
+            "--budget seconds per side and mode and row. Ratio = torch time / tcgemm time: above 1 tcgemm "
+            "is faster; the layer sum adds a decoder layer's Linears (attention and norms not included). "
+            "Each row checks tcgemm's output against torch's (relative Frobenius error), records the "
+            "kernel:config that ran and tcgemm.explain's pick, and reports TB/s moved (weights + input + "
+            "output) and the fraction of the device's copy bandwidth, measured once per run. A training "
+            "row times the model's MLP forward + backward (--train-tokens; --no-train skips it); for gpt2 "
+            "the GPT-2 block's end-to-end tokens/s comes too (at the largest --tokens; BATCHxSEQ sets its "
+            "shape)."),
+        epilog="Examples:\n  tcgemm bench --kernels auto --shapes 8192 --precision bf16 --json out.json\n"
+               "  tcgemm bench --model all --json models.json --plot models.png   # about 4 minutes on an H100\n"
+               "  tcgemm bench --model llama3-8b --tokens 1,16,2048 --no-train\n"
+               "  tcgemm bench --model gpt2 --tokens 8x1024 --attention sdpa      # M = 8192; block 8x1024\n"
+               "  tcgemm tune --model llama3-8b --dry-run                        # the shapes it would tune",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     common(p, DEFAULT_SHAPES)
     p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc (default rr)")
-    p.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per kernel and shape")
+    p.add_argument("--budget", type=float, default=None,
+                   help=f"seconds of timed runs per kernel and shape (default {GEMM_BUDGET}); with --model, per "
+                        f"side, timing mode and row (default {MODEL_BUDGET})")
     p.add_argument("--out-dtype", choices=sorted(_OUT_DTYPE_NAMES), default=None,
                    help="D's dtype (default: the precision's own; fp16/bf16 may write fp32, fp8 bf16, fp16 or "
                         "fp32; cuBLAS then runs torch.mm(..., out_dtype=) or torch._scaled_mm's out_dtype)")
     p.add_argument("--json", help="write every figure and the environment to this JSON file")
-    p.add_argument("--plot", help="after the bench, draw its rows to this PNG (needs matplotlib; see `tcgemm plot`)")
+    p.add_argument("--plot", help="after the bench, draw its rows to this PNG (needs matplotlib; see `tcgemm plot`); "
+                                  "with --model: ratio torch / tcgemm against M per model, eager and graph")
     p.add_argument("--plot-kind", choices=["ladder", "auto", "both"], default="both",
                    help="with --plot: as `tcgemm plot --kind` (default both: PLOT's stem + -ladder/-auto.png, "
                         "each the rows have data for)")
-    p.add_argument("--model", choices=["gpt2"], help="instead of GEMM shapes: a GPT-2-small block with "
-                   "torch.nn.Linear vs tcgemm.nn.Linear (fp16 and bf16 unless --precision), tokens/s")
-    p.add_argument("--tokens", type=parse_tokens, default=(8, 1024), help="with --model: BATCHxSEQ (default 8x1024)")
+    p.add_argument("--model", type=parse_models, default=None, metavar="NAME[,NAME]",
+                   help=f"instead of GEMM shapes: a model's decoder-layer Linears, torch vs tcgemm.nn.Linear; "
+                        f"one or more of {', '.join(names())}, or all")
+    p.add_argument("--tokens", type=parse_tokens, default=None,
+                   help=f"with --model: token counts M, comma list (default {','.join(map(str, DEFAULT_TOKENS))}); "
+                        "an entry BATCHxSEQ counts batch x seq tokens and shapes gpt2's end-to-end block row")
+    p.add_argument("--train-tokens", type=parse_counts, default=[512, 4096],
+                   help="with --model: token counts of the MLP training-step rows (default 512,4096)")
+    p.add_argument("--no-train", action="store_true", help="with --model: skip the training-step rows")
     p.add_argument("--attention", choices=["none", "sdpa"], default="none",
-                   help="with --model: skip attention (default) or run torch SDPA, the same in both models")
-    p.set_defaults(func=cmd_bench, precision=None)  # fp32 for GEMM shapes; fp16 and bf16 for --model
+                   help="with --model gpt2: the end-to-end block skips attention (default) or runs torch SDPA, "
+                        "the same in both models")
+    p.set_defaults(func=cmd_bench, precision=None)  # fp32 for GEMM shapes; bf16 for --model
     _tune_parser(sub)
     return parser
 

@@ -285,3 +285,50 @@ def layout_png(layout: Layout, out: Path) -> Path:
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return Path(out)
+
+
+def model_ratio_data(records: Iterable[dict]) -> dict[str, dict[str, list[tuple[int, float]]]]:
+    """{model: {"eager": [(M, ratio)], "graph": [(M, ratio)]}} of the layer sums in `tcgemm bench --model`
+    records (ratio = torch / tcgemm); a model in several records keeps its first."""
+    data: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    for record in records:
+        models = record.get("models") if isinstance(record, dict) else None
+        if not isinstance(models, list):
+            raise ValueError("not a `tcgemm bench --model` record (no 'models' list): pass what "
+                             "`tcgemm bench --model NAME --json FILE` writes")
+        for entry in models:
+            name = entry["model"]["name"]
+            if name in data:
+                continue
+            sums = sorted(entry["sums"], key=lambda s: s["m"])
+            data[name] = {mode: [(s["m"], s[f"{mode}_ratio"]) for s in sums if s.get(f"{mode}_ratio") is not None]
+                          for mode in ("eager", "graph")}
+    if not data:
+        raise ValueError("the records hold no model rows to draw")
+    return data
+
+
+def plot_models(records: Iterable[dict], out: Path) -> Path:
+    """Ratio torch / tcgemm of each model's decoder-layer Linears (their summed times) against the token
+    count M, eager (host work included, solid) and from CUDA graphs (GPU alone, dashed); a line at 1.0:
+    above it tcgemm is faster."""
+    data = model_ratio_data(records)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (name, modes) in enumerate(data.items()):
+        colour = colours[i % len(colours)]
+        for mode, style in (("eager", "-"), ("graph", "--")):
+            if modes[mode]:
+                xs, ys = zip(*modes[mode], strict=True)
+                ax.plot(xs, ys, style, marker="o", color=colour, label=f"{name} ({mode})")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("tokens M")
+    ax.set_ylabel("torch time / tcgemm time (> 1: tcgemm faster)")
+    ax.set_title("decoder-layer Linears: torch.nn.functional.linear vs tcgemm.nn.Linear")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return Path(out)
