@@ -18,7 +18,10 @@ Issue 25's criteria, measured in one process, the two sides in alternating block
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import pstats
 import statistics
 import sys
 import time
@@ -146,15 +149,44 @@ def _fp8_shape(m: int, n: int, k: int, blocks: int, calls: int) -> list[dict[str
     return rows
 
 
+def profile(top: int = 22) -> str:
+    """Where tcgemm's host time goes (cProfile, own time) in an autograd step and an inference call."""
+    ref = torch.nn.Linear(768, 768, device="cuda", dtype=torch.bfloat16)
+    ours = tcgemm.nn.Linear.from_torch(ref)
+    xg = torch.randn(16, 768, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    x = xg.detach()
+    text = io.StringIO()
+    for name, fn in (("autograd forward+backward", lambda: ours(xg).sum().backward()),
+                     ("inference functional", lambda: tcgemm.nn.linear(x, ref.weight, ref.bias))):
+        ctx = torch.inference_mode() if name.startswith("inference") else torch.enable_grad()
+        with ctx:
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(300):
+                fn()
+            prof.disable()
+            torch.cuda.synchronize()
+        text.write(f"--- {name}: 300 calls\n")
+        pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(top)
+    return text.getvalue()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", help="write the rows and the environment here")
     parser.add_argument("--blocks", type=int, default=15, help="alternating blocks per side (median taken)")
     parser.add_argument("--calls", type=int, default=200, help="back-to-back calls per block")
+    parser.add_argument("--profile", action="store_true", help="print where tcgemm's host time goes, then exit")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("host_time.py needs a CUDA GPU", file=sys.stderr)
         return 2
+    if args.profile:
+        print(profile())
+        return 0
     rows = linear_rows(args.blocks, args.calls)
     if torch.cuda.get_device_capability() >= (9, 0):
         rows += fp8_rows(args.blocks, args.calls)

@@ -80,9 +80,9 @@ def gemm(
     """
     # The common repeat call first (plain tensors, nothing to differentiate or trace, seen before):
     # every check below costs host time that a ~10 us GEMM pays in full (tcgemm.fastpath).
-    if (type(a) is torch.Tensor and type(b) is torch.Tensor
+    if (type(a) in fastpath.PLAIN and type(b) in fastpath.PLAIN
             and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad
-                                                  or (type(c) is torch.Tensor and c.requires_grad)))
+                                                  or (isinstance(c, torch.Tensor) and c.requires_grad)))
             and not torch.compiler.is_compiling()):
         prepared = fastpath.lookup(fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config,
                                                 scale_a, scale_b))

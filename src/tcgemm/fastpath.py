@@ -28,7 +28,7 @@ from .launch import LaunchPlan
 from .problem import GemmProblem
 
 Key = tuple[Any, ...]
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
+PLAIN = _PLAIN = (torch.Tensor, torch.nn.Parameter)
 _MAX_ENTRIES = 4096
 _entries: dict[Key, Prepared] = {}
 
@@ -254,7 +254,8 @@ class Prepared:
         self._go(a_ptr, b_ptr, c_ptr, d.data_ptr())
         return d
 
-    def _go(self, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, scales: tuple[int, int] | None = None) -> None:
+    def _go(self, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, scales: tuple[int, int] | None = None,
+            retry: bool = False) -> None:
         """Fill the parameter block with these addresses (and their tensor maps) and launch."""
         scratch = False
         if self._split_k is not None:
@@ -294,5 +295,8 @@ class Prepared:
                 (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
                                       self._params_addr, 0)
         if err != self._ok:
+            if not retry:  # another context may have been made current behind ensure_context's back: once more
+                launch.make_current(self._device)
+                return self._go(a_ptr, b_ptr, c_ptr, d_ptr, scales, retry=True)
             call = "cuLaunchKernelEx" if self._launch_ex is not None else "cuLaunchKernel"
             raise RuntimeError(f"{call} failed: {err}")

@@ -291,9 +291,25 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
 
 
 _primary: dict[int, int] = {}
+_context_ok = threading.local()  # .device: the device whose primary context this thread made current
 
 
 def ensure_context(device: int) -> None:
+    """:func:`make_current`, skipped on repeat calls of a one-GPU process from a thread that already made
+    ``device``'s context current (nothing else in such a process makes another context current; with
+    several GPUs, torch.cuda.set_device can, so every call checks)."""
+    if getattr(_context_ok, "device", -1) == device and _single_gpu():
+        return
+    make_current(device)
+    _context_ok.device = device
+
+
+@lru_cache(maxsize=1)
+def _single_gpu() -> bool:
+    return torch.cuda.device_count() == 1
+
+
+def make_current(device: int) -> None:
     """Make ``device``'s primary context (the one torch uses) current in this thread.
 
     The driver calls tcgemm makes (tensor-map encoding, cuLaunchKernel) need a current context;

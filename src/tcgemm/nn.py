@@ -61,31 +61,74 @@ class _LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
                 precision: str | None) -> torch.Tensor:
-        x2 = x.reshape(-1, x.shape[-1])
-        y = _gemm(x2, weight, bias, precision)
-        ctx.save_for_backward(x2 if ctx.needs_input_grad[1] else None, weight if ctx.needs_input_grad[0] else None)
-        ctx.precision, ctx.x_shape, ctx.bias_dtype = precision, x.shape, None if bias is None else bias.dtype
-        return y.reshape(*x.shape[:-1], weight.shape[0])
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(x if needs[1] else None, weight if needs[0] else None)
+        ctx.precision, ctx.bias_dtype = precision, None if bias is None else bias.dtype
+        return linear(x, weight, bias, precision=precision)  # (grad is off in here: the repeat path)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
-        x2, weight = ctx.saved_tensors
-        g = grad.reshape(-1, grad.shape[-1])
+        x, weight = ctx.saved_tensors
+        g = grad if grad.dim() == 2 else grad.reshape(-1, grad.shape[-1])
         if layout_of(g) is None:  # e.g. the expanded ones of loss.sum(): the kernels need a row or column layout
             g = g.contiguous()
         grad_x = grad_w = grad_b = None
-        if ctx.needs_input_grad[0]:  # dX = dY W: (M, N) @ (N, K), W read row-major as stored
-            grad_x = api.gemm(g, weight, precision=ctx.precision).reshape(ctx.x_shape)
-        if ctx.needs_input_grad[1]:  # dW = dYᵀ X: (N, M) @ (M, K), dYᵀ read in place (column-major)
-            grad_w = api.gemm(g.mT, x2, precision=ctx.precision)
-        if ctx.bias_dtype is not None and ctx.needs_input_grad[2]:
+        needs = ctx.needs_input_grad
+        if needs[0]:  # dX = dY W: (M, N) @ (N, K), W read row-major as stored
+            grad_x = api.gemm(g, weight, precision=ctx.precision)
+            if grad.dim() != 2:
+                grad_x = grad_x.reshape(*grad.shape[:-1], weight.shape[1])
+        if needs[1]:  # dW = dYᵀ X: (N, M) @ (M, K), dYᵀ read in place (column-major)
+            grad_w = api.gemm(g.mT, x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), precision=ctx.precision)
+        if ctx.bias_dtype is not None and needs[2]:
             grad_b = g.sum(0, dtype=torch.float32).to(ctx.bias_dtype)
         return grad_x, grad_w, grad_b, None
+
+
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+# Repeat calls of tcgemm.nn.linear: the operands' signature -> (prepared launch, output shape).
+_repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, tuple[int, ...]]] = {}
+
+
+def _signature(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+               precision: str | None) -> tuple[Any, ...]:
+    return (x.shape, x.stride(), x.dtype, x.data_ptr() & 15, x.get_device(),
+            weight.shape, weight.stride(), weight.dtype, weight.data_ptr() & 15, weight.get_device(),
+            None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.data_ptr() & 15,
+                                       bias.get_device()), precision)
+
+
+def _prepared_for(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                  precision: str | None) -> fastpath.Prepared | None:
+    """The prepared launch a call of ``linear`` just left behind (tcgemm.fastpath), if it can serve repeat
+    calls from raw addresses: a CUDA input of the weight's dtype, flattened in place, bias fused or absent."""
+    if not x.is_cuda or x.dtype != weight.dtype or (bias is not None and bias.dtype != x.dtype):
+        return None
+    x2 = x.reshape(-1, x.shape[-1])
+    if x2.data_ptr() != x.data_ptr() or layout_of(x2) is None or (x.dim() > 2 and not x.is_contiguous()):
+        return None  # (a flattening that copies: the full path each time)
+    key = fastpath.key(x2, weight.t(), bias, None, 1.0, 1.0 if bias is not None else 0.0, None, precision,
+                       "auto", None)
+    prepared = fastpath.lookup(key)
+    return prepared if prepared is not None and prepared.direct else None
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
            precision: str | None = None) -> torch.Tensor:
     """``x @ weight.T + bias`` with tcgemm, like :func:`torch.nn.functional.linear`."""
+    # The repeat call (operands of a signature seen before, nothing to differentiate, no autocast, not
+    # traced): one dict lookup, then the prepared launch from raw addresses.
+    repeat = (type(x) is torch.Tensor and type(weight) in _PLAIN and (bias is None or type(bias) in _PLAIN)
+              and not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
+                                                    or (bias is not None and bias.requires_grad)))
+              and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"))
+    if repeat:
+        signature = _signature(x, weight, bias, precision)
+        found = _repeat.get(signature)
+        if found is not None:
+            prepared, shape = found
+            return prepared.new_output(x.data_ptr(), weight.data_ptr(), 0 if bias is None else bias.data_ptr(),
+                                       shape)
     _check(x, weight)
     device_type = x.device.type
     if torch.is_autocast_enabled(device_type) and x.dtype.is_floating_point:
@@ -102,7 +145,14 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         return _LinearFunction.apply(x, weight, bias, precision)
     # (under torch.compile api.gemm goes through torch.ops.tcgemm.gemm, which the compiler traces)
     y = _gemm(x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), weight, bias, precision)
-    return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
+    y = y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
+    if repeat:
+        prepared = _prepared_for(x, weight, bias, precision)
+        if prepared is not None:
+            if len(_repeat) >= 4096:
+                _repeat.clear()
+            _repeat[signature] = (prepared, tuple(y.shape))
+    return y
 
 
 class Linear(torch.nn.Linear):
@@ -145,17 +195,9 @@ class Linear(torch.nn.Linear):
         return linear(input, weight, bias, precision=self.precision)
 
     def _remember(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, y: torch.Tensor) -> None:
-        """Keep the prepared launch the call just left behind (tcgemm.fastpath), when it can serve this
-        layer's repeat calls from raw addresses: a CUDA input of the weight's dtype, bias fused or absent."""
-        if not x.is_cuda or x.dim() < 1 or x.dtype != weight.dtype or (bias is not None and bias.dtype != x.dtype):
-            return
-        x2 = x.reshape(-1, x.shape[-1])
-        if x2.data_ptr() != x.data_ptr() or layout_of(x2) is None or (x.dim() > 2 and not x.is_contiguous()):
-            return  # (a flattening that copies: the full path each time)
-        key = fastpath.key(x2, weight.t(), bias, None, 1.0, 1.0 if bias is not None else 0.0, None, self.precision,
-                           "auto", None)
-        prepared = fastpath.lookup(key)
-        if prepared is None or not prepared.direct:
+        """Keep the prepared launch the call just left behind, when it can serve this layer's repeat calls."""
+        prepared = _prepared_for(x, weight, bias, self.precision)
+        if prepared is None:
             return
         if len(self._repeat) >= 64:
             self._repeat.clear()
