@@ -197,16 +197,11 @@ def _swap(module: torch.nn.Module, convert: Callable[[torch.nn.Module], torch.nn
     if convert(module) is not None:
         raise TypeError(f"{what} swaps the layers inside a module; the module given is itself a layer it swaps — "
                         f"convert it directly (tcgemm.nn.Linear.from_torch(layer)) or pass a module that holds it")
-    new_for: dict[int, torch.nn.Module | None] = {}
-    parents = list(module.named_modules())  # each parent object once, by its first (state dict) name
-    for parent_name, parent in parents:
+    named = list(module.named_modules())  # each module once, by its first name (its state dict prefix)
+    new_for = {id(layer): _converted(layer, name, convert, include) for name, layer in named[1:]}
+    for _name, parent in named:
         for child_name, child in list(parent._modules.items()):
-            if child is None:
-                continue
-            if id(child) not in new_for:
-                name = f"{parent_name}.{child_name}" if parent_name else child_name
-                new_for[id(child)] = _converted(child, name, convert, include)
-            new = new_for[id(child)]
+            new = new_for.get(id(child)) if child is not None else None
             if new is not None:
                 parent._modules[child_name] = new
     return sum(new is not None for new in new_for.values())
