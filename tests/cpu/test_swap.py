@@ -203,9 +203,9 @@ def test_tiny_llama_every_projection_swapped_and_logits_match(gpu):
 
 def test_tiny_llama_decode_with_static_cache(gpu):
     """Prefill then one-token decode steps through transformers' StaticCache: the path the example times."""
+    model = _tiny_llama()
     from transformers import StaticCache
 
-    model = _tiny_llama()
     ids = torch.randint(0, 96, (2, 6), generator=torch.Generator().manual_seed(5))
 
     def run() -> list[torch.Tensor]:
@@ -229,9 +229,9 @@ def test_tiny_llama_decode_with_static_cache(gpu):
 
 
 def test_tiny_gpt2_conv1d_swapped_and_logits_match(gpu):
+    model = _tiny_gpt2()
     from transformers.pytorch_utils import Conv1D as HFConv1D
 
-    model = _tiny_gpt2()
     keys = list(model.state_dict())
     params = dict(model.named_parameters(remove_duplicate=False))
     ids = torch.randint(0, 96, (2, 9), generator=torch.Generator().manual_seed(6))
@@ -257,6 +257,7 @@ def test_tiny_gpt2_conv1d_swapped_and_logits_match(gpu):
 
 
 def test_conv1d_gradients_match_transformers(gpu):
+    pytest.importorskip("transformers")
     from transformers.pytorch_utils import Conv1D as HFConv1D
 
     torch.manual_seed(7)
