@@ -274,3 +274,51 @@ def test_conv1d_gradients_match_transformers(gpu):
         torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-5)
     with pytest.raises(TypeError, match="transformers Conv1D"):
         tcgemm.nn.Conv1D.from_hf(torch.nn.ReLU())
+
+
+def test_llama_example_pipeline_on_the_emulated_gpu(gpu, monkeypatch):
+    """examples/llama_transformers.py end to end on a tiny Llama (CPU clock, no CUDA graphs): the
+    correctness check, the kernels traced per shape, the rows and the record."""
+    pytest.importorskip("transformers")
+    import importlib.util
+    import json
+    import sys
+    from pathlib import Path
+
+    from tcgemm import launch
+
+    def emulate_and_note(plan, *args, **kw):
+        launch.note_launch(plan.spec, plan.config)
+        gpu(plan, *args, **kw)
+
+    monkeypatch.setattr(launch, "run", emulate_and_note)
+    path = Path(__file__).parents[2] / "examples" / "llama_transformers.py"
+    spec = importlib.util.spec_from_file_location("llama_transformers", path)
+    example = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "llama_transformers", example)  # dataclasses look their module up
+    spec.loader.exec_module(example)
+    args = example.parser().parse_args(
+        ["--layers", "2", "--hidden", "64", "--intermediate", "128", "--heads", "4", "--kv-heads", "2", "--vocab",
+         "96", "--prefill", "1x8,2x4", "--decode-batches", "1,3", "--new-tokens", "3", "--context", "5",
+         "--repeats", "2", "--warmup", "1"])
+    lines: list[str] = []
+    record = example.measure(args, "cpu", graphs=False, progress=lines.append)
+    record = json.loads(json.dumps(record))
+    assert record["config"]["layers_swapped"] == 15
+    correct = record["correctness"]
+    assert correct["passed"] and correct["prefill_rel_error"] < 1e-5 and correct["decode_rel_error"] < 1e-5
+    rows = [(r["phase"], r["mode"], r["batch"], r["tokens"]) for r in record["rows"]]
+    assert rows == [("prefill", "eager", 1, 8), ("prefill", "eager", 2, 4), ("decode", "eager", 1, 3),
+                    ("decode", "eager", 3, 3)]
+    assert all(r["rounds"] == 2 and r["torch_tokens_per_s"] > 0 and r["tcgemm_tokens_per_s"] > 0
+               for r in record["rows"])
+    kernels = record["kernels"]
+    phases = {k["phase"] for k in kernels}
+    assert phases == {"prefill 1x8", "prefill 2x4", "decode batch 1", "decode batch 3"}
+    by_phase = {p: {(k["m"], k["n"], k["k"]): k for k in kernels if k["phase"] == p} for p in phases}
+    # q and o share a shape, k and v another; gate and up; down; lm_head at M = batch (logits_to_keep=1)
+    assert set(by_phase["prefill 1x8"]) == {(8, 64, 64), (8, 32, 64), (8, 128, 64), (8, 64, 128), (1, 96, 64)}
+    assert by_phase["prefill 1x8"][(8, 64, 64)]["layers"] == ["o_proj", "q_proj"]
+    assert set(by_phase["decode batch 3"]) == {(3, 64, 64), (3, 32, 64), (3, 128, 64), (3, 64, 128), (3, 96, 64)}
+    assert all(k["kernels"] and all(":" in label for label in k["kernels"]) for k in kernels)
+    assert any("ratio" in line for line in lines) and "replace_linear swaps 15 layers" in lines
