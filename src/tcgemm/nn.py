@@ -19,6 +19,8 @@ It *is* a ``torch.nn.Linear`` (a subclass): the same parameters (``weight`` (out
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -26,7 +28,7 @@ import torch
 from . import api, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
 from .problem import layout_of
 
-__all__ = ["Linear", "linear", "warmup"]
+__all__ = ["Conv1D", "Linear", "linear", "replace_linear", "restore_linear", "warmup"]
 
 
 def _check(x: torch.Tensor, weight: torch.Tensor) -> None:
@@ -237,3 +239,173 @@ def warmup(module: torch.nn.Module, max_tokens: int = 8192, *, progress: bool = 
     if progress:
         print()
     return labels
+
+
+# --- whole models: swap every torch.nn.Linear (and transformers' Conv1D) for tcgemm's, and back ------------------
+
+class Conv1D(torch.nn.Module):
+    """transformers' ``Conv1D`` (GPT-2's projections) computed by tcgemm: ``y = x @ weight + bias``.
+
+    The parameters are transformers.pytorch_utils.Conv1D's — ``weight`` (nx, nf) = (in, out), ``bias``
+    (nf,) — so the state dict is the same. ``weight`` is read in place as the row-major B operand and
+    the bias is fused as in :class:`Linear`. Made by :func:`replace_linear` (or :meth:`from_hf`); this
+    class does not subclass transformers' (tcgemm never imports transformers on its own), so
+    ``isinstance(m, transformers.pytorch_utils.Conv1D)`` is False for it.
+    """
+
+    def __init__(self, nf: int, nx: int, bias: bool = True, device: torch.device | str | None = None,
+                 dtype: torch.dtype | None = None, *, precision: str | None = None) -> None:
+        super().__init__()
+        self.nf, self.nx = nf, nx
+        self.weight = torch.nn.Parameter(torch.empty(nx, nf, device=device, dtype=dtype))
+        self.bias = torch.nn.Parameter(torch.zeros(nf, device=device, dtype=dtype)) if bias else None
+        self.precision = precision
+        self.hf_class: type[torch.nn.Module] | None = None  # the class restore_linear gives back
+
+    @classmethod
+    def from_hf(cls, conv: torch.nn.Module, *, precision: str | None = None) -> Conv1D:
+        """A tcgemm Conv1D that shares ``conv``'s parameters (a transformers Conv1D; no copy)."""
+        weight = getattr(conv, "weight", None)
+        if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+            raise TypeError(f"from_hf takes a transformers Conv1D (a 2-D weight (in, out)), got {type(conv).__name__}")
+        bias = getattr(conv, "bias", None)
+        new = cls(weight.shape[1], weight.shape[0], bias=bias is not None, device="meta", dtype=weight.dtype,
+                  precision=precision)
+        new.weight, new.bias = weight, bias
+        new.hf_class = type(conv)
+        new.train(conv.training)
+        return new
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # weight.t() is an (out, in) view of the (in, out) weight: linear reads weight.t().T = weight in place.
+        return linear(x, self.weight.t(), self.bias, precision=self.precision)
+
+    def extra_repr(self) -> str:
+        text = f"nf={self.nf}, nx={self.nx}"
+        return text + (f", precision={self.precision!r}" if self.precision is not None else "")
+
+
+_COMPUTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# The hook tables a layer carries, handed to its replacement (shared, so existing handles still remove them).
+_HOOK_TABLES = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+                "_forward_pre_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks", "_is_full_backward_hook")
+Include = Callable[[str, torch.nn.Module], bool]
+
+
+def _hf_conv1d_class() -> type[torch.nn.Module] | None:
+    """transformers' Conv1D if transformers is already imported (no instance can exist otherwise)."""
+    module = sys.modules.get("transformers.pytorch_utils")
+    return getattr(module, "Conv1D", None)
+
+
+def _to_tcgemm(layer: torch.nn.Module, precision: str | None) -> torch.nn.Module | None:
+    """The tcgemm module for ``layer``, or None where it is not one that replace_linear swaps."""
+    if "forward" in vars(layer):  # forward patched on the instance (e.g. accelerate's offload hooks): leave it
+        return None
+    weight = getattr(layer, "weight", None)
+    if not isinstance(weight, torch.Tensor) or weight.dtype not in _COMPUTED_DTYPES:
+        return None
+    if type(layer) is torch.nn.Linear:
+        return Linear.from_torch(layer, precision=precision)
+    hf_conv1d = _hf_conv1d_class()
+    if hf_conv1d is not None and type(layer) is hf_conv1d:
+        return Conv1D.from_hf(layer, precision=precision)
+    return None
+
+
+def _to_torch(layer: torch.nn.Module) -> torch.nn.Module | None:
+    """The torch (or transformers) module for a tcgemm ``layer``, or None where it is not one of tcgemm's."""
+    if type(layer) is Linear:
+        new = torch.nn.Linear(layer.in_features, layer.out_features, bias=layer.bias is not None, device="meta",
+                              dtype=layer.weight.dtype)
+    elif type(layer) is Conv1D:
+        cls = layer.hf_class or _import_hf_conv1d()
+        with torch.device("meta"):
+            new = cls(layer.nf, layer.nx)
+    else:
+        return None
+    new.weight, new.bias = layer.weight, layer.bias
+    new.train(layer.training)
+    return new
+
+
+def _import_hf_conv1d() -> type[torch.nn.Module]:
+    try:
+        from transformers.pytorch_utils import Conv1D as HFConv1D
+    except ImportError as exc:
+        raise ImportError("restore_linear turns a tcgemm.nn.Conv1D back into transformers' Conv1D, and transformers "
+                          "is not importable; install it (pip install transformers)") from exc
+    return HFConv1D
+
+
+def _swap(module: torch.nn.Module, convert: Callable[[torch.nn.Module], torch.nn.Module | None],
+          include: Include | None, what: str) -> int:
+    """Replace, in place, every child that ``convert`` converts and ``include`` accepts; the count replaced.
+
+    Each layer object is converted once (tracked by id) and every reference to it — a layer shared by
+    two parents or held under two names — points to the one new module."""
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"{what} takes a torch.nn.Module (a model), got {type(module).__name__}")
+    if convert(module) is not None:
+        raise TypeError(f"{what} swaps the layers inside a module; the module given is itself a layer it swaps — "
+                        f"convert it directly (tcgemm.nn.Linear.from_torch(layer)) or pass a module that holds it")
+    named = list(module.named_modules())  # each module once, by its first name (its state dict prefix)
+    new_for = {id(layer): _converted(layer, name, convert, include) for name, layer in named[1:]}
+    for _name, parent in named:
+        for child_name, child in list(parent._modules.items()):
+            new = new_for.get(id(child)) if child is not None else None
+            if new is not None:
+                parent._modules[child_name] = new
+    return sum(new is not None for new in new_for.values())
+
+
+def _converted(layer: torch.nn.Module, name: str, convert: Callable[[torch.nn.Module], torch.nn.Module | None],
+               include: Include | None) -> torch.nn.Module | None:
+    new = convert(layer)
+    if new is None or (include is not None and not include(name, layer)):
+        return None
+    _carry_hooks(layer, new)
+    return new
+
+
+def _carry_hooks(old: torch.nn.Module, new: torch.nn.Module) -> None:
+    for table in _HOOK_TABLES:
+        if hasattr(old, table):
+            setattr(new, table, getattr(old, table))
+
+
+def replace_linear(module: torch.nn.Module, *, precision: str | None = None, include: Include | None = None) -> int:
+    """Swap, in place, the linear layers inside ``module`` for tcgemm's; returns how many layers were replaced.
+
+    Replaced: every layer whose type is exactly ``torch.nn.Linear`` (by :class:`Linear`) and, when
+    transformers is imported, exactly ``transformers.pytorch_utils.Conv1D`` (GPT-2's, by :class:`Conv1D`),
+    with a float32, float16 or bfloat16 weight. The new layers *share* the old ones' parameters (the
+    same ``Parameter`` objects: no copy, no extra memory; training one trains the other), so the
+    state dict keys and values are unchanged; ``training`` and forward/backward hooks carry over.
+
+    Not replaced: layers already tcgemm's; subclasses of Linear (they may change ``forward`` — e.g.
+    ``NonDynamicallyQuantizableLinear``, whose owner ``nn.MultiheadAttention`` reads ``.weight`` without
+    calling it, LoRA or quantized layers); weights of other dtypes (tcgemm computes none of them);
+    layers whose ``forward`` was patched on the instance (accelerate's offload hooks); ``module``
+    itself (TypeError: convert a single layer with :meth:`Linear.from_torch`).
+
+    A layer reached under several names (shared or tied modules) is replaced once, and every
+    reference points to the same new layer. ``include(qualified_name, layer) -> bool`` chooses
+    layers; it is asked once per layer, with the first name it is reached by (its state dict prefix).
+    ``precision`` (e.g. ``"tf32"`` for float32 on tensor cores) goes to every new layer.
+
+    Layers on the CPU or the meta device are swapped too; their forward raises tcgemm's error (CUDA
+    tensors only) when called. :func:`restore_linear` undoes the swap, for A/B comparisons.
+    """
+    return _swap(module, lambda layer: _to_tcgemm(layer, precision), include, "replace_linear")
+
+
+def restore_linear(module: torch.nn.Module, *, include: Include | None = None) -> int:
+    """The inverse of :func:`replace_linear`, in place; returns how many layers were restored.
+
+    Every :class:`Linear` (exact type) becomes a ``torch.nn.Linear`` and every :class:`Conv1D` a
+    transformers Conv1D (the class it came from, or ``transformers.pytorch_utils.Conv1D``), sharing
+    the parameters (no copy; state dict unchanged); shared layers are restored once, as in
+    :func:`replace_linear`, and ``include`` chooses layers the same way.
+    """
+    return _swap(module, _to_torch, include, "restore_linear")
