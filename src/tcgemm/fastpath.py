@@ -122,7 +122,14 @@ class Prepared:
         self._stream = _current_stream(device)
         if launch.pdl_enabled(plan.spec):
             self._launch_ex = launch.LaunchEx(self._handle, self._grid, self._block, self._smem)
+        # Through ctypes where the driver library loads (launch.libcuda): the cheapest launch from Python.
+        self._raw = None
+        if launch.libcuda() is not None:
+            self._raw = launch.RawLaunch(self._handle, self._grid, self._block, self._smem,
+                                         self._launch_ex is not None)
+        self._raw_stream = launch._RAW_STREAM or launch._raw_stream
         self._device = device
+        self._torch_device = torch.device("cuda", device)  # (parsed once: torch.empty takes it as it is)
         self._swapped = problem.swapped
         self._staged = staged  # layouts of the aligned copies of a and b made per call (tcgemm.staging)
         self._out_shape = out_shape
@@ -221,7 +228,7 @@ class Prepared:
                     raise ValueError("out partly overlaps c; pass c=out exactly (in-place update) or separate tensors")
             d = out
         else:
-            d = torch.empty(self._out_shape, dtype=self._out_dtype, device=self._device)
+            d = torch.empty(self._out_shape, dtype=self._out_dtype, device=self._torch_device)
         stage_a, stage_b = self._staged
         if stage_a is not None:
             a = staging.aligned_copy(a, stage_a)
@@ -230,7 +237,7 @@ class Prepared:
         ka, kb = (b, a) if self._swapped else (a, b)
         target = None
         if self._padded_shape is not None:
-            target, d = d, torch.empty(self._padded_shape, dtype=self._out_dtype, device=self._device)
+            target, d = d, torch.empty(self._padded_shape, dtype=self._out_dtype, device=self._torch_device)
         misaligned_out = None
         if self._staged_d_only and target is None and d.data_ptr() % 16:
             # This config writes D only through TMA (16-byte aligned base): an aligned buffer, copied over.
@@ -250,7 +257,7 @@ class Prepared:
         """Launch into a new output of ``shape`` (the prepared shape, or a view of it: the same elements,
         row-major) from raw addresses: the repeat call of tcgemm.nn.Linear, for prepared launches that
         stage nothing (``self.direct``). The caller checked the operands' signature."""
-        d = torch.empty(shape, dtype=self._out_dtype, device=self._device)
+        d = torch.empty(shape, dtype=self._out_dtype, device=self._torch_device)
         self._go(a_ptr, b_ptr, c_ptr, d.data_ptr())
         return d
 
@@ -288,15 +295,21 @@ class Prepared:
                     else:  # the register-path epilogue writes D; the slot holds A's map as a placeholder
                         params[2] = params[0]
                         self._d_ok.value = 0
-            if self._launch_ex is not None:
+            if self._raw is not None:
+                err = self._raw(self._raw_stream(self._device), self._params_addr)
+            elif self._launch_ex is not None:
                 (err,) = self._launch_ex(self._stream(), self._params_addr)
             else:
                 gx, gy, gz = self._grid
                 (err,) = self._launch(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, self._stream(),
                                       self._params_addr, 0)
-        if err != self._ok:
+        if err != self._ok and err != 0:
             if not retry:  # another context may have been made current behind ensure_context's back: once more
                 launch.make_current(self._device)
                 return self._go(a_ptr, b_ptr, c_ptr, d_ptr, scales, retry=True)
             call = "cuLaunchKernelEx" if self._launch_ex is not None else "cuLaunchKernel"
+            if isinstance(err, int) and not isinstance(err, self._ok.__class__):
+                from cuda.bindings import driver
+
+                err = driver.CUresult(err)
             raise RuntimeError(f"{call} failed: {err}")

@@ -239,6 +239,70 @@ def pdl_enabled(spec: KernelSpec) -> bool:
     return spec.pdl and os.environ.get("TCGEMM_PDL", "1") != "0"
 
 
+class _LaunchAttributeValue(ctypes.Union):  # CUlaunchAttributeValue (cuda.h): 64 bytes; the int flags come first
+    _fields_ = (("pad", ctypes.c_char * 64), ("flag", ctypes.c_int))
+
+
+class _LaunchAttribute(ctypes.Structure):  # CUlaunchAttribute (cuda.h): an id, padded to 8 bytes, the value
+    _fields_ = (("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", _LaunchAttributeValue))
+
+
+class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig (cuda.h)
+    _fields_ = (("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
+                ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(_LaunchAttribute)), ("numAttrs", ctypes.c_uint))
+
+
+_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION = 6  # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
+
+@lru_cache(maxsize=1)
+def libcuda() -> tuple[Any, Any] | None:
+    """(cuLaunchKernel, cuLaunchKernelEx) of the driver library through ctypes, or None where it cannot be
+    loaded (TCGEMM_CTYPES_LAUNCH=0 also says None). A repeat call's launch is most of its host time through
+    cuda.bindings (argument objects converted on every call); through ctypes the parameter block and the
+    launch config are built once and only the stream changes."""
+    if os.environ.get("TCGEMM_CTYPES_LAUNCH", "1") == "0":
+        return None
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    launch, launch_ex = lib.cuLaunchKernel, lib.cuLaunchKernelEx
+    launch.argtypes = [ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    launch.restype = ctypes.c_int
+    launch_ex.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    launch_ex.restype = ctypes.c_int
+    return launch, launch_ex
+
+
+class RawLaunch:
+    """One kernel, grid and block launched through ctypes (:func:`libcuda`): cuLaunchKernelEx with the
+    programmatic-stream-serialization attribute when ``pdl`` (kernels/include/pdl.cuh), else cuLaunchKernel.
+    ``launch(stream, params)``: torch's raw stream handle and the address of the parameter block; returns
+    the CUresult as an int (0: success)."""
+
+    def __init__(self, handle: Any, grid: tuple[int, int, int], block: int, smem: int, pdl: bool) -> None:
+        self._fn, self._fn_ex = libcuda()
+        self._handle = int(handle)
+        self._grid, self._block, self._smem = grid, block, smem
+        self._cfg = None
+        if pdl:
+            self._attr = _LaunchAttribute(id=_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION)
+            self._attr.value.flag = 1  # programmaticStreamSerializationAllowed
+            cfg = _LaunchConfig(*grid, block, 1, 1, smem, None, ctypes.pointer(self._attr), 1)
+            self._cfg = cfg
+            self._cfg_ref = ctypes.byref(cfg)
+
+    def __call__(self, stream: int, params: int) -> int:
+        if self._cfg is not None:
+            self._cfg.hStream = stream
+            return self._fn_ex(self._cfg_ref, self._handle, params, None)
+        gx, gy, gz = self._grid
+        return self._fn(self._handle, gx, gy, gz, self._block, 1, 1, self._smem, stream, params, None)
+
+
 class LaunchEx:
     """cuLaunchKernelEx of one kernel and grid with the programmatic-stream-serialization attribute
     (kernels/include/pdl.cuh), its launch config built once; a call sets the stream and launches."""

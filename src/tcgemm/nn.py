@@ -58,14 +58,16 @@ def _gemm(x2: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, pre
 class _LinearFunction(torch.autograd.Function):
     """Autograd of ``x @ weight.T + bias`` in eager mode, with tcgemm GEMMs both ways. (torch.compile
     traces torch.ops.tcgemm.gemm instead; this avoids the custom operator's Python dispatch, which cost
-    more host time per call than the whole torch.nn.Linear call.)"""
+    more host time per call than the whole torch.nn.Linear call.) ``launch``: a layer's repeat entry
+    (prepared launch, weight and bias addresses, output shape) or the precision for a first call."""
 
     @staticmethod
-    def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                precision: str | None) -> torch.Tensor:
-        needs = ctx.needs_input_grad
-        ctx.save_for_backward(x if needs[1] else None, weight if needs[0] else None)
-        ctx.precision, ctx.bias_dtype = precision, None if bias is None else bias.dtype
+    def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None,
+                repeat: tuple[fastpath.Prepared, int, int, tuple[int, ...]] | None) -> torch.Tensor:
+        ctx.save_for_backward(x, weight)
+        ctx.precision, ctx.has_bias = precision, bias is not None
+        if repeat is not None:
+            return repeat[0].new_output(x.data_ptr(), repeat[1], repeat[2], repeat[3])
         return linear(x, weight, bias, precision=precision)  # (grad is off in here: the repeat path)
 
     @staticmethod
@@ -77,14 +79,38 @@ class _LinearFunction(torch.autograd.Function):
         grad_x = grad_w = grad_b = None
         needs = ctx.needs_input_grad
         if needs[0]:  # dX = dY W: (M, N) @ (N, K), W read row-major as stored
-            grad_x = api.gemm(g, weight, precision=ctx.precision)
+            grad_x = _mm(g, weight, ctx.precision)
             if grad.dim() != 2:
                 grad_x = grad_x.reshape(*grad.shape[:-1], weight.shape[1])
         if needs[1]:  # dW = dYᵀ X: (N, M) @ (M, K), dYᵀ read in place (column-major)
-            grad_w = api.gemm(g.mT, x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), precision=ctx.precision)
-        if ctx.bias_dtype is not None and needs[2]:
-            grad_b = g.sum(0, dtype=torch.float32).to(ctx.bias_dtype)
-        return grad_x, grad_w, grad_b, None
+            grad_w = _mm(g.mT, x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), ctx.precision)
+        if ctx.has_bias and needs[2]:
+            grad_b = g.sum(0)  # (in the gradient's dtype, as torch.nn.Linear's backward sums it)
+        return grad_x, grad_w, grad_b, None, None
+
+
+# The backward's GEMMs seen before: signature of (a, b, precision) -> (prepared launch, output shape).
+_mm_repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, tuple[int, ...]]] = {}
+
+
+def _mm(a: torch.Tensor, b: torch.Tensor, precision: str | None) -> torch.Tensor:
+    """``a @ b`` for the backward: from a prepared launch and raw addresses when this signature ran before
+    (and nothing is differentiated: a double backward goes through api.gemm's operator)."""
+    if torch.is_grad_enabled():
+        return api.gemm(a, b, precision=precision)
+    signature = (a.shape, a.stride(), a.dtype, a.data_ptr() & 15, a.get_device(),
+                 b.shape, b.stride(), b.dtype, b.data_ptr() & 15, b.get_device(), precision)
+    found = _mm_repeat.get(signature)
+    if found is not None:
+        return found[0].new_output(a.data_ptr(), b.data_ptr(), 0, found[1])
+    y = api.gemm(a, b, precision=precision)
+    if a.is_cuda:
+        prepared = fastpath.lookup(fastpath.key(a, b, None, None, 1.0, 0.0, None, precision, "auto", None))
+        if prepared is not None and prepared.direct:
+            if len(_mm_repeat) >= 4096:
+                _mm_repeat.clear()
+            _mm_repeat[signature] = (prepared, tuple(y.shape))
+    return y
 
 
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -144,7 +170,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         )
     # The output dtype is the input's (float32 for float32, float16 for float16, ...).
     if _needs_grad(x, weight, bias) and not torch.compiler.is_compiling():
-        return _LinearFunction.apply(x, weight, bias, precision)
+        return _LinearFunction.apply(x, weight, bias, precision, None)
     # (under torch.compile api.gemm goes through torch.ops.tcgemm.gemm, which the compiler traces)
     y = _gemm(x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), weight, bias, precision)
     y = y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
@@ -179,18 +205,21 @@ class Linear(torch.nn.Linear):
         return new
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
-        # The repeat call: an input of a signature seen before, weight and bias where they were, nothing to
-        # differentiate, no autocast, not traced. One dict lookup, then the prepared launch from raw
-        # addresses (tcgemm.fastpath): no view of the weight, no flattening, no signature of three tensors.
+        # The repeat call: an input of a signature seen before, weight and bias where they were, no autocast,
+        # not traced. One dict lookup, then the prepared launch from raw addresses (tcgemm.fastpath): no view
+        # of the weight, no flattening, no signature of three tensors; under autograd the same launch inside
+        # a torch.autograd.Function.
         weight, bias = self.weight, self.bias
-        if (type(input) is torch.Tensor and not torch.is_grad_enabled() and not torch.compiler.is_compiling()
-                and not torch.is_autocast_enabled("cuda")):
+        if type(input) is torch.Tensor and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"):
             found = self._repeat.get((input.shape, input.stride(), input.dtype, input.data_ptr() & 15,
                                       input.get_device()))
-            if found is not None:
-                prepared, w_ptr, b_ptr, out_shape = found
-                if weight.data_ptr() == w_ptr and (0 if bias is None else bias.data_ptr()) == b_ptr:
-                    return prepared.new_output(input.data_ptr(), w_ptr, b_ptr, out_shape)
+            grad = torch.is_grad_enabled() and (input.requires_grad or weight.requires_grad
+                                                or (bias is not None and bias.requires_grad))
+            if found is not None and weight.data_ptr() == found[1] and (
+                    0 if bias is None else bias.data_ptr()) == found[2]:
+                if grad:
+                    return _LinearFunction.apply(input, weight, bias, self.precision, found)
+                return found[0].new_output(input.data_ptr(), found[1], found[2], found[3])
             y = linear(input, weight, bias, precision=self.precision)
             self._remember(input, weight, bias, y)
             return y

@@ -69,3 +69,15 @@ def test_repeat_calls_encode_the_first_calls_map_types(config, map_type, monkeyp
     monkeypatch.setattr(launch.torch.cuda, "current_device", lambda: 0)
     prepared = fastpath.Prepared(plan, problem, _FakeKernel(), 0, (256, 256), a, b, None, None)
     assert prepared._geo_a[0] == prepared._geo_b[0] == map_type == tma.operand_map_type(problem)
+
+
+def test_ctypes_launch_structs_match_cuda_h():
+    """launch.RawLaunch hands the driver a CUlaunchConfig and a CUlaunchAttribute it lays out itself:
+    sizes and offsets as cuda.h declares them (checked against CUDA 13's header with offsetof)."""
+    import ctypes
+
+    assert ctypes.sizeof(launch._LaunchAttribute) == 72 and launch._LaunchAttribute.value.offset == 8
+    assert ctypes.sizeof(launch._LaunchConfig) == 56
+    assert (launch._LaunchConfig.hStream.offset, launch._LaunchConfig.attrs.offset,
+            launch._LaunchConfig.numAttrs.offset) == (32, 40, 48)
+    assert launch._ATTR_PROGRAMMATIC_STREAM_SERIALIZATION == 6
