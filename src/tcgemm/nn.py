@@ -89,6 +89,18 @@ class _LinearFunction(torch.autograd.Function):
         return grad_x, grad_w, grad_b, None, None
 
 
+# torch.autograd.Function.apply without its Python wrapper, which maps a pytree over the arguments on every
+# call (for functorch transforms: with one active, the wrapper runs as usual). The C++ apply it ends in.
+_apply_raw = super(torch.autograd.Function, _LinearFunction).apply
+
+
+def _linear_autograd(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None,
+           repeat: tuple[fastpath.Prepared, int, int, tuple[int, ...]] | None) -> torch.Tensor:
+    if torch._C._are_functorch_transforms_active():
+        return _LinearFunction.apply(x, weight, bias, precision, repeat)
+    return _apply_raw(x, weight, bias, precision, repeat)
+
+
 # The backward's GEMMs seen before: signature of (a, b, precision) -> (prepared launch, output shape).
 _mm_repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, tuple[int, ...]]] = {}
 
@@ -170,7 +182,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         )
     # The output dtype is the input's (float32 for float32, float16 for float16, ...).
     if _needs_grad(x, weight, bias) and not torch.compiler.is_compiling():
-        return _LinearFunction.apply(x, weight, bias, precision, None)
+        return _linear_autograd(x, weight, bias, precision, None)
     # (under torch.compile api.gemm goes through torch.ops.tcgemm.gemm, which the compiler traces)
     y = _gemm(x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), weight, bias, precision)
     y = y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
@@ -218,7 +230,7 @@ class Linear(torch.nn.Linear):
             if found is not None and weight.data_ptr() == found[1] and (
                     0 if bias is None else bias.data_ptr()) == found[2]:
                 if grad:
-                    return _LinearFunction.apply(input, weight, bias, self.precision, found)
+                    return _linear_autograd(input, weight, bias, self.precision, found)
                 return found[0].new_output(input.data_ptr(), found[1], found[2], found[3])
             y = linear(input, weight, bias, precision=self.precision)
             self._remember(input, weight, bias, y)
