@@ -48,31 +48,17 @@ def test_swapped_llama_logits_match_torch(dtype):
         assert torch.equal(model(ids).logits, ref)
 
 
-class _Decode:
-    """Greedy one-token steps through a StaticCache, from a fixed prompt; rewind() restarts after it."""
-
-    def __init__(self, model: torch.nn.Module, batch: int, context: int, steps: int) -> None:
-        from transformers import StaticCache
-
-        self.model, self.context = model, context
-        self.cache = StaticCache(config=model.config, max_cache_len=context + steps + 1)
-        gen = torch.Generator("cuda").manual_seed(2)
-        prompt = torch.randint(0, 1000, (batch, context), device="cuda", generator=gen)
-        with torch.no_grad():
-            logits = model(prompt, past_key_values=self.cache, use_cache=True).logits
-        self.first = logits[:, -1].argmax(-1, keepdim=True)
-        self.token = self.first.clone()
-
-    def rewind(self) -> None:
-        for layer in self.cache.layers:
-            layer.cumulative_length.fill_(self.context)
-        self.token.copy_(self.first)
-
-    @torch.no_grad()
-    def step(self) -> torch.Tensor:
-        logits = self.model(self.token, past_key_values=self.cache, use_cache=True).logits[:, -1]
-        self.token.copy_(logits.argmax(-1, keepdim=True))
-        return logits
+def _example():
+    """examples/llama_transformers.py as a module (its Decoder drives the decode tests too)."""
+    path = Path(__file__).parents[2] / "examples" / "llama_transformers.py"
+    spec = importlib.util.spec_from_file_location("llama_transformers", path)
+    example = importlib.util.module_from_spec(spec)
+    sys.modules["llama_transformers"] = example
+    try:
+        spec.loader.exec_module(example)
+    finally:
+        del sys.modules["llama_transformers"]
+    return example
 
 
 @pytest.mark.parametrize("batch", [1, 4])
@@ -80,7 +66,7 @@ def test_cuda_graph_decode_step_replays_equal_to_eager(batch):
     model = _tiny_llama()
     tcgemm.nn.replace_linear(model)
     steps = 6
-    dec = _Decode(model, batch, context=20, steps=steps)
+    dec = _example().Decoder(model, batch, context=20, new_tokens=steps, device="cuda", seed=2)
     dec.rewind()
     with launch.trace() as eager_kernels:
         eager = [(dec.step().clone(), dec.token.clone()) for _ in range(steps)]
@@ -109,19 +95,12 @@ def test_cuda_graph_decode_step_replays_equal_to_eager(batch):
 def test_llama_example_runs_with_cuda_graphs():
     """examples/llama_transformers.py on a tiny Llama, CUDA-graph decode included: every row, logits checked."""
     pytest.importorskip("transformers")
-    path = Path(__file__).parents[2] / "examples" / "llama_transformers.py"
-    spec = importlib.util.spec_from_file_location("llama_transformers", path)
-    example = importlib.util.module_from_spec(spec)
-    sys.modules["llama_transformers"] = example
-    try:
-        spec.loader.exec_module(example)
-        args = example.parser().parse_args(
-            ["--layers", "2", "--hidden", "256", "--intermediate", "688", "--heads", "4", "--kv-heads", "2",
-             "--vocab", "1000", "--prefill", "1x64,4x32", "--decode-batches", "1,4", "--new-tokens", "8",
-             "--context", "16", "--repeats", "3"])
-        record = example.measure(args, "cuda", graphs=True, progress=lambda _line: None)
-    finally:
-        del sys.modules["llama_transformers"]
+    example = _example()
+    args = example.parser().parse_args(
+        ["--layers", "2", "--hidden", "256", "--intermediate", "688", "--heads", "4", "--kv-heads", "2",
+         "--vocab", "1000", "--prefill", "1x64,4x32", "--decode-batches", "1,4", "--new-tokens", "8",
+         "--context", "16", "--repeats", "3"])
+    record = example.measure(args, "cuda", graphs=True, progress=lambda _line: None)
     assert record["correctness"]["passed"], record["correctness"]
     modes = [(r["phase"], r["mode"], r["batch"]) for r in record["rows"]]
     assert modes == [("prefill", "eager", 1), ("prefill", "eager", 4), ("decode", "eager", 1), ("decode", "graph", 1),
