@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-from tcgemm import launch, registry
+from tcgemm import driver, launch, registry
 from tcgemm.api import device_info
 from tcgemm.check import random_operand
 from tcgemm.problem import describe
@@ -35,10 +35,10 @@ def main(argv: list[str]) -> int:
     problem = describe(a, b, precision=precision)[0]
     _, sms, arch = device_info(0)
     plan = launch.plan(problem, spec, cfg, sms)
-    launch.ensure_context(0)
+    driver.ensure_context(0)
     kernel = launch.kernel_for(plan, arch, 0)
     cluster = spec.cluster_of(cfg)
-    launch._allow_dynamic_smem(kernel, cfg.smem_bytes, 0)
+    driver._allow_dynamic_smem(kernel, cfg.smem_bytes, 0)
     fit = launch._max_active_clusters(kernel.handle, plan.block, cfg.smem_bytes, cluster)
     print(f"{name}:{cfg.name} cluster {cluster}, {cfg.smem_bytes} B shared: {fit} clusters resident at once "
           f"({sms} SMs); planned grid {plan.grid[0]}, launched {launch.resident_grid(plan, kernel, 0)[0]}")

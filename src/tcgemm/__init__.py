@@ -10,7 +10,8 @@ import importlib
 from types import ModuleType
 
 from ._version import __version__
-from .api import Choice, explain, gemm, kernels, matmul
+from .api import Choice, kernels
+from .entry import explain, gemm, matmul
 from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
 

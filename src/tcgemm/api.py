@@ -1,8 +1,13 @@
-"""The public entry: gemm() and matmul().
+"""The core: one GEMM on torch tensors, down one path.
 
-validate -> describe the problem -> select a kernel -> launch. Everything that
-can go wrong with the arguments raises here, before anything is launched or
-written.
+describe the problem -> plan (kernel and tile config: tcgemm.dispatch, over the tune cache below it) ->
+stage operands (tcgemm.staging) -> launch (tcgemm.launch). A call seen before skips all of it through its
+prepared launch (tcgemm.fastpath): the memo in front of the path, checked here and only here. Everything
+that can go wrong with the arguments raises before anything is launched or written.
+
+The public ``tcgemm.gemm`` (tcgemm.entry) sits above this module, with the operator (tcgemm.ops) and
+DLPack (tcgemm.interop): it sends differentiated and traced calls through the operator, which calls
+:func:`_gemm` back; nothing here imports them.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 import torch
 
-from . import fastpath, interop, launch, registry, staging
+from . import fastpath, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, describe
@@ -42,76 +47,6 @@ def _check_devices(**tensors: torch.Tensor | None) -> torch.device:
     return next(iter(devices))
 
 
-def gemm(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor | None = None,
-    *,
-    alpha: float = 1.0,
-    beta: float = 0.0,
-    out: torch.Tensor | None = None,
-    out_dtype: torch.dtype | None = None,
-    precision: str | None = None,
-    kernel: str = "auto",
-    config: str | None = None,
-    scale_a: float | torch.Tensor | None = None,
-    scale_b: float | torch.Tensor | None = None,
-) -> torch.Tensor:
-    """``D = alpha * a @ b + beta * c`` on the GPU with a hand-written kernel.
-
-    a: (M, K) or (batch, M, K); b: (K, N) or (batch, K, N); a batch of 1 (or a
-    2-D operand) broadcasts. Row- and column-major operands, and slices of wider
-    tensors, are read in place. c broadcasts to the output (a bias row (N,) or
-    column (M, 1) works) and is only read when beta != 0. out, if given, must be
-    row- or column-major and must not overlap a or b (out may be c itself).
-    precision: None (from the dtype: float32 -> exact "fp32") or "tf32" for
-    float32 inputs on tensor cores. kernel: "auto" or a name from
-    :func:`tcgemm.kernels`; config: a tile config name of that kernel.
-    scale_a, scale_b: fp8 inputs only (torch.float8_e4m3fn / float8_e5m2), per-tensor scales as in
-    torch._scaled_mm: ``D = alpha * (a * scale_a) @ (b * scale_b) + beta * c``, accumulated in fp32,
-    written as bfloat16 (default), float16 or float32 (out_dtype). Python numbers are folded into
-    alpha; one-element float32 tensors are read by the kernel on the device (no synchronisation).
-
-    Differentiable: when a, b or c requires grad (and grad mode is on), and under torch.compile, the
-    call goes through ``torch.ops.tcgemm.gemm`` (:mod:`tcgemm.ops`: autograd, fake implementation);
-    ``out=`` and fp8 scales are not differentiable, and torch.compile does not trace calls with them.
-    DLPack: a, b, c and out may be CuPy, JAX or other ``__dlpack__`` arrays (zero-copy); the result
-    comes back in the caller's array type (:mod:`tcgemm.interop`).
-    """
-    # The common repeat call first (plain tensors, nothing to differentiate or trace, seen before):
-    # every check below costs host time that a ~10 us GEMM pays in full (tcgemm.fastpath).
-    if (type(a) in fastpath.PLAIN and type(b) in fastpath.PLAIN
-            and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad
-                                                  or (isinstance(c, torch.Tensor) and c.requires_grad)))
-            and not torch.compiler.is_compiling()):
-        prepared = fastpath.lookup(fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config,
-                                                scale_a, scale_b))
-        if prepared is not None:
-            return prepared(a, b, c, out, scale_a, scale_b)
-    a, b, c, out, back = interop.to_torch(a, b, c, out)
-    scaled = scale_a is not None or scale_b is not None
-    if torch.compiler.is_compiling() and out is None and not scaled:
-        d = _op_gemm(a, b, c, alpha, beta, out_dtype, precision, kernel, config)
-    elif torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in (a, b, c)):
-        if out is not None or scaled:
-            what = "out=" if out is not None else "scale_a/scale_b"
-            raise ValueError(f"{what} does not support autograd, but an input requires grad; "
-                             f"drop {what} or call under torch.no_grad() (or pass detached inputs)")
-        d = _op_gemm(a, b, c, alpha, beta, out_dtype, precision, kernel, config)
-    else:
-        d = _gemm(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision, kernel=kernel,
-                  config=config, scale_a=scale_a, scale_b=scale_b)
-    return d if back is None else back(d)
-
-
-def _op_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
-             out_dtype: torch.dtype | None, precision: str | None, kernel: str, config: str | None) -> torch.Tensor:
-    from . import ops  # registers torch.ops.tcgemm.gemm on first use
-
-    return ops.gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype, precision=precision, kernel=kernel,
-                    config=config)
-
-
 def _gemm(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -127,7 +62,8 @@ def _gemm(
     scale_a: float | torch.Tensor | None = None,
     scale_b: float | torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """:func:`gemm` on torch tensors, without autograd: the kernels (the real implementation of the op)."""
+    """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
+    of the operator). Arguments as :func:`tcgemm.gemm`'s."""
     # A call seen before: the prepared launch (tcgemm.fastpath).
     fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
     prepared = fastpath.lookup(fast_key)
@@ -261,7 +197,7 @@ class Choice:
         return f"{self.kernel}:{self.config}"
 
 
-def explain(a: Any, b: Any, c: Any = None, **kwargs: Any) -> Choice:
+def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **kwargs: Any) -> Choice:
     """Which kernel and tile config :func:`gemm` picks for these arguments (same signature), and why.
 
     Nothing is launched or written; the arguments are validated as ``gemm`` validates them, so an
@@ -269,14 +205,14 @@ def explain(a: Any, b: Any, c: Any = None, **kwargs: Any) -> Choice:
 
         tcgemm.explain(x, layer.weight.t(), layer.bias, beta=1.0).label   # 'wgmma_tma_store:s4b2o'
     """
-    from . import tune
+    from . import tuned as tune_cache
     from .dispatch import _tma_ok
 
     allowed = {"alpha", "beta", "out", "out_dtype", "precision", "kernel", "config", "scale_a", "scale_b"}
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         raise TypeError(f"explain() got unexpected keyword argument(s) {', '.join(unknown)}; it takes gemm's")
-    a, b, c, out, _back = interop.to_torch(a, b, c, kwargs.get("out"))
+    out = kwargs.get("out")
     kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=kwargs.get("scale_a"), scale_b=kwargs.get("scale_b"))
     alpha, _scales = _fold_scales(a, kwargs.get("alpha", 1.0), kwargs.get("scale_a"), kwargs.get("scale_b"))
@@ -296,12 +232,13 @@ def explain(a: Any, b: Any, c: Any = None, **kwargs: Any) -> Choice:
         how = "forced"
         reason = f"kernel={kernel!r}" + (f", config={config!r}" if config else " (its config by the estimate)")
     else:
-        tuned = tune.lookup(problem2, spec, arch_cc, sms)
-        how = "tuned" if tuned is not None and tuned.name == cfg.name else "estimate"
+        tuned_cfg = tune_cache.lookup(problem2, spec, arch_cc, sms)
+        how = "tuned" if tuned_cfg is not None and tuned_cfg.name == cfg.name else "estimate"
         why_kernel = (f"{spec.name}: the highest stage of the fastest family ({spec.family}) that computes "
                       f"{problem2.precision} on sm_{arch_cc} for layouts {problem2.layouts}"
                       + ("" if _tma_ok(problem2) else " with unaligned operands"))
-        why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class {tune.shape_key(problem2)}"
+        why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class "
+                      f"{tune_cache.shape_key(problem2)}"
                       if how == "tuned" else
                       f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
                       + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else ""))
@@ -310,11 +247,6 @@ def explain(a: Any, b: Any, c: Any = None, **kwargs: Any) -> Choice:
             reason += f"; staged copies of {', '.join(staged)} (alignment or a layout the kernel cannot read)"
     return Choice(spec.name, cfg.name, spec.family, spec.technique, problem2.precision, problem2.layouts, staged,
                   how, reason)
-
-
-def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """``a @ b`` through :func:`gemm`, like :func:`torch.matmul` for 2-D and 3-D inputs."""
-    return gemm(a, b)
 
 
 def kernels() -> list[dict[str, object]]:

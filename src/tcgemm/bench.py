@@ -24,8 +24,9 @@ import torch
 
 from . import launch, registry, staging
 from ._version import __version__
-from .api import device_info, gemm, resolve
+from .api import device_info, resolve
 from .check import TOLERANCE, random_operand, reference, relative_error
+from .entry import gemm
 from .problem import describe
 
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from .api import gemm
+from .entry import gemm
 
 # ||D - ref|| / ||ref|| allowed per precision, on random normal data. fp8: against the float64
 # product of the fp8 inputs as stored (their quantisation is the caller's), so what remains is the

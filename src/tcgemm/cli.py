@@ -535,7 +535,7 @@ _RUN_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16
 def cmd_run(args: argparse.Namespace) -> int:
     import torch
 
-    from .api import gemm
+    from .entry import gemm
     from .fileio import load_matrix, save_matrix
 
     a = load_matrix(args.a, "A")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import registry, tma, tune
+from . import registry, tma, tuned
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
 from .schedule import cluster_units, tail_split
@@ -142,10 +142,10 @@ def select(
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
         if config:
             return spec, _explicit(spec, config, problem)
-        # A config measured by `tcgemm tune` for this shape class on this GPU, else the estimate (tcgemm.tune).
-        tuned = tune.lookup(problem, spec, arch, sms)
-        if tuned is not None and config_refuses(tuned, problem) is None:
-            return spec, tuned
+        # A config measured by `tcgemm tune` for this shape class on this GPU, else the estimate (tcgemm.tuned).
+        tuned_cfg = tuned.lookup(problem, spec, arch, sms)
+        if tuned_cfg is not None and config_refuses(tuned_cfg, problem) is None:
+            return spec, tuned_cfg
         return spec, pick_config(spec, problem, sms)
     spec = registry.get(kernel)
     reason = why_not(spec, problem, arch)

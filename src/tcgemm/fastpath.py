@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from . import launch, staging, tma
+from . import driver, launch, staging, tma
 from .launch import LaunchPlan
 from .problem import GemmProblem
 
@@ -85,41 +84,23 @@ def _extent(t: torch.Tensor | None) -> int:
     return (sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=True)) + 1) * t.element_size()
 
 
-def _current_stream(device: int) -> Callable[[], Any]:
-    from cuda.bindings import driver
-
-    raw = launch._raw_stream
-    handles: dict[int, Any] = {}  # raw stream -> its driver handle object (built once: ~1 us each)
-
-    def current() -> Any:
-        r = raw(device)
-        h = handles.get(r)
-        if h is None:
-            if len(handles) > 64:
-                handles.clear()
-            h = handles[r] = driver.CUstream(r)
-        return h
-
-    return current
-
-
 class Prepared:
     """One launch, prepared for every call with the same signature (see the module docstring)."""
 
     def __init__(self, plan: LaunchPlan, problem: GemmProblem, kernel: Any, device: int, out_shape: tuple[int, ...],
                  a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
                  staged: tuple[str | None, str | None] = (None, None), padded_ld: int | None = None) -> None:
-        from cuda.bindings import driver
+        from cuda.bindings import driver as cuda_driver
 
         self.plan = plan  # (what runs: plan.spec, plan.config)
-        self._launch = driver.cuLaunchKernel
+        self._launch = cuda_driver.cuLaunchKernel
         self._launch_ex = None  # programmatic dependent launch (launch.LaunchEx), else cuLaunchKernel
-        self._ok = driver.CUresult.CUDA_SUCCESS
+        self._ok = cuda_driver.CUresult.CUDA_SUCCESS
         self._handle = kernel.handle
         self._grid = launch.resident_grid(plan, kernel, device)
         self._block = plan.block
         self._smem = plan.config.smem_bytes
-        self._stream = _current_stream(device)
+        self._stream = driver.current_stream(device)
         if launch.pdl_enabled(plan.spec):
             self._launch_ex = launch.LaunchEx(self._handle, self._grid, self._block, self._smem)
         # Through ctypes where the driver library loads (launch.libcuda): the cheapest launch from Python.
@@ -127,7 +108,7 @@ class Prepared:
         if launch.libcuda() is not None:
             self._raw = launch.RawLaunch(self._handle, self._grid, self._block, self._smem,
                                          self._launch_ex is not None)
-        self._raw_stream = launch._RAW_STREAM or launch._raw_stream
+        self._raw_stream = driver._RAW_STREAM or driver._raw_stream
         self._device = device
         self._torch_device = torch.device("cuda", device)  # (parsed once: torch.empty takes it as it is)
         self._swapped = problem.swapped
@@ -270,7 +251,7 @@ class Prepared:
             ws_ptr, counters_ptr, scratch = launch.split_k_buffers(problem_, spec_, cfg_, self._device, clusters)
         if launch._tracers:
             launch.note_launch(self.plan.spec, self.plan.config)
-        launch.ensure_context(self._device)
+        driver.ensure_context(self._device)
         with self._lock:  # the parameter block is shared by threads that make the same call
             self._a.value = a_ptr
             self._b.value = b_ptr
@@ -305,11 +286,11 @@ class Prepared:
                                       self._params_addr, 0)
         if err != self._ok and err != 0:
             if not retry:  # another context may have been made current behind ensure_context's back: once more
-                launch.make_current(self._device)
+                driver.make_current(self._device)
                 return self._go(a_ptr, b_ptr, c_ptr, d_ptr, scales, retry=True)
             call = "cuLaunchKernelEx" if self._launch_ex is not None else "cuLaunchKernel"
             if isinstance(err, int) and not isinstance(err, self._ok.__class__):
-                from cuda.bindings import driver
+                from cuda.bindings import driver as cuda_driver
 
-                err = driver.CUresult(err)
+                err = cuda_driver.CUresult(err)
             raise RuntimeError(f"{call} failed: {err}")

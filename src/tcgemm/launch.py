@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from . import jit, placement, registry
+from .driver import _allow_dynamic_smem, _raw_stream, _stream, ensure_context
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
 from .schedule import cluster_units, tail_split
@@ -174,47 +175,9 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
     return builds
 
 
-class _TorchStream:
-    """Hands torch's stream to cuda.core through the __cuda_stream__ protocol."""
-
-    def __init__(self, handle: int) -> None:
-        self.handle = handle
-
-    def __cuda_stream__(self) -> tuple[int, int]:
-        return (0, self.handle)
-
-
-@lru_cache(maxsize=64)
-def _stream(handle: int, device: int) -> Any:
-    cc = jit._cuda_core()
-    return cc.Device(device).create_stream(_TorchStream(handle))
-
-
 @lru_cache(maxsize=4096)
 def _launch_config(grid: tuple[int, int, int], block: int, smem: int) -> Any:
     return jit._cuda_core().LaunchConfig(grid=grid, block=block, shmem_size=smem)
-
-
-_smem_ready: set[tuple[int, int]] = set()
-
-
-def _allow_dynamic_smem(kernel: Any, smem: int, device: int) -> None:
-    """Above 48 KB a kernel must opt in to its dynamic shared memory, once per kernel and device."""
-    key = (id(kernel), device)
-    if smem <= 48 * 1024 or key in _smem_ready:
-        return
-    from cuda.bindings import driver
-
-    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    handle = kernel.handle
-    if isinstance(handle, driver.CUkernel):
-        err, dev = driver.cuDeviceGet(device)
-        (err,) = driver.cuKernelSetAttribute(attr, smem, handle, dev)
-    else:
-        (err,) = driver.cuFuncSetAttribute(handle, attr, smem)
-    if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cannot give the kernel {smem} bytes of shared memory: {err}")
-    _smem_ready.add(key)
 
 
 def _launch(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, args: tuple, device: int) -> None:
@@ -354,47 +317,6 @@ def _launch_tma(kernel: Any, grid: tuple[int, int, int], block: int, smem: int, 
         raise RuntimeError(f"{'cuLaunchKernelEx' if pdl else 'cuLaunchKernel'} failed: {err}")
 
 
-_primary: dict[int, int] = {}
-_context_ok = threading.local()  # .device: the device whose primary context this thread made current
-
-
-def ensure_context(device: int) -> None:
-    """:func:`make_current`, skipped on repeat calls of a one-GPU process from a thread that already made
-    ``device``'s context current (nothing else in such a process makes another context current; with
-    several GPUs, torch.cuda.set_device can, so every call checks)."""
-    if getattr(_context_ok, "device", -1) == device and _single_gpu():
-        return
-    make_current(device)
-    _context_ok.device = device
-
-
-@lru_cache(maxsize=1)
-def _single_gpu() -> bool:
-    return torch.cuda.device_count() == 1
-
-
-def make_current(device: int) -> None:
-    """Make ``device``'s primary context (the one torch uses) current in this thread.
-
-    The driver calls tcgemm makes (tensor-map encoding, cuLaunchKernel) need a current context;
-    a thread that has run no CUDA runtime call yet (a worker thread whose torch allocations all
-    came from the cache) has none, and one that last used another GPU has that GPU's."""
-    from cuda.bindings import driver
-
-    want = _primary.get(device)
-    if want is None:
-        err, dev = driver.cuDeviceGet(device)
-        err2, ctx = driver.cuDevicePrimaryCtxRetain(dev)
-        if err != driver.CUresult.CUDA_SUCCESS or err2 != driver.CUresult.CUDA_SUCCESS:
-            raise RuntimeError(f"cannot get the primary context of CUDA device {device}: {err}, {err2}")
-        want = _primary[device] = int(ctx)
-    err, current = driver.cuCtxGetCurrent()
-    if err != driver.CUresult.CUDA_SUCCESS or int(current) != want:
-        (err,) = driver.cuCtxSetCurrent(driver.CUcontext(want))
-        if err != driver.CUresult.CUDA_SUCCESS:
-            raise RuntimeError(f"cannot make CUDA device {device}'s context current: {err}")
-
-
 class GraphCaptureError(RuntimeError):
     """A tcgemm call met CUDA graph capture before it could prepare what the captured launch needs."""
 
@@ -495,14 +417,6 @@ def _gpc_reserve(device: int, owner: object, rows: int, ints: int, capturing: bo
     _upload(device, ptr, values)
     _gpc_scratch[(device, owner, rows)] = (ptr, ints)
     return ptr
-
-
-_RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-
-
-def _raw_stream(device: int) -> int:
-    """The handle of torch's current stream on ``device`` (the cheap private accessor when torch has it)."""
-    return _RAW_STREAM(device) if _RAW_STREAM is not None else torch.cuda.current_stream(device).cuda_stream
 
 
 def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters: int) -> tuple[int, int]:

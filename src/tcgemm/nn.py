@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from . import api, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
+from . import api, entry, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
 from .problem import layout_of
 
 __all__ = ["Conv1D", "Linear", "linear", "replace_linear", "restore_linear", "warmup"]
@@ -49,7 +49,7 @@ def _needs_grad(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None
 def _gemm(x2: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None) -> torch.Tensor:
     """``x2 @ weight.T (+ bias)`` without autograd; the bias is fused where its dtype is the output's."""
     fused = bias is not None and bias.dtype == x2.dtype
-    y = api.gemm(x2, weight.t(), bias if fused else None, beta=1.0 if fused else 0.0, precision=precision)
+    y = entry.gemm(x2, weight.t(), bias if fused else None, beta=1.0 if fused else 0.0, precision=precision)
     if bias is not None and not fused:
         y = y + bias.to(y.dtype)  # not fused: the bias's dtype is not the output's
     return y
@@ -107,15 +107,15 @@ _mm_repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, tuple[int, ...]]] = {
 
 def _mm(a: torch.Tensor, b: torch.Tensor, precision: str | None) -> torch.Tensor:
     """``a @ b`` for the backward: from a prepared launch and raw addresses when this signature ran before
-    (and nothing is differentiated: a double backward goes through api.gemm's operator)."""
+    (and nothing is differentiated: a double backward goes through tcgemm.gemm's operator)."""
     if torch.is_grad_enabled():
-        return api.gemm(a, b, precision=precision)
+        return entry.gemm(a, b, precision=precision)
     signature = (a.shape, a.stride(), a.dtype, a.data_ptr() & 15, a.get_device(),
                  b.shape, b.stride(), b.dtype, b.data_ptr() & 15, b.get_device(), precision)
     found = _mm_repeat.get(signature)
     if found is not None:
         return found[0].new_output(a.data_ptr(), b.data_ptr(), 0, found[1])
-    y = api.gemm(a, b, precision=precision)
+    y = api._gemm(a, b, precision=precision)
     if a.is_cuda:
         prepared = fastpath.lookup(fastpath.key(a, b, None, None, 1.0, 0.0, None, precision, "auto", None))
         if prepared is not None and prepared.direct:
@@ -183,7 +183,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     # The output dtype is the input's (float32 for float32, float16 for float16, ...).
     if _needs_grad(x, weight, bias) and not torch.compiler.is_compiling():
         return _linear_autograd(x, weight, bias, precision, None)
-    # (under torch.compile api.gemm goes through torch.ops.tcgemm.gemm, which the compiler traces)
+    # (under torch.compile tcgemm.gemm goes through torch.ops.tcgemm.gemm, which the compiler traces)
     y = _gemm(x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), weight, bias, precision)
     y = y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
     if repeat:

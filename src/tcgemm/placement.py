@@ -136,12 +136,12 @@ def _probe(device: int, cluster: int, clusters: int) -> list[int]:
     import torch
     from cuda.bindings import driver
 
-    from . import launch
+    from . import driver as tc_driver
 
     cc = jit._cuda_core()
     arch = jit.target_arch(torch.cuda.get_device_capability(device))
     kernel = jit.load_kernel(_PROBE_SOURCE, "sm_probe", jit.as_defines([("TCGEMM_SM_PROBE", 1)]), arch, device)
-    launch._allow_dynamic_smem(kernel, _PROBE_SMEM, device)
+    tc_driver._allow_dynamic_smem(kernel, _PROBE_SMEM, device)
     handle = kernel.handle
     attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
     if isinstance(handle, driver.CUkernel):
@@ -153,7 +153,7 @@ def _probe(device: int, cluster: int, clusters: int) -> list[int]:
         raise RuntimeError(f"cluster size {cluster}: {err}")
     with torch.cuda.device(device):
         out = torch.full((cluster * clusters,), -1, dtype=torch.int32, device=f"cuda:{device}")
-        stream = launch._stream(torch.cuda.current_stream(device).cuda_stream, device)
+        stream = tc_driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
         # cuda.core: with a cluster, grid counts clusters.
         config = cc.LaunchConfig(grid=(clusters, 1, 1), cluster=(cluster, 1, 1), block=(32, 1, 1),
                                  shmem_size=_PROBE_SMEM)

@@ -82,7 +82,7 @@ def warmup(layers: Iterable[LayerShape], max_m: int = 8192, device: int | None =
             x = torch.randn(m, layer.k, device="cuda").to(layer.dtype)
             w = torch.randn(layer.n, layer.k, device="cuda").to(layer.dtype)
             bias = torch.randn(layer.n, device="cuda").to(layer.dtype) if layer.bias else None
-            api.gemm(x, w.t(), bias, beta=1.0 if layer.bias else 0.0, precision=layer.precision)
+            api._gemm(x, w.t(), bias, beta=1.0 if layer.bias else 0.0, precision=layer.precision)
             if progress:
                 progress(i + 1, len(plans))
         torch.cuda.synchronize()

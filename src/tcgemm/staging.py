@@ -102,14 +102,15 @@ class _CopyLaunch:
     def __init__(self, device: int, size: int, entry: str) -> None:
         from cuda.bindings import driver
 
-        from . import fastpath, jit
+        from . import driver as tc_driver
+        from . import jit
 
         arch = jit.target_arch(torch.cuda.get_device_capability(device))
         kernel = jit.load_kernel(_COPY_SOURCE, entry, jit.as_defines([("ELEM", _COPY_TYPES[size])]), arch, device)
         self._launch = driver.cuLaunchKernel
         self._ok = driver.CUresult.CUDA_SUCCESS
         self._handle = kernel.handle
-        self._stream = fastpath._current_stream(device)
+        self._stream = tc_driver.current_stream(device)
         self._device = device
         self._lock = threading.Lock()
         self._threads, types = _ENTRIES[entry]
@@ -118,9 +119,9 @@ class _CopyLaunch:
         self._params_addr = ctypes.addressof(self._params)
 
     def __call__(self, grid: tuple[int, int, int], args: tuple[int, ...]) -> None:
-        from . import launch
+        from . import driver
 
-        launch.ensure_context(self._device)
+        driver.ensure_context(self._device)
         with self._lock:
             for slot, value in zip(self._values, args, strict=True):
                 slot.value = value

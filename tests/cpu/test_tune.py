@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import tcgemm
-from tcgemm import cli, dispatch, launch, tune
+from tcgemm import cli, dispatch, launch, tune, tuned
 from tcgemm.problem import describe
 
 CLASS = "bf16:rr:512x512x512:b1:a16"
@@ -34,6 +34,7 @@ def _key(**changes):
 def tune_cache(cache_dir, monkeypatch):
     """A private cache root, the fake H100's key, and no tables remembered from other tests."""
     monkeypatch.setattr(tune, "current_key", lambda index=None: _key())
+    monkeypatch.setattr(tuned, "current_key", lambda index=None: _key())  # (lookups read the cache through tuned)
     monkeypatch.delenv("TCGEMM_TUNE", raising=False)
     tune.reload()
     yield tune.cache_path(_key())
