@@ -63,7 +63,7 @@ class _LinearFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None,
-                repeat: tuple[fastpath.Prepared, int, int, tuple[int, ...]] | None) -> torch.Tensor:
+                repeat: tuple[Any, ...] | None) -> torch.Tensor:
         ctx.save_for_backward(x, weight)
         ctx.precision, ctx.has_bias = precision, bias is not None
         if repeat is not None:
@@ -95,7 +95,7 @@ _apply_raw = super(torch.autograd.Function, _LinearFunction).apply
 
 
 def _linear_autograd(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None,
-           repeat: tuple[fastpath.Prepared, int, int, tuple[int, ...]] | None) -> torch.Tensor:
+           repeat: tuple[Any, ...] | None) -> torch.Tensor:
     if torch._C._are_functorch_transforms_active():
         return _LinearFunction.apply(x, weight, bias, precision, repeat)
     return _apply_raw(x, weight, bias, precision, repeat)
@@ -202,7 +202,7 @@ class Linear(torch.nn.Linear):
                  dtype: torch.dtype | None = None, *, precision: str | None = None) -> None:
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         self.precision = precision
-        self._repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, int, int, tuple[int, ...]]] = {}
+        self._repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, int, int, tuple[int, ...], torch.Size]] = {}
 
     @classmethod
     def from_torch(cls, linear: torch.nn.Linear, *, precision: str | None = None) -> Linear:
@@ -224,11 +224,13 @@ class Linear(torch.nn.Linear):
         weight, bias = self.weight, self.bias
         if type(input) is torch.Tensor and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"):
             found = self._repeat.get((input.shape, input.stride(), input.dtype, input.data_ptr() & 15,
-                                      input.get_device()))
+                                      input.get_device(), self.precision))
             grad = torch.is_grad_enabled() and (input.requires_grad or weight.requires_grad
                                                 or (bias is not None and bias.requires_grad))
+            # (the weight and bias where the prepared launch saw them: same address, and the weight's shape,
+            # so that a parameter swapped for another at a reused address cannot take a stale launch)
             if found is not None and weight.data_ptr() == found[1] and (
-                    0 if bias is None else bias.data_ptr()) == found[2]:
+                    0 if bias is None else bias.data_ptr()) == found[2] and weight.shape == found[4]:
                 if grad:
                     return _linear_autograd(input, weight, bias, self.precision, found)
                 return found[0].new_output(input.data_ptr(), found[1], found[2], found[3])
@@ -244,8 +246,8 @@ class Linear(torch.nn.Linear):
             return
         if len(self._repeat) >= 64:
             self._repeat.clear()
-        self._repeat[(x.shape, x.stride(), x.dtype, x.data_ptr() & 15, x.get_device())] = (
-            prepared, weight.data_ptr(), 0 if bias is None else bias.data_ptr(), tuple(y.shape))
+        self._repeat[(x.shape, x.stride(), x.dtype, x.data_ptr() & 15, x.get_device(), self.precision)] = (
+            prepared, weight.data_ptr(), 0 if bias is None else bias.data_ptr(), tuple(y.shape), weight.shape)
 
     def _apply(self, fn: Any, recurse: bool = True) -> Linear:
         self._repeat.clear()  # .to(), .half(), .cuda(): new parameter storage, maybe a new dtype
