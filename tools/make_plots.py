@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures from committed benchmark JSON files.
+"""Regenerate the pictures of the README and docs/ladder.md from committed benchmark JSON files.
 
     python tools/make_plots.py [RESULTS_DIR] [--only GLOB ...]   # default benchmarks/results, every *.json
 

@@ -1,15 +1,17 @@
-"""Write the README's measured tables from committed benchmark JSON.
+"""Write the ladder and auto-vs-cuBLAS tables of docs/ladder.md from committed benchmark JSON.
 
-    python tools/readme_tables.py RESULTS.json [...] [--write README.md]
+    python tools/readme_tables.py RESULTS.json [...] [--write docs/ladder.md]
 
 Every figure comes from the given files (each row was measured next to cuBLAS in the same
-process). With --write, the text between the README's `<!-- tables:begin -->` and
-`<!-- tables:end -->` markers is replaced; otherwise it is printed.
+process). With --write, the text between the file's `<!-- tables:begin -->` and
+`<!-- tables:end -->` markers is replaced, the source links made relative to that file's folder
+(docs/ladder.md links ../benchmarks/results/...); otherwise it is printed, linked as given.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -154,7 +156,15 @@ def auto_vs_cublas(rows: list[dict], precision: str) -> list[str]:
     return [*lines, ""] if found else []
 
 
-def render(paths: list[Path]) -> str:
+def _link(path: Path, base: Path | None) -> str:
+    """path as a Markdown link target from a file in folder ``base`` (None: as given)."""
+    if base is None:
+        return path.as_posix()
+    return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
+
+
+def render(paths: list[Path], base: Path | None = None) -> str:
+    """The tables; source links relative to folder ``base`` (the written file's), or as given."""
     rows, envs = _load(paths)
     precisions: list[str] = []
     for r in rows:
@@ -168,7 +178,7 @@ def render(paths: list[Path]) -> str:
         parts += auto_vs_cublas(rows, precision)
     parts.append("Sources (GPU, driver, CUDA, torch, NVRTC, commit and date are inside each file):")
     for p, env in envs:
-        parts.append(f"- [`{p.as_posix()}`]({p.as_posix()}) — {env['gpu']}, driver {env['driver']}, "
+        parts.append(f"- [`{p.as_posix()}`]({_link(p, base)}) — {env['gpu']}, driver {env['driver']}, "
                      f"CUDA {env['cuda']}, torch {env['torch']}, commit {env['commit']}, {env['date']}")
     return "\n".join(parts) + "\n"
 
@@ -179,13 +189,16 @@ def main(argv: list[str]) -> int:
         i = argv.index("--write")
         write = Path(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
-    text = render([Path(a) for a in argv])
+    text = render([Path(a) for a in argv], None if write is None else write.parent)
     if write is None:
         print(text)
         return 0
-    readme = write.read_text()
+    doc = write.read_text()
     begin, end = "<!-- tables:begin -->", "<!-- tables:end -->"
-    head, _, rest = readme.partition(begin)
+    if begin not in doc or end not in doc:
+        print(f"{write} has no {begin} ... {end} markers", file=sys.stderr)
+        return 2
+    head, _, rest = doc.partition(begin)
     _, _, tail = rest.partition(end)
     write.write_text(f"{head}{begin}\n{text}{end}{tail}")
     return 0

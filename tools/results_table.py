@@ -1,4 +1,4 @@
-"""Markdown tables for the README from committed benchmark JSON files.
+"""Markdown tables for the docs from committed benchmark JSON files (docs/ladder.md's are from tools/readme_tables.py).
 
     python tools/results_table.py benchmarks/results/FILE.json [...]
 

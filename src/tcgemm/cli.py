@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 console = Console(width=None if sys.stdout.isatty() else 160)
 
 DEFAULT_SHAPES = "1024,4096,4096x10240x4096"
+# tcgemm bench with no arguments: auto against cuBLAS in bf16 at the sizes users run (square, an MLP's up and
+# down projections, a batch of 128 tokens, decode). The ladders: --ladder (fp32 unless --precision says).
+HEADLINE_SHAPES = "4096,8192,4096x14336x4096,4096x4096x14336,128x4096x4096,16x4096x4096"
 
 
 def parse_shape(text: str) -> tuple[int, int, int]:
@@ -431,13 +434,24 @@ def _bench_out_dtype(precision: str, name: str | None) -> torch.dtype | None:
     return dtype
 
 
+def _bench_defaults(args: argparse.Namespace) -> None:
+    """Fill what the command line left open. No --kernels: the headline, `auto` against cuBLAS in bf16 at
+    HEADLINE_SHAPES; --ladder (or --kernels ladder / all): every ladder stage, fp32 by default, at
+    DEFAULT_SHAPES. An explicit --precision, --kernels or --shapes always wins."""
+    ladder = args.ladder or any(t.strip() in ("ladder", "all") for t in (args.kernels or "").split(","))
+    if args.kernels is None:
+        args.kernels = "ladder" if args.ladder else "auto"
+    args.precision = args.precision or ("fp32" if ladder else "bf16")
+    args.shapes = args.shapes or (DEFAULT_SHAPES if ladder else HEADLINE_SHAPES)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.model:
         return cmd_model_bench(args)
     _need_gpu()
     from .bench import BenchResult, bench_shape, environment
 
-    args.precision = args.precision or "fp32"
+    _bench_defaults(args)
     args.budget = GEMM_BUDGET if args.budget is None else args.budget
     out_dtype = _bench_out_dtype(args.precision, args.out_dtype)
     if args.plot:
@@ -771,7 +785,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcgemm",
         description="Hand-written CUDA GEMM kernels for PyTorch: inspect the ladder, check it, time it against cuBLAS.",
-        epilog="Examples:\n  tcgemm info\n  tcgemm bench                     # the SIMT ladder at 1024^3, 4096^3, "
+        epilog="Examples:\n  tcgemm info\n  tcgemm bench                     # auto vs cuBLAS, bf16, at the sizes "
+               "users run\n  tcgemm bench --ladder            # the fp32 SIMT ladder at 1024^3, 4096^3, "
                "4096x10240x4096\n  tcgemm bench --kernels auto --shapes 8192 --json out.json\n"
                "  tcgemm bench --model gpt2        # GPT-2 block: torch.nn.Linear vs tcgemm.nn.Linear\n"
                "  tcgemm check --kernels simt_warp_tiling --shapes 1,7,127,1000\n"
@@ -865,11 +880,13 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="time kernels next to cuBLAS on the same inputs, or (--model) every Linear of a model's "
                       "decoder layer: torch vs tcgemm.nn.Linear; print tables, write JSON",
         description=_paragraphs(
-            "GEMM shapes (default): time each kernel in alternation with cuBLAS on the same rotating random "
-            "inputs (larger than L2), between CUDA events per call, after warm-up: medians and the ratio to "
-            "the cuBLAS time taken beside it. Calls under 0.1 ms are also replayed from CUDA graphs, kernel "
-            "and cuBLAS in alternation ('graph µs' columns): the GPU's time without the per-call host work "
-            "that the event timing includes.",
+            "GEMM shapes (default): with no arguments, kernel='auto' against cuBLAS in bf16 at "
+            f"{HEADLINE_SHAPES} (the sizes users run); --ladder times every ladder stage instead (fp32 unless "
+            f"--precision says, at {DEFAULT_SHAPES}). Each kernel is timed in alternation with cuBLAS on the "
+            "same rotating random inputs (larger than L2), between CUDA events per call, after warm-up: "
+            "medians and the ratio to the cuBLAS time taken beside it. Calls under 0.1 ms are also replayed "
+            "from CUDA graphs, kernel and cuBLAS in alternation ('graph µs' columns): the GPU's time without "
+            "the per-call host work that the event timing includes.",
             f"Models (--model {','.join(names())} or all): every Linear of one decoder layer at each token "
             "count M (--tokens), tcgemm.nn.Linear called as a module against torch.nn.functional.linear on "
             "the same weights and inputs, under inference_mode. Weights rotate past L2: enough copies of the "
@@ -886,13 +903,27 @@ def build_parser() -> argparse.ArgumentParser:
             "row times the model's MLP forward + backward (--train-tokens; --no-train skips it); for gpt2 "
             "the GPT-2 block's end-to-end tokens/s comes too (at the largest --tokens; BATCHxSEQ sets its "
             "shape)."),
-        epilog="Examples:\n  tcgemm bench --kernels auto --shapes 8192 --precision bf16 --json out.json\n"
+        epilog="Examples:\n  tcgemm bench                                   # the headline: auto vs cuBLAS, bf16\n"
+               "  tcgemm bench --ladder                          # the fp32 SIMT ladder vs cuBLAS\n"
+               "  tcgemm bench --ladder --precision bf16 --shapes 4096   # the wmma, mma.sync and Hopper ladders\n"
+               "  tcgemm bench --kernels auto --shapes 8192 --precision fp16 --json out.json\n"
                "  tcgemm bench --model all --json models.json --plot models.png   # about 4 minutes on an H100\n"
                "  tcgemm bench --model llama3-8b --tokens 1,16,2048 --no-train\n"
                "  tcgemm bench --model gpt2 --tokens 8x1024 --attention sdpa      # M = 8192; block 8x1024\n"
                "  tcgemm tune --model llama3-8b --dry-run                        # the shapes it would tune",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    common(p, DEFAULT_SHAPES)
+    p.add_argument("--kernels", default=None,
+                   help="'ladder' (each kernel, default config), 'all' (every config), or a comma list of names, "
+                        "'auto', or name:config (see `tcgemm list`); default auto (with --ladder: ladder)")
+    p.add_argument("--ladder", action="store_true",
+                   help="time every ladder stage of the precision next to cuBLAS (fp32 unless --precision says; "
+                        f"shapes {DEFAULT_SHAPES} unless --shapes says)")
+    p.add_argument("--shapes", default=None,
+                   help=f"comma list of N (cube) or MxNxK (default {HEADLINE_SHAPES}; with --ladder or --kernels "
+                        f"ladder/all: {DEFAULT_SHAPES})")
+    p.add_argument("--precision", default=None, choices=list(registry.PRECISIONS),
+                   help="computation precision (default bf16; fp32 with --ladder or --kernels ladder/all; bf16 "
+                        "with --model)")
     p.add_argument("--layouts", default="rr", help="A/B layouts: rr, rc, cr or cc (default rr)")
     p.add_argument("--budget", type=float, default=None,
                    help=f"seconds of timed runs per kernel and shape (default {GEMM_BUDGET}); with --model, per "
@@ -918,7 +949,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attention", choices=["none", "sdpa"], default="none",
                    help="with --model gpt2: the end-to-end block skips attention (default) or runs torch SDPA, "
                         "the same in both models")
-    p.set_defaults(func=cmd_bench, precision=None)  # fp32 for GEMM shapes; bf16 for --model
+    p.set_defaults(func=cmd_bench)  # precision, kernels, shapes: _bench_defaults (GEMM shapes), bf16 for --model
     _tune_parser(sub)
     return parser
 

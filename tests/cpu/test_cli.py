@@ -122,6 +122,28 @@ def test_bench_model_gpt2_parses():
             cli.parse_tokens(bad)
 
 
+def test_bench_defaults_headline_and_ladder():
+    def resolved(*argv):
+        args = cli.build_parser().parse_args(["bench", *argv])
+        cli._bench_defaults(args)
+        return args.kernels, args.precision, cli.parse_shapes(args.shapes)
+
+    # no arguments: the headline, auto vs cuBLAS in bf16 at the sizes users run
+    kernels, precision, shapes = resolved()
+    assert (kernels, precision) == ("auto", "bf16")
+    assert shapes == [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 14336, 4096), (4096, 4096, 14336),
+                      (128, 4096, 4096), (16, 4096, 4096)]
+    # the ladders, one flag away: fp32 SIMT unless --precision says
+    ladder = [(1024, 1024, 1024), (4096, 4096, 4096), (4096, 10240, 4096)]
+    assert resolved("--ladder") == ("ladder", "fp32", ladder)
+    assert resolved("--ladder", "--precision", "bf16") == ("ladder", "bf16", ladder)
+    assert resolved("--kernels", "ladder") == ("ladder", "fp32", ladder)
+    # explicit arguments win (tools/gpu_suite.sh passes all three)
+    assert resolved("--precision", "fp16", "--kernels", "ladder,auto", "--shapes", "4096") == \
+        ("ladder,auto", "fp16", [(4096, 4096, 4096)])
+    assert resolved("--kernels", "auto", "--shapes", "8192")[:2] == ("auto", "bf16")
+
+
 def test_bench_out_dtype_is_checked_against_the_precision():
     args = cli.build_parser().parse_args(["bench", "--precision", "bf16", "--out-dtype", "fp32"])
     assert args.out_dtype == "fp32"

@@ -8,7 +8,7 @@ import pytest
 
 from tcgemm import placement
 
-# The GPCs tools/sm_placement.py found on the H100 SXM we measure on (132 SMs):
+# The GPCs benchmarks/probes/sm_placement.py found on the H100 SXM we measure on (132 SMs):
 # SM ids 2t, 2t + 1 form TPC t; six GPCs of 8 TPCs, two of 9.
 H100_GPCS = [
     [0, 1, 16, 17, 32, 33, 48, 49, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131],

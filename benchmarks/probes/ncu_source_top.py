@@ -1,7 +1,7 @@
 """Summarise an Nsight Compute report's source page: the SASS lines with the most warp-stall samples.
 
     ncu -i report.ncu-rep --page source --print-source sass --csv > src.csv
-    python3 tools/ncu_source_top.py src.csv [TOP]
+    python3 benchmarks/probes/ncu_source_top.py src.csv [TOP]
 
 Each line: its share of all samples, the instruction, and its two largest stall reasons. A per-tile cost
 (the epilogue, a barrier, the ring's waits) shows up as the instructions it stalls on.

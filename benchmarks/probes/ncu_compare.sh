@@ -2,7 +2,7 @@
 # Nsight Compute, one launch of a tcgemm kernel and one of cuBLAS's (nvjet) on the same problem,
 # after warm-up: elapsed and active SM cycles (idle SMs: ramp and the last partial wave), the tensor
 # pipe's busy share (inside active time: per-tile stalls such as the epilogue), L2 and DRAM bytes.
-# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
+# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] benchmarks/probes/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]
 # CUBLAS_RE names cuBLAS's kernel (default nvjet, its large-GEMM kernels; skinny shapes may run others,
 # e.g. CUBLAS_RE='regex:^(?!wgmma)' takes the first kernel that is not ours). Each profiled kernel's
 # name, grid and block are printed above its metrics. PRECISION (default bf16) and LAYOUTS (default rr) as
@@ -10,12 +10,12 @@
 # torch._scaled_mm (CUBLAS_RE='regex:^(nvjet|sm90|cutlass)': torch's randn kernels come first) against
 # tcgemm's scaled GEMM, B column-major as _scaled_mm requires.
 set -uo pipefail
-out=${1:?usage: tools/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
+out=${1:?usage: benchmarks/probes/ncu_compare.sh OUT_DIR [KERNEL[:CONFIG]] ["M N K" ...]}
 kernel=${2:-wgmma_tma_store}
 shift $(( $# >= 2 ? 2 : 1 ))
 shapes=("$@")
 [ ${#shapes[@]} -eq 0 ] && shapes=("4096 4096 4096" "8192 8192 8192" "8192 8192 1024")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PYTHONPATH=$PWD/src TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cache}
 # The tensor pipe's metric name differs between ncu versions: take whichever this one has.
 pipe=$(ncu --query-metrics 2>/dev/null | grep -o -E "^sm__pipe_tensor_op_(gmma|hmma)_cycles_active" | head -1)

@@ -7,7 +7,7 @@ alternating order over --rounds, on rotating random inputs bigger than the L2 (a
 and reads from NVML: the board's energy counter, the SM clock (sampled every 10 ms) and the reasons the
 clock was held down.
 
-    python3 tools/power_probe.py --precision bf16 --shape 4096,4096,14336 \\
+    python3 benchmarks/probes/power_probe.py --precision bf16 --shape 4096,4096,14336 \\
         --kernels wgmma_tma_store:128x256x64s4b2o --json out.json
 """
 

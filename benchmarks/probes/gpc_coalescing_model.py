@@ -1,11 +1,11 @@
 """How many of a wave's reads of the operand a cluster does not multicast could the L2's request
 coalescer merge, if it merged exactly the requests of one GPC for one strip (kernels/include/gpc_order.cuh)?
 
-    python3 tools/gpc_coalescing_model.py benchmarks/results/2026-11-24-h100-sm-placement-11c8ebf.json
+    python3 benchmarks/probes/gpc_coalescing_model.py benchmarks/results/2026-11-24-h100-sm-placement-11c8ebf.json
 
 For 4096 x 4096 outputs (16 x 16 cluster units of 256 x 256) on 66 clusters: per wave, one request per
 (GPC, strip) instead of one per unit; the fraction saved, for the cluster-id -> GPC placements of the
-JSON (tools/sm_placement.py) and groups of 1 .. 16 unit rows, sharing along rows (A, clusters along M)
+JSON (benchmarks/probes/sm_placement.py) and groups of 1 .. 16 unit rows, sharing along rows (A, clusters along M)
 or columns (B, clusters along N); and for GPC_ORDER's placement (each GPC on one row).
 """
 

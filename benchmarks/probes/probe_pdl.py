@@ -5,7 +5,7 @@ For a few shapes: microseconds per call of CUDA graphs holding, per rotating inp
 for cuBLAS (torch.matmul) and tcgemm (auto). (b) - (c) - (a) is what a call gains from following
 another GEMM directly. Then the edges of a captured two-matmul graph: a programmatic edge type
 means the second launch may start before the first ends.
-Usage: [PROBE_SETS=n] python3 tools/probe_pdl.py [MxNxK ...]   (prints a table; GPU only)
+Usage: [PROBE_SETS=n] python3 benchmarks/probes/probe_pdl.py [MxNxK ...]   (prints a table; GPU only)
 """
 
 from __future__ import annotations

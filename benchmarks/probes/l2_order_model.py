@@ -8,8 +8,8 @@ M * N * bytes of D for the reads alone). It ignores timing, the L2's two partiti
 so read it for differences between orders, not absolute figures (bf16 4096^3 in groups of 8 tile rows:
 188 MB of reads here, 187 MB measured by Nsight Compute).
 
-    python3 tools/l2_order_model.py                       # the README's shapes, each order
-    python3 tools/l2_order_model.py --shape 4096x4096x4096 --bytes 4 --group 16
+    python3 benchmarks/probes/l2_order_model.py                       # the README's shapes, each order
+    python3 benchmarks/probes/l2_order_model.py --shape 4096x4096x4096 --bytes 4 --group 16
 """
 
 from __future__ import annotations

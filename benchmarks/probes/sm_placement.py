@@ -1,6 +1,6 @@
 """Where the hardware places the CTAs of a cluster launch, and what tcgemm.placement makes of it.
 
-    python3 tools/sm_placement.py    (GPU only; prints JSON)
+    python3 benchmarks/probes/sm_placement.py    (GPU only; prints JSON)
 
 `gpcs`: SM ids per GPC as tcgemm.placement measures them (clusters of 16, 8 and 4 CTAs, one per SM);
 `pairs_1`, `pairs_2`: the SM ids of CTA ranks 0 and 1 of each cluster of a persistent launch of

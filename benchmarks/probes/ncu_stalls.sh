@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Where a kernel's warps wait, tcgemm's and cuBLAS's on the same problem: Nsight Compute's warp-state
 # statistics (stall reasons averaged over the kernel) and per-instruction stall samples, the SASS lines
-# with the most samples first (tools/ncu_source_top.py). cuBLAS's SASS lines show how its main loop is
+# with the most samples first (benchmarks/probes/ncu_source_top.py). cuBLAS's SASS lines show how its main loop is
 # built too (where it waits, how many wgmmas between waits).
-# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] [TOP=40] tools/ncu_stalls.sh OUT_DIR KERNEL[:CONFIG] "M N K" [PRECISION] [LAYOUTS]
+# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] [TOP=40] benchmarks/probes/ncu_stalls.sh OUT_DIR KERNEL[:CONFIG] "M N K" [PRECISION] [LAYOUTS]
 # PRECISION as tools/profile_one.py (fp8e4m3: cuBLAS is torch._scaled_mm; pass
 # CUBLAS_RE='regex:^(nvjet|sm90|cutlass)', torch's randn kernels come first otherwise).
 set -uo pipefail
-out=${1:?usage: tools/ncu_stalls.sh OUT_DIR KERNEL[:CONFIG] "M N K" [PRECISION] [LAYOUTS]}
+out=${1:?usage: benchmarks/probes/ncu_stalls.sh OUT_DIR KERNEL[:CONFIG] "M N K" [PRECISION] [LAYOUTS]}
 kernel=${2:?kernel}
 shape=${3:?shape}
 precision=${4:-bf16}
 layouts=${5:-rr}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PYTHONPATH=$PWD/src TCGEMM_CACHE_DIR=${TCGEMM_CACHE_DIR:-/tmp/tcgemm-cache}
 # The kernel's entry point (several registry names share one, e.g. wgmma_tma_store_kmajor's is wgmma_tma_store).
 entry=$(python3 -c "import sys; from tcgemm import registry; print(registry.get(sys.argv[1]).entry)" "${kernel%%:*}")
@@ -35,7 +35,7 @@ for run in "${runs[@]}"; do
     | grep -E "Stall|Warp Cycles|Issued" | tee -a "$log"
   echo "=== $who: SASS lines by stall samples (top ${TOP:-40})" | tee -a "$log"
   ncu -i "$report.ncu-rep" --page source --print-source sass --csv 2>/dev/null > "$report-source.csv"
-  python3 tools/ncu_source_top.py "$report-source.csv" "${TOP:-40}" | tee -a "$log"
+  python3 benchmarks/probes/ncu_source_top.py "$report-source.csv" "${TOP:-40}" | tee -a "$log"
   # The whole SASS listing with samples, for reading the main loop in order.
   [ -n "${KEEP_SOURCE:-}" ] && cp "$report-source.csv" "$out/$(basename "$report")-source.csv"
 done

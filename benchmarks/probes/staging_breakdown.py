@@ -5,21 +5,30 @@ D (4095 columns) is written from registers because TMA cannot store rows that ar
 aligned. This times each part on the GPU with CUDA events (median of repeats, after warm-up):
 the copy kernel against torch's copy_, the GEMM on pre-staged operands with the caller's D and with
 a row-padded D (TMA-store epilogue), the whole call, and the host time per call.
-    python tools/staging_breakdown.py [--size 4095] [--dtype bf16] [--json out.json]
+    python benchmarks/probes/staging_breakdown.py [--size 4095] [--dtype bf16] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
-from launch_overhead import _events  # tools/: CUDA-event median per call
 
 import tcgemm
 from tcgemm import staging
+
+# tools/launch_overhead.py's CUDA-event median per call (this probe lives in benchmarks/probes/)
+_spec = importlib.util.spec_from_file_location(
+    "launch_overhead", Path(__file__).resolve().parents[2] / "tools" / "launch_overhead.py")
+assert _spec is not None and _spec.loader is not None
+_launch_overhead = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_launch_overhead)
+_events = _launch_overhead._events
 
 
 def gpu_ms(fn: Callable[[], object], reps: int = 30) -> float:

@@ -2,7 +2,7 @@
 launch gets (launch.resident_grid): clusters live inside one GPC, so clusters of 4 CTAs of ~227 KB may
 leave SMs idle.
 
-    python3 tools/cluster_occupancy.py KERNEL:CONFIG [PRECISION] [M N K]
+    python3 benchmarks/probes/cluster_occupancy.py KERNEL:CONFIG [PRECISION] [M N K]
 """
 
 from __future__ import annotations

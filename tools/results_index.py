@@ -1,0 +1,139 @@
+"""Write benchmarks/results/README.md: which result files are the current figures, and the rest as history.
+
+    python3 tools/results_index.py            # rewrite the index
+    python3 tools/results_index.py --check    # exit 1 if the committed index is not what this writes
+
+The current files are named below (CURRENT); every other file is listed under its kind (the word after
+`<date>-h100-` in its name: release, explore, ab, power, ncu, ...) with the dates the kind spans. A CPU test
+(tests/cpu/test_results_index.py) fails when a file is added without rewriting the index.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+INDEX = RESULTS / "README.md"
+
+# (what, [files]): the newest release runs per precision and the model-level runs that the README and
+# docs/ladder.md / docs/models.md quote. Older files that the ladder tables still read for shapes the
+# newest runs did not time are listed under the tables in docs/ladder.md.
+CURRENT: list[tuple[str, list[str]]] = [
+    ("bf16 `auto` vs cuBLAS (commit e31b9c5: three processes, two more at long K); the README's headline",
+     ["2026-11-24-h100-release-bf16-1-e31b9c5.json", "2026-11-24-h100-release-bf16-2-e31b9c5.json",
+      "2026-11-24-h100-release-bf16-3-e31b9c5.json", "2026-11-24-h100-release-longk-bf16-4-e31b9c5.json",
+      "2026-11-24-h100-release-longk-bf16-5-e31b9c5.json"]),
+    ("fp16 `auto` vs cuBLAS (commit e31b9c5, as bf16)",
+     ["2026-11-24-h100-release-fp16-1-e31b9c5.json", "2026-11-24-h100-release-fp16-2-e31b9c5.json",
+      "2026-11-24-h100-release-fp16-3-e31b9c5.json", "2026-11-24-h100-release-longk-fp16-4-e31b9c5.json",
+      "2026-11-24-h100-release-longk-fp16-5-e31b9c5.json"]),
+    ("bf16 and fp16 ladders at 4096³ (commit 4810406)",
+     ["2026-11-24-h100-release-bf16-1-4810406.json", "2026-11-24-h100-release-bf16-2-4810406.json",
+      "2026-11-24-h100-release-bf16-3-4810406.json", "2026-11-24-h100-release-fp16-1-4810406.json",
+      "2026-11-24-h100-release-fp16-2-4810406.json", "2026-11-24-h100-release-fp16-3-4810406.json"]),
+    ("tf32 ladder and `auto` (commit 64a7a42)",
+     ["2026-11-24-h100-release-tf32-1-64a7a42.json", "2026-11-24-h100-release-tf32-2-64a7a42.json",
+      "2026-11-24-h100-release-tf32-3-64a7a42.json"]),
+    ("int8 ladder and `auto`, B row- and column-major (commit 4810406)",
+     ["2026-11-24-h100-release-int8-rr-4810406.json", "2026-11-24-h100-release-int8-rc-4810406.json"]),
+    ("fp8 e4m3 `auto` (commit 38afd91) and ladder (d5d69b4); fp8 e5m2 (d5d69b4)",
+     ["2026-11-24-h100-release-fp8e4m3-1-38afd91.json", "2026-11-24-h100-release-fp8e4m3-2-38afd91.json",
+      "2026-11-23-h100-fp8-ladder-d5d69b4.json", "2026-11-23-h100-fp8e5m2-ladder-d5d69b4.json"]),
+    ("fp32 SIMT ladder", ["2026-11-22-h100-fp32-ladder.json"]),
+    ("the ladder and auto pictures (tools/make_plots.py)", ["h100-ladder.png", "h100-auto-vs-cublas.png"]),
+    ("real models: decoder-layer Linears (commit 5c53f4c), host time per call (0a77b2f), the transformers "
+     "example (d844113); docs/models.md",
+     ["2026-11-25-h100-models-5c53f4c.json", "2026-11-25-h100-models-5c53f4c.png",
+      "2026-11-25-h100-host-time-0a77b2f.json", "2026-11-25-h100-llama-transformers-d844113.json"]),
+    ("GPU tests at 5c53f4c (CUDA-graph capture of every kernel and config included) and their property test",
+     ["2026-11-25-h100-gpu-tests-5c53f4c.log", "2026-11-25-h100-hostile-5c53f4c.json"]),
+]
+
+# kind (the word after <date>-h100-) -> (heading, what the files are)
+KINDS: dict[str, tuple[str, str]] = {
+    "release": ("release", "`tools/gpu_suite.sh OUT release` and other runs of the release benchmarks"),
+    "explore": ("explore", "exploratory configs and kernels timed beside cuBLAS, most since removed"),
+    "ab": ("ab", "two builds or configs timed in alternation (`tools/ab_bench.py`)"),
+    "power": ("power", "energy, clock and power under sustained load (`benchmarks/probes/power_probe.py`)"),
+    "ncu": ("ncu", "Nsight Compute profiles (`benchmarks/probes/ncu_compare.sh`, `ncu_stalls.sh`)"),
+    "sanitize": ("sanitize", "compute-sanitizer memcheck / racecheck / synccheck (`tools/sanitize.sh`)"),
+    "gpu": ("gpu-tests", "logs of the GPU test suite"),
+    "hostile": ("hostile", "the hypothesis property test's counts (`tests/gpu/test_hostile.py`)"),
+    "check": ("check", "`tcgemm check` and spot checks of one precision"),
+    "models": ("models", "`tcgemm bench --model`, host time per call, the GPT-2 and transformers examples"),
+}
+_ALIASES = {"host": "models", "llama": "models", "gpt2": "models", "launch": "models",
+            "group16": "explore", "group": "explore", "overlap": "explore", "probe": "probes", "sm": "probes",
+            "cluster": "probes", "staging": "probes"}
+_OTHER = ("other", "first ladders, stage runs and one-off comparisons")
+_PROBES = ("probes", "output of the scripts in `benchmarks/probes/`")
+_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-h100-([a-z0-9]+)")
+
+
+def kind(name: str) -> str:
+    m = _NAME.match(name)
+    if not m:
+        return "other"
+    word = m.group(2)
+    word = _ALIASES.get(word, word)
+    return word if word in KINDS or word == "probes" else "other"
+
+
+def render(files: list[str]) -> str:
+    current = [f for _, fs in CURRENT for f in fs]
+    missing = sorted(set(current) - set(files))
+    if missing:
+        raise FileNotFoundError(f"CURRENT names files that are not in {RESULTS}: {', '.join(missing)}")
+    out = ["# Benchmark results", "",
+           "Every figure in the README and docs/ comes from a file here, written by a GPU run (GPU, driver, CUDA,",
+           "torch, commit and date inside each JSON). This index is written by `tools/results_index.py`; rerun it",
+           "after adding files (a CPU test checks that it lists them all).", "",
+           "## Current figures", "",
+           "The newest release runs per precision and the model-level runs of 2026-11-25. The tables of",
+           "[docs/ladder.md](../../docs/ladder.md) read these first and fill shapes they did not time from the",
+           "older release files listed under the tables.", ""]
+    for what, fs in CURRENT:
+        out.append(f"- {what}: " + ", ".join(f"[`{f}`]({f})" for f in fs))
+    out += ["", "## History", "",
+            "Everything else, by kind, oldest first. The findings that quote these files:",
+            "[docs/findings.md](../../docs/findings.md), [docs/testing.md](../../docs/testing.md),",
+            "[docs/models.md](../../docs/models.md).", ""]
+    groups: dict[str, list[str]] = {}
+    for f in files:
+        if f not in current and f != INDEX.name:
+            groups.setdefault(kind(f), []).append(f)
+    order = [*KINDS, "probes", "other"]
+    for k in order:
+        fs = groups.get(k)
+        if not fs:
+            continue
+        heading, what = KINDS.get(k) or (_PROBES if k == "probes" else _OTHER)
+        dates = sorted(m.group(1) for f in fs if (m := _NAME.match(f)))
+        span = (dates[0] if dates[0] == dates[-1] else f"{dates[0]} … {dates[-1]}") if dates else "undated"
+        out += [f"### {heading} ({len(fs)} files, {span})", "", f"{what[0].upper()}{what[1:]}.", ""]
+        out += [f"- [`{f}`]({f})" for f in sorted(fs)]
+        out.append("")
+    return "\n".join(out)
+
+
+def files_here() -> list[str]:
+    return sorted(p.name for p in RESULTS.iterdir() if p.is_file() and p.name != INDEX.name)
+
+
+def main(argv: list[str]) -> int:
+    text = render(files_here())
+    if "--check" in argv:
+        if not INDEX.is_file() or INDEX.read_text() != text:
+            print(f"{INDEX} is stale: run python3 tools/results_index.py", file=sys.stderr)
+            return 1
+        return 0
+    INDEX.write_text(text)
+    print(f"wrote {INDEX.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
