@@ -1,6 +1,6 @@
 """Benchmark: tcgemm kernels next to cuBLAS, same process, same inputs.
 
-Method (see the README): CUDA events around each launch after warm-up, the
+Method (docs/how-it-works.md, "Measuring"): CUDA events around each launch after warm-up, the
 median of many runs, input sets rotated so that together they exceed the L2
 cache several times over (every run reads its operands from HBM, as in a
 real model), random normal data, and cuBLAS (``torch.matmul``, TF32 off for

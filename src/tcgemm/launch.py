@@ -333,7 +333,7 @@ class GraphCaptureError(RuntimeError):
 #   launch of a scratch config also sizes GRAPH's buffers for itself, so capturing a call that ran once
 #   before (torch's warm-up recipe, or tcgemm.warmup) allocates nothing.
 # Two launches in flight at once on one buffer would mix their counts: two graphs replayed concurrently on
-# two streams, or one graph replayed on two streams at once. Not supported (documented in the README).
+# two streams, or one graph replayed on two streams at once. Not supported (docs/models.md, "CUDA graphs").
 GRAPH = "graph"
 _scratch_lock = threading.Lock()
 # (device, owner) -> [workspace address, floats, counters address, ints]
