@@ -584,7 +584,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # other wave walks k backwards, so each wave starts on what the wave before has just read) in groups of
             # 16 tile rows. Nsight Compute, bf16 4096^3: DRAM reads 186.7 MB (this config before) -> 143.4 (snake, 8
             # rows) -> 123.7 (snake, 16 rows; cuBLAS 150), L2 traffic unchanged
-            # (2026-11-24-h100-ncu-wave-snake-dram-12b9598.txt). Under sustained load (benchmarks/probes/power_probe.py, 1-s
+            # (2026-11-24-h100-ncu-wave-snake-dram-12b9598.txt). Under sustained load (probes/power_probe.py, 1-s
             # blocks alternating, same process) bf16 4096^3 / 4096x4096x14336 / 8192x8192x1024 665.6 / 683.8 /
             # 621.5 TFLOP/s against 655.2 / 677.7 / 612.3 before (cuBLAS 662.3 / 691.2 / 616.0), fp16 4096^3 /
             # 4096x4096x14336 635.3 / 657.2 against 628.5 / 648.7 (cuBLAS 636.1 / 663.2); the snake in groups of 8
@@ -599,7 +599,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # unit row of every wave, where the L2's request coalescer merges their reads of A. Nsight Compute,
             # bf16 4096x4096x14336: merged 33.3 M of the 58.7 M sectors not multicast (s4b2o 10.9 M, cuBLAS
             # 27.6 M), L2 read requests 21.0 M against 26.5 M (cuBLAS 22.5 M); 4096^3 6.20 M against 7.70 M
-            # (cuBLAS 6.54 M) (2026-11-24-h100-ncu-lrc-coalescing.txt). Sustained (benchmarks/probes/power_probe.py) at long K
+            # (cuBLAS 6.54 M) (2026-11-24-h100-ncu-lrc-coalescing.txt). Sustained (probes/power_probe.py) at long K
             # bf16 706.4 TFLOP/s against 699.8 for s4b2o and cuBLAS's 704.7, fp16 676.4 / 669.9 / 674.4; but
             # 4096^3 +0.1% bf16 / -0.9% fp16, 8192x8192x1024 -0.4%, and with the tail split (s4b2otg, removed)
             # 4096x14336x4096 / 8192^3 -0.2% (2026-11-24-h100-power-gpc-order-b48c32d.json; s4b2ot's tail split
@@ -811,12 +811,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # 2026-11-24-h100-ncu-tf32-cublas-and-group-order.txt): A/B 98.9 / 98.4% of cuBLAS at 4096^3 against
             # 96.2 / 97.9% with 8, 8192^3 101.0 against 100.7 (...-ab-group16-vs-8-8937fb2.json); release runs
             # 97.9-98.5% at 4096^3 (...-release-tf32-{1,2,3}-8937fb2.json) against 97.1-97.3 (b8c083a). Under
-            # sustained load both sides sit at the board's power cap (benchmarks/probes/power_probe.py): at 4096^3 this kernel
+            # sustained load both sides sit at the board's power cap (probes/power_probe.py): at 4096^3 this kernel
             # spends 1-2% more energy per GEMM than cuBLAS's (sm90_xmma 128 x 256 x 32, no cluster) at the same
             # cycle count under Nsight Compute, so runs at a lower clock (...-power-group-order-f8dc3a7.json).
             # Since 41f57f8 A and B go through TFLOAT32 maps: the TMA copy rounds each value to tf32, so shared
             # memory holds operands with 13 zero mantissa bits. Error 3e-4 against 8e-4 truncated (cuBLAS 3e-4),
-            # and less energy: sustained (benchmarks/probes/power_probe.py, one process, alternating) 4096^3 354.5 TFLOP/s at
+            # and less energy: sustained (probes/power_probe.py, one process, alternating) 4096^3 354.5 TFLOP/s at
             # 275.0 mJ per GEMM against 344.7 at 287.0 truncating (es4z), cuBLAS 348.1 at 276.1; 8192^3 365.5
             # against 355.2 (cuBLAS 356.0) (2026-11-24-h100-power-tf32-tma-rounding-64a7a42.json). tcgemm bench,
             # four processes: 100.7-101.4% of cuBLAS against 97.3-100.5% (...-ab-tf32-tma-rounding-64a7a42.json).
