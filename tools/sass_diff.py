@@ -104,7 +104,8 @@ def _worker(args: argparse.Namespace) -> int:
     listings = root / "sass"
     listings.mkdir(parents=True, exist_ok=True)
     builds = [(s, d) for s, d in launch.all_builds() if s.source in args.source]
-    index, count = (int(x) for x in args.shard.split("/"))
+    index, count = (int(x) for x in args.worker.split("/"))
+    written: list[Path] = []
     for i, (spec, defines) in enumerate(builds):
         if i % count != index or (args.sample > 1 and i % args.sample != 0):
             continue
@@ -130,10 +131,17 @@ def _worker(args: argparse.Namespace) -> int:
                           "lines": len(lines)}
                 (listings / f"{key}.sass").write_text(text)
                 cached.write_text(json.dumps(stored))
+                written += [cached, listings / f"{key}.sass"]
             record.update(stored, listing=str(listings / f"{key}.sass"))
         except Exception as exc:  # noqa: BLE001 - a compile error is a result to report
             record["error"] = str(exc)[-2000:]
         print(json.dumps(record), flush=True)
+    jit._headers_digest.cache_clear()
+    if jit._headers_digest()[:16] != tree_digest:  # an edit while compiling: keys and contents may disagree
+        for path in written:
+            path.unlink(missing_ok=True)
+        print(f"{args.worker}: the kernel sources changed while compiling; run again", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -185,9 +193,9 @@ def _build_tree(tree: Tree, args: argparse.Namespace) -> None:
     total = _count_builds(tree.path, args.source, args.sample)
     env = {**os.environ, "PYTHONPATH": str(tree.path / "src")}
     env.pop("TCGEMM_DEFINES", None)  # a developer's overlay would change both trees' builds
-    command = [sys.executable, str(Path(__file__).resolve()), "_worker", "--cache", str(args.cache),
+    command = [sys.executable, str(Path(__file__).resolve()), "--cache", str(args.cache),
                "--arch", args.arch, "--sample", str(args.sample), *(x for s in args.source for x in ("--source", s))]
-    procs = [subprocess.Popen([*command, "--shard", f"{i}/{args.jobs}"], env=env, stdout=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen([*command, "--worker", f"{i}/{args.jobs}"], env=env, stdout=subprocess.PIPE, text=True)
              for i in range(args.jobs)]
     started, done = time.monotonic(), 0
     _progress(tree.name, 0, total, started)
@@ -251,32 +259,29 @@ def compare(base: Tree, new: Tree, context: int) -> tuple[list[dict[str, Any]], 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sass_diff.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command")
-    worker = sub.add_parser("_worker", help=argparse.SUPPRESS)
-    for p in (parser, worker):
-        p.add_argument("--source", action="append", default=[], metavar="FILE",
-                       help="kernel source under src/tcgemm/kernels (repeatable), e.g. hopper/02_persistent.cu")
-        p.add_argument("--arch", default="sm_90a", help="NVRTC target (default: %(default)s)")
-        p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
-                       help="cubins, listings and extracted revisions (default: %(default)s)")
-        p.add_argument("--sample", type=int, default=1, metavar="K",
-                       help="only every K-th build (while iterating; default: all)")
-    worker.add_argument("--shard", default="0/1")
+    parser.add_argument("--source", action="append", default=[], metavar="FILE",
+                        help="kernel source under src/tcgemm/kernels (repeatable), e.g. hopper/02_persistent.cu")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--base", metavar="REV", default="HEAD",
                       help="git revision of the baseline, extracted with git archive (default: %(default)s)")
     base.add_argument("--base-tree", type=Path, metavar="DIR", help="a source tree on disk as the baseline")
     parser.add_argument("--new-tree", type=Path, default=REPO, metavar="DIR",
                         help="the tree to compare (default: this checkout's working tree)")
+    parser.add_argument("--arch", default="sm_90a", help="NVRTC target (default: %(default)s)")
+    parser.add_argument("--sample", type=int, default=1, metavar="K",
+                        help="only every K-th build (while iterating; default: all)")
     parser.add_argument("--jobs", type=int, default=2, help="compile processes per tree (default: %(default)s)")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                        help="cubins, listings and extracted revisions (default: %(default)s)")
     parser.add_argument("--context", type=int, default=4, help="differing lines shown per build (default: 4)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the summary here")
     parser.add_argument("--notes", type=Path, metavar="FILE",
                         help="JSON object {build label or 'general': note} merged into the summary")
+    parser.add_argument("--worker", metavar="I/N", help=argparse.SUPPRESS)  # internal: one compile process
     args = parser.parse_args(argv)
     if not args.source:
         parser.error("name at least one --source")
-    if args.command == "_worker":
+    if args.worker:
         return _worker(args)
 
     args.cache.mkdir(parents=True, exist_ok=True)

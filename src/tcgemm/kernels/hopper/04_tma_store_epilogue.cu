@@ -254,12 +254,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
             wgmma_fence_accumulators(acc);
             // A split-K range or a tail tile's part: the warpgroup that completes the tile writes D.
-            if (!tile_complete(acc, sched, walk, c, u, rank, cw, workspace, counters,
-                               reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)))))
+            if (!tile_complete(acc, sched, walk, c, u, rank, cw, workspace, counters, smem_raw, empty + 8 * STAGES))
                 continue;
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
-            const Gemm gz = tile_gemm(g, c, acc, scale);
+            Gemm gz = g;
+            to_tile(gz, c, acc, scale);
             if constexpr (OVERLAP) {
                 if (g.beta == 0.0f) {  // (tma_d is there: these configs write D through TMA only)
                     const int nu = walk.next(u);

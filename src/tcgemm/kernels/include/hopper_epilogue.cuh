@@ -33,10 +33,10 @@
 #include "epilogue.cuh"
 #include "epilogue_tma.cuh"
 
-// The GEMM arguments of tile c's epilogue: batch entry c.z of C and D, fp8's scales applied.
+// The GEMM arguments of tile c's epilogue (gz: a copy of the kernel's): batch entry c.z of C and D,
+// fp8's scales applied.
 template <int NACC>
-__device__ __forceinline__ Gemm tile_gemm(const Gemm& g, const TileCoord& c, acc_t (&acc)[NACC], float scale) {
-    Gemm gz = g;
+__device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&acc)[NACC], float scale) {
     if constexpr (PROMOTE_NEXT) gz.alpha *= scale;
     if constexpr (PROMOTE_EACH) {
         if (scale != 1.0f) {
@@ -44,9 +44,8 @@ __device__ __forceinline__ Gemm tile_gemm(const Gemm& g, const TileCoord& c, acc
             for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;
         }
     }
-    gz.D += c.z * g.batch_d;
-    if (gz.C) gz.C += c.z * g.batch_c;
-    return gz;
+    gz.D += c.z * gz.batch_d;
+    if (gz.C) gz.C += c.z * gz.batch_c;
 }
 
 // Staged: consumer cw's WG_M rows of tile c, one m64 block at a time, through its buffer `d_buf`.

@@ -110,13 +110,14 @@ struct UnitWalk {
 
 // A consumer warpgroup's sums of a unit that is only part of its tile (a split-K range, or one of the
 // two parts of a tail tile) meet the other parts' in the workspace.  Returns whether this warpgroup now
-// holds the whole tile and writes D.  `tail_flags`: CONSUMERS ints of shared memory.
+// holds the whole tile and writes D.  `flags`: the shared address of CONSUMERS ints (in `smem`).
 template <typename Acc, int NACC>
 __device__ __forceinline__ bool tile_complete(Acc (&acc)[NACC], const Schedule& sched, const UnitWalk& walk,
                                               const TileCoord& c, int u, int rank, int cw, float* workspace,
-                                              int* counters, volatile int* tail_flags) {
+                                              int* counters, unsigned char* smem, unsigned flags) {
     if constexpr (kTailSplit) {
         if (u >= walk.tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
+            volatile int* tail_flags = reinterpret_cast<volatile int*>(smem + (flags - smem_u32(smem)));
             int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
             if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
                                         walk.tail.owner ? 0 : 1, cw, 1 + cw, tail_flags + cw))
