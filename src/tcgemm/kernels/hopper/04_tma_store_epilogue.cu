@@ -86,8 +86,16 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
 
-    const Schedule sched(g, batch);
-    const int units = sched.units, ktiles = sched.ktiles;
+    const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
+    const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
+    const int units_m = (tiles_m + CTAS_M - 1) / CTAS_M;
+    const int units_n = (tiles_n + CTAS_N - 1) / CTAS_N;
+    // Work units (hopper_sched.cuh): (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive.
+    const int units = units_m * units_n * batch * kSplitK;  // < 2^31: launch.plan checks
+    const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
+    const int kt_per = (ktiles + kSplitK - 1) / kSplitK;  // k-tiles per range (the last may have fewer, or none)
+    auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
+    auto coord = [&](int u, int rank) { return unit_coord(u / kSplitK, units_m, units_n, rank); };
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -123,15 +131,15 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
             for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
-                const TileCoord c = sched.coord(u, rank);
+                const TileCoord c = coord(u, rank);
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
-                const int m_load = min(c.m0, (sched.tiles_m - 1) * BLOCK_M);
-                const int n_load = min(c.n0, (sched.tiles_n - 1) * BLOCK_N);
+                const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);
+                const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
                 int kt0, kt1;
-                sched.k_range(u, kt0, kt1);
+                k_range(u, kt0, kt1);
                 walk.range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
@@ -170,16 +178,16 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // COORD_SHADOW: the next tile's coordinates worked out while the first k-tile's wgmmas run
         // (hopper_sched.cuh).  The accumulators are still zeroed here: leaving them to the first wgmma's
         // scale_d = 0 kept the epilogue's values live up to it, and most 128 x 256 configs spilled.
-        TileCoord next = sched.coord(walk.first, rank);
+        TileCoord next = coord(walk.first, rank);
         auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
-            if (COORD_SHADOW && kt == kt0) next = sched.coord(walk.next(u), rank);
+            if (COORD_SHADOW && kt == kt0) next = coord(walk.next(u), rank);
         };
         bool pre_issued = false;  // EPI_OVERLAP: this tile's first k-tile went out in the last one's epilogue
         // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
         for (int u = walk.first; u < units; u = walk.next(u)) {
-            const TileCoord c = COORD_SHADOW ? next : sched.coord(u, rank);
+            const TileCoord c = COORD_SHADOW ? next : coord(u, rank);
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
                 for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
@@ -192,7 +200,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
 
             int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
-            sched.k_range(u, kt0, kt1);
+            k_range(u, kt0, kt1);
             walk.range(u, kt0, kt1);
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
@@ -253,35 +261,52 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
             wgmma_fence_accumulators(acc);
-            // A split-K range or a tail tile's part: the warpgroup that completes the tile writes D.
-            if (!tile_complete(acc, sched, walk, c, u, rank, cw, workspace, counters, smem_raw, empty + 8 * STAGES))
-                continue;
+            // A tail tile's part or a split-K range (hopper_sched.cuh): the warpgroup that completes the tile writes D.
+            if constexpr (kTailSplit) {
+                if (u >= walk.tail.dp) {  // (tail_split.cuh)
+                    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
+                    int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
+                    if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
+                                                walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
+                        continue;
+                }
+            }
+            if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
             to_tile(gz, c, acc, scale);
             if constexpr (OVERLAP) {
-                if (g.beta == 0.0f) {  // (tma_d is there: these configs write D through TMA only)
+                // The tile in two column halves, the next tile's first k-tile issued after each (if it has
+                // any); D through TMA only (tma_d is there), and not with beta != 0.
+                if (g.beta == 0.0f) {
                     const int nu = walk.next(u);
                     int nk0 = 0, nk1 = 0;
                     if (nu < units) {
-                        sched.k_range(nu, nk0, nk1);
+                        k_range(nu, nk0, nk1);
                         walk.range(nu, nk0, nk1);
                     }
-                    store_tile_overlapped(gz, g, acc, d_bufs + cw * D_BUF, tma_d, c, cw, nk1 > nk0, [&](auto half) {
-                        constexpr int H = decltype(half)::value;  // the next tile's first k-tile, column half H
-                        if constexpr (H == 0) mbar_wait_guarded(full + 8 * s, phase);
+                    const unsigned buf = d_bufs + cw * D_BUF;
+                    const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
+                    epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, false>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                    if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
+                        mbar_wait_guarded(full + 8 * s, phase);
                         wgmma_fence();
-                        mma_ktile_half<H>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
                         wgmma_commit();
-                        if constexpr (H == 1) {
-                            if (++s == STAGES) {
-                                s = 0;
-                                phase ^= 1;
-                            }
-                            pre_issued = true;
+                    }
+                    epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, false>(gz, acc, buf, tma_d, m_wg, c.n0,
+                                                                                        z, 1 + cw);
+                    if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
+                        wgmma_fence();
+                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                        if (++s == STAGES) {
+                            s = 0;
+                            phase ^= 1;
                         }
-                    });
+                        pre_issued = true;
+                    }
                     continue;
                 }
             }

@@ -20,7 +20,9 @@
 //    those run, and issues the first k-tile's other half.  The next tile's main loop then runs on the
 //    two column halves too (one wgmma shape throughout: different shapes on the same registers are not
 //    ordered by wgmma.fence alone, and ptxas serialized every wgmma).  Not with beta != 0: the blend's
-//    registers beside the halves in flight serialized every wgmma.
+//    registers beside the halves in flight serialized every wgmma.  The sequence (epilogue_tma_store's
+//    parts [0, D_PARTS / 2), half 0 of the next k-tile, the other parts, half 1) is written out in the
+//    kernel's consumer loop, which owns the ring's slot and phase; mma_ktile_half is in hopper_ktile.cuh.
 //
 // fp8's per-tensor scales ride on alpha (one multiply per value in the epilogue), except with p1
 // (PROMOTE_EACH): there this build ran 83-84% of _scaled_mm against 92-93% with the multiply of the
@@ -74,23 +76,4 @@ __device__ __forceinline__ void store_tile_registers(const Gemm& gz, const acc_t
             asm volatile("" ::: "memory");  // keep ptxas from hoisting all 64 stores' addresses (s32 D spilled)
         }
     }
-}
-
-template <int H>
-struct Half {
-    static constexpr int value = H;
-};
-
-// EPI_OVERLAP (beta = 0, D through TMA only): the tile in two column halves, and `issue_half(Half<H>{})`
-// issuing half H of the next tile's first k-tile after half H of the stores, if there is a next tile with
-// k-tiles (`next`).
-template <int NACC, typename IssueHalf>
-__device__ __forceinline__ void store_tile_overlapped(const Gemm& gz, const Gemm& g, acc_t (&acc)[NACC], unsigned buf,
-                                                      const TmaDesc* tma_d, const TileCoord& c, int cw, bool next,
-                                                      IssueHalf&& issue_half) {
-    const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
-    epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, false>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
-    if (next) issue_half(Half<0>{});  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
-    epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, false>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
-    if (next) issue_half(Half<1>{});  // and columns [BLOCK_N / 2, BLOCK_N)
 }

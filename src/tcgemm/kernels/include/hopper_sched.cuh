@@ -65,25 +65,11 @@ __device__ __forceinline__ TileCoord unit_coord(int u, int units_m, int units_n,
     return {(um * CTAS_M + rank % CTAS_M) * BLOCK_M, (un * CTAS_N + rank / CTAS_M) * BLOCK_N, z};
 }
 
-// The launch's tiles and units (the same in every CTA).
-struct Schedule {
-    int tiles_m, tiles_n, units_m, units_n;
-    int units;   // (cluster tile unit, k range); < 2^31: launch.plan checks
-    int ktiles;  // k-tiles of K
-    int kt_per;  // k-tiles per split-K range (the last may have fewer, or none)
-    __device__ __forceinline__ Schedule(const Gemm& g, int batch)
-        : tiles_m((g.M + BLOCK_M - 1) / BLOCK_M), tiles_n((g.N + BLOCK_N - 1) / BLOCK_N),
-          units_m((tiles_m + CTAS_M - 1) / CTAS_M), units_n((tiles_n + CTAS_N - 1) / CTAS_N),
-          units(units_m * units_n * batch * kSplitK), ktiles((g.K + BLOCK_K - 1) / BLOCK_K),
-          kt_per((ktiles + kSplitK - 1) / kSplitK) {}
-    __device__ __forceinline__ TileCoord coord(int u, int rank) const {
-        return unit_coord(u / kSplitK, units_m, units_n, rank);
-    }
-    __device__ __forceinline__ void k_range(int u, int& kt0, int& kt1) const {  // split-K range u % SPLIT_K
-        kt0 = min(ktiles, (u % kSplitK) * kt_per);
-        kt1 = min(ktiles, kt0 + kt_per);
-    }
-};
+// SPLIT_K: the k-tiles [kt0, kt1) of unit u, its tile's range u % SPLIT_K of kt_per k-tiles each.
+__device__ __forceinline__ void split_k_range(int u, int ktiles, int kt_per, int& kt0, int& kt1) {
+    kt0 = min(ktiles, (u % kSplitK) * kt_per);
+    kt1 = min(ktiles, kt0 + kt_per);
+}
 
 // This cluster's walk over the units: the first, the one after u, and the k-tiles of u (the last partial
 // wave's units in two k parts with TAIL_SPLIT; off without a workspace).  Each role builds its own after
@@ -108,28 +94,17 @@ struct UnitWalk {
     }
 };
 
-// A consumer warpgroup's sums of a unit that is only part of its tile (a split-K range, or one of the
-// two parts of a tail tile) meet the other parts' in the workspace.  Returns whether this warpgroup now
-// holds the whole tile and writes D.  `flags`: the shared address of CONSUMERS ints (in `smem`).
+// SPLIT_K: a consumer warpgroup's sums of a unit that is one k range of its tile meet the other ranges'
+// in the workspace (split_k.cuh).  Returns whether this warpgroup now holds the whole tile and writes D.
+// (A tail tile's two parts meet likewise, in the kernel: tail_split.cuh.)
 template <typename Acc, int NACC>
-__device__ __forceinline__ bool tile_complete(Acc (&acc)[NACC], const Schedule& sched, const UnitWalk& walk,
-                                              const TileCoord& c, int u, int rank, int cw, float* workspace,
-                                              int* counters, unsigned char* smem, unsigned flags) {
-    if constexpr (kTailSplit) {
-        if (u >= walk.tail.dp) {  // one of the two parts of a tail tile; the warpgroup that completes it writes D
-            volatile int* tail_flags = reinterpret_cast<volatile int*>(smem + (flags - smem_u32(smem)));
-            int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
-            if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
-                                        walk.tail.owner ? 0 : 1, cw, 1 + cw, tail_flags + cw))
-                return false;
-        }
-    }
-    if constexpr (kSplitK > 1) {  // this unit's partial tile; the warpgroup that completes the tile writes D
+__device__ __forceinline__ bool split_k_complete(Acc (&acc)[NACC], const TileCoord& c, int u, int units_m,
+                                                 int tiles_n, int cw, float* workspace, int* counters) {
+    if constexpr (kSplitK > 1) {
         __shared__ int last_flag[CONSUMERS];
-        const int tile = (c.z * sched.units_m * CLUSTER_M + c.m0 / BLOCK_M) * sched.tiles_n + c.n0 / BLOCK_N;
-        if (!split_k_reduce<kSplitK, CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw,
-                                                &last_flag[cw]))
-            return false;
+        const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;
+        return split_k_reduce<kSplitK, CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw,
+                                                  &last_flag[cw]);
     }
     return true;
 }
