@@ -247,7 +247,11 @@ def compare(base: Tree, new: Tree, context: int) -> tuple[list[dict[str, Any]], 
             row["error"] = {"base": b.get("error"), "new": n.get("error")}
         else:
             row["status"] = "identical" if b["sha"] == n["sha"] else "differs"
-            row["base"], row["new"] = _usage(b), _usage(n)
+            before, after = _usage(b), _usage(n)
+            if before == after:
+                row["resources"] = before
+            else:
+                row["base"], row["new"] = before, after
             if row["status"] == "differs":
                 row["lines"] = {"base": b["lines"], "new": n["lines"]}
                 row["first_diff"] = _first_diff(Path(b["listing"]), Path(n["listing"]), context)
@@ -274,7 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                         help="cubins, listings and extracted revisions (default: %(default)s)")
     parser.add_argument("--context", type=int, default=4, help="differing lines shown per build (default: 4)")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the summary here")
+    parser.add_argument("--json", type=Path, metavar="FILE",
+                        help="write the summary here: counts, and per build its status, resource usage (one "
+                             "'resources' when unchanged, else 'base' and 'new') and the first differing lines")
     parser.add_argument("--notes", type=Path, metavar="FILE",
                         help="JSON object {build label or 'general': note} merged into the summary")
     parser.add_argument("--worker", metavar="I/N", help=argparse.SUPPRESS)  # internal: one compile process
@@ -299,9 +305,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{row['status']:>9}  {row['build']}")
             for line in row.get("first_diff", [])[: 2 * args.context]:
                 print(f"           {line}")
-        if "base" in row and row["base"] != row["new"]:
+        if "base" in row:
             print(f"{'':>9}  resources {row['base']} -> {row['new']}")
-    changed = sum(1 for r in rows if "base" in r and r["base"] != r["new"])
+    changed = sum(1 for r in rows if "base" in r)
     print(", ".join(f"{v} {k}" for k, v in counts.items() if v) + f"; resource usage changed in {changed}")
     if args.json:
         summary = {
@@ -314,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
             "builds": rows,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=1) + "\n")
+        head = json.dumps({k: v for k, v in summary.items() if k != "builds"}, indent=1)[:-2]
+        rows_text = ",\n  ".join(json.dumps(row, separators=(",", ":")) for row in rows)
+        args.json.write_text(f'{head},\n "builds": [\n  {rows_text}\n ]\n}}\n')  # one line per build
     if counts["error"]:
         return 2
     return 0 if counts["differs"] == counts["only_base"] == counts["only_new"] == 0 else 1
