@@ -1,6 +1,6 @@
 """Persistent Hopper kernels without a GPU: the launch grid, the extra batch argument,
 and the tile scheduler (a Python mirror of tile_coord in hopper/02_persistent.cu and
-hopper/03_cluster_multicast.cu) covering every output tile exactly once."""
+unit_coord in hopper/03_cluster_multicast.cu / include/hopper_sched.cuh) covering every output tile exactly once."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def test_grid_counts_units_along_the_cluster():
 @pytest.mark.parametrize("ktiles", [1, 2, 3, 7, 16, 64, 65])
 @pytest.mark.parametrize("splits", [1, 2, 4, 8])
 def test_split_k_ranges_cover_every_k_tile_once(ktiles, splits):
-    """Mirror of k_range in hopper/03_cluster_multicast.cu: the SPLIT_K units of a tile take disjoint
+    """Mirror of Schedule::k_range in include/hopper_sched.cuh (stage 4): the SPLIT_K units of a tile take disjoint
     k-tile ranges [kt0, kt1) covering 0..ktiles-1 (trailing units may be empty, and still report)."""
     per = -(-ktiles // splits)
     covered = []

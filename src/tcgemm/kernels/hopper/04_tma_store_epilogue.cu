@@ -1,24 +1,333 @@
-// Hopper stage 4 — the epilogue through shared memory and TMA stores (sm_90a).
+// Hopper stage 4 — the production kernel: stage 3's clusters with the epilogue through shared memory
+// and TMA stores, and the variants the registry's configs choose (sm_90a).
 //
 // What changes over stage 3 (wgmma_cluster) and why it is faster:
-//  * In stages 1-3 the consumer warpgroups write D straight from their
-//    accumulator registers: 64 four-byte stores per thread per tile, each
-//    warp instruction covering 8 rows x 16 bytes (half-sector writes), and
-//    the tensor cores idle until the last store has issued.
-//  * Here each warpgroup writes its 64 x BLOCK_N tile into a swizzled shared
-//    buffer with stmatrix (one instruction per 16 x 16 block, conflict-free),
-//    one thread issues TMA stores of 64 x 64 boxes, and the warpgroup starts
-//    the next tile's wgmmas while the TMA unit writes whole 128-byte lines
-//    to global memory.  The stores' edges are clipped by D's tensor map, so
-//    ragged M and N cost nothing.  (include/epilogue_tma.cuh has the details.)
-//  * Cost: 2 x 32 KB of staging at BLOCK_N = 256, so the ring has one stage
-//    fewer (3 x 48 KB); the producer still runs ahead across tiles.
-//  * Fallback: fp32 D, or a D the host cannot describe with a tensor map
-//    (not 16-byte aligned), is written from registers as in stage 3; the
-//    kernel gets a flag (tma.cuh, TCGEMM_TMA_STORE_PERSISTENT_KERNEL).
+//  * In stages 1-3 the consumer warpgroups write D straight from their accumulator registers: 64
+//    four-byte stores per thread per tile, each warp instruction covering 8 rows x 16 bytes
+//    (half-sector writes), and the tensor cores idle until the last store has issued.  Here each
+//    warpgroup writes its 64 x BLOCK_N tile into a swizzled shared buffer with stmatrix, one thread
+//    issues TMA stores, and the warpgroup starts the next tile's wgmmas while the TMA unit writes whole
+//    128-byte lines; the stores' edges are clipped by D's tensor map, so ragged M and N cost nothing.
+//    Cost: 2 x 32 KB of staging at BLOCK_N = 256, so the ring has one stage fewer (3 x 48 KB).  A D the
+//    host cannot describe with a tensor map (not 16-byte aligned) is written from registers as in
+//    stage 3: the kernel gets a null map (tma.cuh, TCGEMM_TMA_STORE_PERSISTENT_KERNEL).
+//  * Variants, each a constant of hopper_config.cuh chosen with `if constexpr`, each explained in the
+//    header of its policy:
+//      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2 x 2 (CLUSTER_2D), no cluster
+//      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
+//                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow
+//      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE)
+//      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas
+//    and all input types: fp16/bf16 (K- or MN-major), tf32, int8, fp8 (K-major; registry entry
+//    wgmma_tma_store_kmajor), with 16- or 32-bit D.
 //
-// The main loop, the cluster protocol and the tile order are stage 3's: this
-// file is stage 3 compiled with its epilogue switched.  CLUSTER_M = 1 configs
-// run the same kernel without multicast (each CTA loads all of its B tile).
-#define TMA_STORE_EPILOGUE 1
-#include "hopper/03_cluster_multicast.cu"
+// Cluster protocol (shown for stage 3's 2 x 1 cluster, ranks r = 0, 1; the same slot s in both CTAs
+// always holds the same k-tile i, since both walk the same units with the same ktiles; other shapes
+// differ only in which parts each CTA loads, hopper_cluster.cuh):
+//   Slot s of CTA r holds A_r(i) (its own) and B(i) = [B half 0 | B half 1].
+//   Producer of CTA r, k-tile i (slot s, use u):
+//     1. waits until empty[s] of CTA r completed phase u - 1 (i >= STAGES);
+//     2. arrive.expect_tx(full[s] of CTA r, STAGE_BYTES = 48 KB);
+//     3. TMA A_r(i) -> own slot, completing on own full[s]            (16 KB);
+//     4. TMA B half r(i), multicast to CTAs {0, 1} at the same offset,
+//        completing on full[s] of each of them                      (16 KB each).
+//   So full[s] of each CTA receives 16 (A) + 16 + 16 (both B halves) = 48 KB and one arrival per use.
+//   Bytes from the peer may land before our own expect_tx: the tx-count goes transiently negative,
+//   the phase cannot complete while our producer's arrival is pending, and it completes exactly when
+//   all 48 KB of use u are in.
+//   Consumers (CONSUMERS warpgroups per CTA): wait full[s] of their own CTA for phase u (parity u & 1),
+//   multiply, and once k-tile i's wgmmas have retired, arrive on empty[s] of EVERY CTA of the cluster
+//   (one thread per target CTA, remote arrivals through mapa).  empty[s] counts CONSUMERS * CLUSTER_M
+//   arrivals per phase, so a producer that passed step 1 knows that nobody in the cluster still reads
+//   slot s, in its own CTA or in a peer (where its part of the shared operand also lands).
+//   No phase can be completed twice before a waiter sees it:
+//     * full[s] of CTA q, use u+1, needs expect_tx from producer q after its empty[s] phase u, which
+//       needs CTA q's consumers to have released use u, which they do after waiting for full[s] phase u.
+//     * empty[s] of CTA q, phase u+1, needs the consumers of all CTAs to release use u+1, which needs
+//       all parts of k-tile i + STAGES loaded, which needs producer q past its wait on empty[s] phase u.
+//   and no arrival can belong to an earlier phase than the barrier's current one, by the same chains.
+//   Start: barriers are initialised, then a cluster-wide barrier makes them visible before any CTA
+//   multicasts into its peer.  End: a CTA must not exit while its peer may still arrive on its barriers
+//   or write into its shared memory, so all threads end with a cluster-wide barrier (every TMA write
+//   into a CTA is awaited by that CTA's own consumers before they get there, and every remote arrival
+//   precedes the arriving thread's barrier).
+#include "hopper_config.cuh"
+#include "hopper_cluster.cuh"
+#include "hopper_sched.cuh"
+#include "hopper_ktile.cuh"
+#include "hopper_epilogue.cuh"
+#include "mbarrier.cuh"
+#include "cluster.cuh"
+#include "pdl.cuh"
+#include "tma.cuh"
+
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+
+// tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
+// from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
+// GPC_ORDER's tables (null when the config has none).  scale_a, scale_b: fp8's per-tensor scales.
+__device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
+                                                     const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
+                                                     float* workspace = nullptr, int* counters = nullptr,
+                                                     const float* scale_a = nullptr, const float* scale_b = nullptr) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
+    const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers, 1024-aligned
+    const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
+    const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
+    auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
+    auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
+
+    const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
+    const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
+    const int units_m = (tiles_m + CTAS_M - 1) / CTAS_M;
+    const int units_n = (tiles_n + CTAS_N - 1) / CTAS_N;
+    // Work units (hopper_sched.cuh): (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive.
+    const int units = units_m * units_n * batch * kSplitK;  // < 2^31: launch.plan checks
+    const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
+    const int kt_per = (ktiles + kSplitK - 1) / kSplitK;  // k-tiles per range (the last may have fewer, or none)
+    auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
+    auto coord = [&](int u, int rank) { return unit_coord(u / kSplitK, units_m, units_n, rank); };
+    const int rank = cluster_ctarank();
+    const int tid = threadIdx.x;
+    const int wg = tid / 128;
+    // This cluster's place in every wave: its id, or with GPC_ORDER the position rank 0 counts out in the
+    // barrier block below (gpc_order.cuh: before the wait is safe), read by each role after setmaxnreg
+    // from rank 0's shared word (nothing live across the role split: see UnitWalk).
+    const unsigned position_word = empty + 8 * STAGES + 4 * CONSUMERS;
+    auto wave_position = [&] { return kGpcOrder ? gpc_read_position(position_word) : (int)cluster_id_x(); };
+
+    if (tid == 0) {
+        if (kGpcOrder && rank == 0) gpc_position_into(counters, position_word);
+        tma_prefetch_desc(tma_a);
+        tma_prefetch_desc(tma_b);
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full + 8 * s, 1);
+            mbar_init(empty + 8 * s, CONSUMERS * CLUSTER_M);
+        }
+        mbar_init_fence();
+    }
+    cluster_sync();  // every CTA's barriers exist before anyone multicasts into them (and the position is set)
+    // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
+    // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
+    grid_dependency_wait();
+
+    if (wg == 0) {
+        // ---- producer warpgroup: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
+        setmaxnreg_dec<PRODUCER_REGS>();
+        if (tid == 0) {
+            const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
+            int s = 0;
+            unsigned phase = 0;     // parity of slot s's current use u
+            bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
+            bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
+            for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
+                const TileCoord c = coord(u, rank);
+                // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
+                // will do, and its loads still bring the peers their parts of the shared operand.
+                const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);
+                const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
+                const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
+                const int zb = g.batch_b ? c.z : 0;
+                int kt0, kt1;
+                k_range(u, kt0, kt1);
+                walk.range(u, kt0, kt1);
+                for (int kt = kt0; kt < kt1; ++kt) {
+                    if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
+                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
+                              m_load, n_load, za, zb, rank);
+                    if (++s == STAGES) {
+                        s = 0;
+                        phase ^= 1;
+                        first_lap = false;
+                    }
+                }
+            }
+            if (kGpcOrder && rank == 0) gpc_count_out(counters);
+            grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
+        }
+        cluster_sync();  // nobody exits while a peer may still touch its shared memory
+        return;
+    }
+    {
+        // ---- consumer warpgroups 1..CONSUMERS: rows WG_M (wg-1) .. WG_M wg - 1 of each tile ----
+        setmaxnreg_inc<CONSUMER_REGS>();
+        const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
+        const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
+        const int wg_tid = tid % 128;
+        // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
+        const bool releaser = wg_tid < CLUSTER_M;
+        const unsigned target = releaser ? wg_tid : 0;
+        const int warp = wg_tid / 32, lane = tid % 32;
+
+        // fp8: per-tensor scales (device pointers, null = 1), applied to each finished tile.
+        const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
+        acc_t acc[M_ATOMS * ATOM_ACC];
+        acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
+        int s = 0;
+        unsigned phase = 0;
+        // COORD_SHADOW: the next tile's coordinates worked out while the first k-tile's wgmmas run
+        // (hopper_sched.cuh).  The accumulators are still zeroed here: leaving them to the first wgmma's
+        // scale_d = 0 kept the epilogue's values live up to it, and most 128 x 256 configs spilled.
+        TileCoord next = coord(walk.first, rank);
+        auto in_wgmma_shadow = [&](int u, int kt, int kt0) {
+            if (COORD_SHADOW && kt == kt0) next = coord(walk.next(u), rank);
+        };
+        bool pre_issued = false;  // EPI_OVERLAP: this tile's first k-tile went out in the last one's epilogue
+        // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
+        // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
+        if (OVERLAP && ktiles == 0) watchdog_fault();
+        for (int u = walk.first; u < units; u = walk.next(u)) {
+            const TileCoord c = COORD_SHADOW ? next : coord(u, rank);
+            if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
+#pragma unroll
+                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
+            }
+            if constexpr (PROMOTE) {
+                // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
+                // here ends its old values' lifetime, so it holds no registers during the epilogue.
+#pragma unroll
+                for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
+            }
+
+            int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
+            k_range(u, kt0, kt1);
+            walk.range(u, kt0, kt1);
+            const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
+            for (int kt = kt_first; kt < kt1; ++kt) {
+                mbar_wait_guarded(full + 8 * s, phase);
+                const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
+                const unsigned b_base = b_slot(s);
+                if constexpr (PROMOTE_NEXT) {
+                    // `part` sums a group of PROMOTE_EVERY k-tiles (the second consumer's first group is
+                    // half as long), added to the total once this k-tile's data is here; in between the
+                    // loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
+                    const unsigned j = kt - kt0;
+                    const bool group_start = j == 0 || (j + cw * (PROMOTE_EVERY / CONSUMERS)) % PROMOTE_EVERY == 0;
+                    if (j > 0 && group_start) {
+                        wgmma_wait<0>();  // the previous group retired: its last slot goes back
+                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                        promote(acc, part);
+                    }
+                    wgmma_fence();  // (also orders the adds' reads of `part` before its overwrite)
+                    mma_ktile(part, a_base, b_base, group_start ? 0 : 1);
+                    wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt_first);
+                    if (!group_start) {
+                        wgmma_wait<1>();  // the k-tile before this one retired
+                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    }
+                } else if constexpr (PROMOTE_EACH) {
+                    // Every k-tile: wait for it at once, release its slot, add its partial sums.
+                    wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
+                    mma_ktile(part, a_base, b_base, 0);
+                    wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt_first);
+                    wgmma_wait<0>();
+                    if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                    promote(acc, part);
+                } else {
+                    wgmma_fence();
+                    if constexpr (OVERLAP) {  // the two column halves, as in the epilogue (one wgmma shape throughout)
+                        mma_ktile_half<0>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                        mma_ktile_half<1>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                    } else {
+                        mma_ktile(acc, a_base, b_base, 1);
+                    }
+                    wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt_first);
+                    wgmma_wait<1>();  // the k-tile before this one retired
+                    if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                }
+                prev = s;
+                if (++s == STAGES) {
+                    s = 0;
+                    phase ^= 1;
+                }
+            }
+            wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
+            if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
+            pre_issued = false;
+            if (!PROMOTE_EACH && kt1 > kt0 && releaser)
+                mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
+            if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
+            wgmma_fence_accumulators(acc);
+            // A tail tile's part or a split-K range (hopper_sched.cuh): the warpgroup that completes the tile writes D.
+            if constexpr (kTailSplit) {
+                if (u >= walk.tail.dp) {  // (tail_split.cuh)
+                    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
+                    int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
+                    if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
+                                                walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
+                        continue;
+                }
+            }
+            if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
+
+            // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
+            Gemm gz = g;
+            to_tile(gz, c, acc, scale);
+            if constexpr (OVERLAP) {
+                // The tile in two column halves, the next tile's first k-tile issued after each (if it has
+                // any); D through TMA only (tma_d is there), and not with beta != 0.
+                if (g.beta == 0.0f) {
+                    const int nu = walk.next(u);
+                    int nk0 = 0, nk1 = 0;
+                    if (nu < units) {
+                        k_range(nu, nk0, nk1);
+                        walk.range(nu, nk0, nk1);
+                    }
+                    const unsigned buf = d_bufs + cw * D_BUF;
+                    const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
+                    epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, false>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                    if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
+                        mbar_wait_guarded(full + 8 * s, phase);
+                        wgmma_fence();
+                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                    }
+                    epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, false>(gz, acc, buf, tma_d, m_wg, c.n0,
+                                                                                        z, 1 + cw);
+                    if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
+                        wgmma_fence();
+                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                        if (++s == STAGES) {
+                            s = 0;
+                            phase ^= 1;
+                        }
+                        pre_issued = true;
+                    }
+                    continue;
+                }
+            }
+            if constexpr (D_STAGED) {
+                if (tma_d != nullptr) {  // stmatrix -> shared -> TMA store, overlapping the next tile
+                    store_tile_staged(gz, g, acc, d_bufs + cw * D_BUF, tma_d, c, cw);
+                    continue;
+                }
+            }
+            if constexpr (!kRegisterEpilogue) {  // (the host never launches these without D's map)
+                watchdog_fault();
+                continue;
+            }
+            store_tile_registers(gz, acc, c, cw, warp, lane);
+        }
+        // EPI_OVERLAP leaves no wgmma in flight after its last tile, but ptxas cannot know that: without this
+        // wait here it put one at the loop's back-edge (C7517), draining the pre-issued k-tile every tile.
+        if constexpr (OVERLAP) wgmma_wait<0>();
+        if (wg_tid == 0) tma_store_wait<0>();  // the last tile's stores complete before shared memory goes
+        cluster_sync();  // (the producer warpgroup's matching barrier is above)
+    }
+}
+
+TCGEMM_TMA_STORE_PERSISTENT_KERNEL(wgmma_tma_store, wgmma_tma_store_body, __cluster_dims__(CLUSTER_M, 1, 1))

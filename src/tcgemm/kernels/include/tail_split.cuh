@@ -75,9 +75,12 @@ __device__ __forceinline__ float4* tail_slice(float* workspace, int tile, int pa
 // before it); a reader's acquiring load or atomic, then the barrier, then the slice loads (through
 // the L2).  A __threadfence() in every thread instead (MEMBAR.SC.GPU, as split_k_reduce has) cost
 // ~4-6 us per part under the TMA traffic: the split then lost 15% at 4096^3.
-template <int CONSUMERS_, int NACC>
-__device__ __forceinline__ bool tail_reduce(float (&acc)[NACC], float* workspace, int* counters, int tile,
+// (Acc: a template parameter so that a kernel may name the call in an `if constexpr` branch that its
+// s32-accumulator builds discard; only float sums are supported.)
+template <int CONSUMERS_, typename Acc, int NACC>
+__device__ __forceinline__ bool tail_reduce(Acc (&acc)[NACC], float* workspace, int* counters, int tile,
                                             int part, int cw, int bar_id, volatile int* flag) {
+    static_assert(sizeof(Acc) == 4 && (Acc)0.5f != 0, "fp32 partial sums");
     const int wg_tid = threadIdx.x % 128;
     int* counter = counters + tile * CONSUMERS_ + cw;
     if (wg_tid == 0) {

@@ -1,0 +1,65 @@
+// hopper_cluster.cuh — the cluster side of the production Hopper kernel's producer
+// (hopper/04_tma_store_epilogue.cu): which CTA of a cluster loads which part of a k-tile, and to
+// which CTAs its TMA load is multicast.
+//
+// A cluster's CLUSTER_M CTAs take CTAS_M x CTAS_N adjacent tiles (CTA rank r: tile row r % CTAS_M,
+// column r / CTAS_M of the block; hopper_config.cuh).
+//  * Stacked along M (the default, stage 3's 2 x 1) they need the same B tile: each loads B_PART =
+//    BLOCK_N / CTAS_M columns of it and multicasts them to the CTAs of its tile column.
+//  * Side by side along N (CLUSTER_ALONG_N, as cuBLAS's 256 x 128 kernels with 1 x 2 clusters) they
+//    need the same A tile: each loads A_PART = BLOCK_M / CTAS_N rows of it.
+//  * As 2 x 2 (CLUSTER_2D, clusters of 4) each tile row shares A and each tile column B, and a CTA
+//    loads half of its A and half of its B: a quarter less traffic from the L2 than 2 x 1 at 128 x 256.
+//  * CLUSTER_M = 1 configs load whole tiles without multicast.
+// Whatever the shape, every CTA's slot s receives the whole k-tile (STAGE_BYTES) on its own full[s]
+// barrier, part from its own loads and part from its peers' multicasts, at the same offsets in every
+// CTA (the cluster protocol: hopper/04_tma_store_epilogue.cu).
+//
+// A shared MN-major tile of one 64-wide box (BLOCK_N = 64 in a cluster of 2) cannot be cut along its
+// 64 contiguous columns (the box row is one 128-byte swizzle row): each CTA loads BLOCK_K / CLUSTER_M
+// of its k rows instead, 128 bytes each, at the same place in every CTA's slot (MN_K_SPLIT).
+#pragma once
+#include "hopper_config.cuh"
+#include "mbarrier.cuh"
+#include "tma.cuh"
+
+// One operand's k-tile: the whole tile (ROWS rows of m or n, plain TMA loads) or, when the cluster
+// shares it, this CTA's PART rows, multicast to every CTA of the cluster at the same offset.  K-major:
+// one box of BLOCK_K x rows (128-byte rows of k); MN-major (16-bit only): boxes of 64 m or n x BLOCK_K,
+// 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
+// one box shared by the cluster is split along k (MN_K_SPLIT): k row j at byte j * 128.
+// `part`: this CTA's index among the CTAs that share the tile, `mask`: their bits.
+template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
+__device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int mn0,
+                                             int z, int part, unsigned short mask) {
+    const int first = SHARED ? part * PART : 0;  // first row this CTA loads
+    constexpr int COUNT = SHARED ? PART : ROWS;
+    if constexpr (K_MAJOR) {
+        if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, mask);
+        else tma_load_3d(dst, map, bar, k0, mn0, z);
+    } else if constexpr (SHARED && MN_K_SPLIT<PART>) {
+        constexpr int K_ROWS = BLOCK_K / CLUSTER_M;
+        tma_load_3d_multicast(dst + part * K_ROWS * 128, map, bar, mn0, k0 + part * K_ROWS, z, mask);
+    } else {
+#pragma unroll
+        for (int j = 0; j < COUNT / 64; ++j) {
+            const int row = first + 64 * j;
+            if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, mask);
+            else tma_load_3d(dst + row * 128, map, bar, mn0 + row, k0, z);
+        }
+    }
+}
+
+// k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts.
+__device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
+                                          unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
+                                          int rank) {
+    const int k0 = kt * BLOCK_K;
+    mbar_arrive_expect_tx(bar, STAGE_BYTES);
+    // A goes to the CTAs of this tile row (ranks rank % CTAS_M + CTAS_M j), B to those of this tile column.
+    const int rm = rank % CTAS_M, rn = rank / CTAS_M;
+    const unsigned short a_mask = SHARE_A ? ((1u << CLUSTER_M) - 1) / ((1u << CTAS_M) - 1) << rm : 0;
+    const unsigned short b_mask = ((1u << CTAS_M) - 1) << (CTAS_M * rn);
+    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rn, a_mask);
+    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rm, b_mask);
+}

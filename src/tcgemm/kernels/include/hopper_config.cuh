@@ -1,0 +1,203 @@
+// hopper_config.cuh — every knob of the production Hopper kernel (hopper/04_tma_store_epilogue.cu):
+// the defaults of the defines the host passes (tcgemm.launch._defines: a registry config's params,
+// the layouts, the precision's PRECISION_* and ELEM_* types), the constants derived from them, and
+// the checks that a combination is one the kernel supports.  The variants are plain constants here
+// (kSplitK, kTailSplit, ...); the kernel and its policy headers choose with `if constexpr`:
+//   hopper_sched.cuh    the tile scheduler: unit order (groups, wave snake, GPC order), split-K, tail split
+//   hopper_cluster.cuh  which CTA of a cluster loads what, multicast masks (along M, along N, 2 x 2)
+//   hopper_ktile.cuh    the wgmmas of one k-tile (WG_M = 128, EPI_OVERLAP's halves), fp8 promotion
+//   hopper_epilogue.cuh D from registers, through TMA stores, or overlapped with the next tile's wgmmas
+#pragma once
+#include "gemm.cuh"
+#include "wgmma.cuh"
+#include "wgmma_kmajor.cuh"
+
+// ---- the host's defines (defaults: the 128 x 256 x 64 bf16/fp16 config) ----
+#ifndef BLOCK_M
+#define BLOCK_M 128
+#define BLOCK_N 256
+#define BLOCK_K 64
+#define STAGES 4
+#define THREADS 384
+#define CLUSTER_M 2
+#define B_BOX_N (BLOCK_N / CLUSTER_M)
+#define SMEM_BYTES (STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 2 + 2048)
+#endif
+#ifndef SPLIT_K
+#define SPLIT_K 1  // k ranges per tile (configs for skinny problems; split_k.cuh)
+#endif
+#ifndef TAIL_SPLIT
+#define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (tail_split.cuh)
+#endif
+#ifndef CLUSTER_ALONG_N
+#define CLUSTER_ALONG_N 0  // 1: the cluster's CTAs sit side by side along N and share the A tile instead
+#endif
+#ifndef CLUSTER_2D
+#define CLUSTER_2D 0  // 1: a cluster of 4 CTAs as 2 x 2 tiles, sharing A along N and B along M
+#endif
+#ifndef A_BOX_M
+#define A_BOX_M (BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
+#endif
+#ifndef B_BOX_K
+#define B_BOX_K BLOCK_K  // k rows of the host's MN-major B box (fewer: the cluster splits B's 64 columns along k)
+#endif
+#ifndef A_BOX_K
+#define A_BOX_K BLOCK_K  // likewise for an MN-major A shared along N
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8  // tile rows per group of the tile order (a multiple of CLUSTER_M)
+#endif
+#ifndef WAVE_SNAKE
+#define WAVE_SNAKE 0  // 1: consecutive waves share an operand and meet in k (hopper_sched.cuh)
+#endif
+#ifndef GPC_ORDER
+#define GPC_ORDER 0  // 1: wave positions counted out per GPC (gpc_order.cuh) in the host's `counters` buffer
+#endif
+#ifndef PRODUCER_REGS
+#define PRODUCER_REGS 40
+#define CONSUMER_REGS 232
+#endif
+#ifndef WG_M
+#define WG_M 64  // rows per consumer warpgroup: one wgmma (M = 64) per k step, or two (WG_M = 128; hopper_ktile.cuh)
+#endif
+#ifndef EPI_PARTS
+#define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
+#endif
+#ifndef EPI_32BIT
+#define EPI_32BIT 0  // 1: fp32 / s32 D through the same buffer too (twice the column parts); else from registers
+#endif
+#ifndef D_FROM_REGISTERS
+#define D_FROM_REGISTERS 1  // 0: no register-path epilogue; the host launches it only with D's tensor map
+#endif
+#ifndef EPI_BUFS
+#define EPI_BUFS 1  // 2: the parts alternate between two buffers, so writing one overlaps the TMA reading the other
+#endif
+#ifndef EPI_OVERLAP
+#define EPI_OVERLAP 0  // 1: the next tile's first k-tile issued in two column halves between the epilogue's halves
+#endif
+#ifndef PROMOTE_EVERY
+#define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (hopper_ktile.cuh)
+#endif
+
+// ---- the variants, as constants ----
+constexpr int kSplitK = SPLIT_K;
+constexpr bool kTailSplit = TAIL_SPLIT != 0;
+constexpr bool kWaveSnake = WAVE_SNAKE != 0;
+constexpr bool kGpcOrder = GPC_ORDER != 0;
+constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
+constexpr bool OVERLAP = EPI_OVERLAP;  // hopper_epilogue.cuh
+
+constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
+constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
+
+// Input types.  fp16/bf16 operands may be K- or MN-major (wgmma.cuh).  tf32, int8 and fp8 have no
+// transpose mode: both operands K-major (wgmma_kmajor.cuh; registry: wgmma_tma_store_kmajor, layouts
+// "rc"; their 32-bit D is staged for TMA stores with EPI_32BIT).  Every wgmma reads 32 bytes of k per
+// row, so the shared-memory rows of 128 bytes, the TMA boxes and the K-major descriptors (+32 bytes
+// per step) are the same bytes for every type; BLOCK_K = 128 / element size.  MmaHalf: EPI_OVERLAP's
+// half-width wgmma (a valid shape in every build: the others compile, never run, its uses).
+#if defined(PRECISION_FP16) || defined(PRECISION_BF16) || \
+    !(defined(PRECISION_TF32) || defined(PRECISION_INT8) || defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2))
+typedef float acc_t;
+#if defined(PRECISION_BF16)
+using Mma = Wgmma<BLOCK_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+#else
+using Mma = Wgmma<BLOCK_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+#endif
+#elif defined(PRECISION_INT8)
+typedef int acc_t;  // exact s32 sums
+using Mma = WgmmaS8<BLOCK_N>;
+using MmaHalf = WgmmaS8<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+#elif defined(PRECISION_TF32)
+typedef float acc_t;  // fp32 bit patterns truncated to tf32 by the tensor cores (10_wgmma_kmajor.cu)
+using Mma = WgmmaTf32<BLOCK_N>;
+using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+#elif defined(PRECISION_FP8E4M3)
+typedef float acc_t;
+using Mma = WgmmaE4m3<BLOCK_N>;
+using MmaHalf = WgmmaE4m3<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+#else
+typedef float acc_t;
+using Mma = WgmmaE5m2<BLOCK_N>;
+using MmaHalf = WgmmaE5m2<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
+#endif
+#if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
+constexpr bool PROMOTE = true;  // fp8 partial sums (hopper_ktile.cuh)
+#else
+constexpr bool PROMOTE = false;
+#endif
+constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
+constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
+// Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (hopper_sched.cuh),
+// else at the top of each tile.  Not with 32-bit D: held in registers through the tile, the coordinates
+// made its register-path epilogue spill (fp32 D of 16-bit inputs; tf32 and int8 were not measured with it).
+constexpr bool COORD_SHADOW = !PROMOTE && sizeof(elem_d) == 2;
+#if defined(PRECISION_INT8)
+constexpr bool INT_ACC = true;
+#else
+constexpr bool INT_ACC = false;
+#endif
+
+// ---- tiles, slots and warpgroups ----
+constexpr int ELEM_BYTES = sizeof(elem_a);
+constexpr int M_ATOMS = WG_M / 64;         // m64 wgmmas per k step of a consumer
+constexpr int ATOM_ACC = BLOCK_N / 2;      // accumulators per thread of one m64 x BLOCK_N wgmma
+constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
+constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
+constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
+constexpr int A_TILE = BLOCK_M * ROW_BYTES;
+constexpr int B_TILE = BLOCK_N * ROW_BYTES;
+constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-tile
+constexpr int A_CHUNK = 64 * ROW_BYTES;  // one MN-major box (16-bit only): 64 m x BLOCK_K k
+constexpr int B_CHUNK = 64 * ROW_BYTES;
+constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-major: k rows per wgmma
+
+// ---- the cluster's shape (hopper_cluster.cuh) ----
+constexpr bool ALONG_N = CLUSTER_ALONG_N;
+constexpr int CTAS_N = CLUSTER_2D ? 2 : ALONG_N ? CLUSTER_M : 1;  // tile columns of a cluster block
+constexpr int CTAS_M = CLUSTER_M / CTAS_N;                         // tile rows
+constexpr bool SHARE_A = CTAS_N > 1, SHARE_B = CTAS_M > 1;
+constexpr int A_PART = BLOCK_M / CTAS_N;  // rows of A each CTA loads for its tile row of the cluster
+constexpr int B_PART = BLOCK_N / CTAS_M;  // columns of B each CTA loads for its tile column
+// A shared MN-major tile of one 64-wide box cannot be cut along its 64 contiguous columns: split along k.
+template <int PART>
+constexpr bool MN_K_SPLIT = PART * CLUSTER_M == 64 && CLUSTER_M > 1 && !CLUSTER_2D;
+constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sched.cuh)
+
+// ---- D staging (hopper_epilogue.cuh): a buffer per consumer warpgroup, between the ring and the barriers ----
+constexpr bool D_STAGED = sizeof(elem_d) == 2 || EPI_32BIT;
+constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block (16-bit columns)
+constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
+constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;       // column parts of a 32-bit D: twice as many
+
+static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
+static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
+static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int8/fp8 K-major only");
+static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per WG_M rows");
+static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
+static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
+static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
+static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && (B_PART % (B_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<B_PART>),
+              "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
+static_assert(B_BOX_K == (MN_K_SPLIT<B_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K) &&
+              A_BOX_K == (MN_K_SPLIT<A_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K),
+              "the host's MN-major boxes: BLOCK_K rows of k, or this CTA's share of them when split along k");
+static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
+static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
+static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<A_PART>),
+              "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or 64-row boxes");
+static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
+static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
+static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
+static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the counters buffer)");
+static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
+static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
+static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
+static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
+                           SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
+              "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
+              "SMEM_BYTES too small");
+static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");

@@ -1,0 +1,79 @@
+// hopper_epilogue.cuh — a consumer warpgroup's finished tile to D in the production Hopper kernel
+// (hopper/04_tma_store_epilogue.cu): three ways, chosen per config and launch.
+//
+//  * Through shared memory and TMA stores (D_STAGED: 16-bit D, or 32-bit D with EPI_32BIT; the host
+//    passes D's tensor map): stmatrix into a swizzled buffer per warpgroup, one thread issues the TMA
+//    stores, and the warpgroup goes on to its next tile while the TMA unit writes whole 128-byte lines
+//    (epilogue_tma.cuh has the details).  The buffer costs shared memory (2 x 32 KB at BLOCK_N = 256:
+//    one ring stage fewer); EPI_PARTS stages a tile in column parts through a smaller buffer, EPI_BUFS
+//    = 2 alternates two of them.
+//  * From registers (stage 3's epilogue; D the host cannot describe with a tensor map, i.e. not
+//    16-byte aligned, or a 32-bit D without EPI_32BIT): bounds-checked vector stores (epilogue.cuh).
+//    Configs whose register path does not fit their registers (fp8 at 128 x 192: 96 accumulators and
+//    the path's hoisted addresses spilled) are built without it (D_FROM_REGISTERS = 0): the host
+//    (dispatch.select) never runs them without D's map, and they fail loudly should it happen.
+//  * Overlapped with the next tile's first wgmmas (EPI_OVERLAP, beta = 0): the tensor cores idle from
+//    a tile's last wgmma to the next tile's first, and the epilogue sits there (bf16 with D not written
+//    at all ran 102-104% of cuBLAS against 98-100%).  So the epilogue stores the columns [0, BLOCK_N / 2)
+//    of the tile, then issues the next tile's first k-tile on that half of the accumulators (m64 x
+//    BLOCK_N / 2 wgmmas, scale_d = 0: they overwrite what was just stored), stores the other half while
+//    those run, and issues the first k-tile's other half.  The next tile's main loop then runs on the
+//    two column halves too (one wgmma shape throughout: different shapes on the same registers are not
+//    ordered by wgmma.fence alone, and ptxas serialized every wgmma).  Not with beta != 0: the blend's
+//    registers beside the halves in flight serialized every wgmma.  The sequence (epilogue_tma_store's
+//    parts [0, D_PARTS / 2), half 0 of the next k-tile, the other parts, half 1) is written out in the
+//    kernel's consumer loop, which owns the ring's slot and phase; mma_ktile_half is in hopper_ktile.cuh.
+//
+// fp8's per-tensor scales ride on alpha (one multiply per value in the epilogue), except with p1
+// (PROMOTE_EACH): there this build ran 83-84% of _scaled_mm against 92-93% with the multiply of the
+// accumulators, same process (2026-11-23-h100-ab-fp8-p1-fold-e652c2c.json; p4 98.2% folded).  Its main
+// loop's SASS is the same instructions either way: p1's speed moves with code placement we do not control.
+#pragma once
+#include "hopper_config.cuh"
+#include "hopper_ktile.cuh"
+#include "hopper_sched.cuh"
+#include "epilogue.cuh"
+#include "epilogue_tma.cuh"
+
+// The GEMM arguments of tile c's epilogue (gz: a copy of the kernel's): batch entry c.z of C and D,
+// fp8's scales applied.
+template <int NACC>
+__device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&acc)[NACC], float scale) {
+    if constexpr (PROMOTE_NEXT) gz.alpha *= scale;
+    if constexpr (PROMOTE_EACH) {
+        if (scale != 1.0f) {
+#pragma unroll
+            for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;
+        }
+    }
+    gz.D += c.z * gz.batch_d;
+    if (gz.C) gz.C += c.z * gz.batch_c;
+}
+
+// Staged: consumer cw's WG_M rows of tile c, one m64 block at a time, through its buffer `d_buf`.
+template <int NACC>
+__device__ __forceinline__ void store_tile_staged(const Gemm& gz, const Gemm& g, acc_t (&acc)[NACC], unsigned d_buf,
+                                                  const TmaDesc* tma_d, const TileCoord& c, int cw) {
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a)
+        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_buf + a * ATOM_BUF, tma_d, c.m0 + cw * WG_M + 64 * a,
+                                              c.n0, g.batch_d ? c.z : 0, 1 + cw);
+}
+
+// From registers: thread (warp, lane) of consumer cw holds rows warp * 16 + lane / 4 (+ 8) of each m64
+// block, column pairs 2 (lane % 4) + 8 j.
+template <int NACC>
+__device__ __forceinline__ void store_tile_registers(const Gemm& gz, const acc_t (&acc)[NACC], const TileCoord& c,
+                                                     int cw, int warp, int lane) {
+    const int col = c.n0 + 2 * (lane % 4);
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a) {
+        const int row = c.m0 + cw * WG_M + 64 * a + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BLOCK_N / 8; ++j) {
+            store_d_run<2>(gz, row, col + 8 * j, &acc[a * ATOM_ACC + 4 * j]);
+            store_d_run<2>(gz, row + 8, col + 8 * j, &acc[a * ATOM_ACC + 4 * j + 2]);
+            asm volatile("" ::: "memory");  // keep ptxas from hoisting all 64 stores' addresses (s32 D spilled)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+// hopper_ktile.cuh — the wgmmas of one k-tile for a consumer warpgroup of the production Hopper
+// kernel (hopper/04_tma_store_epilogue.cu), and how fp8's partial sums are promoted.
+//
+// WG_M = 128 (configs "w128", e.g. a 256 x 128 CTA tile): each consumer issues two m64 wgmmas per k
+// step with the same B descriptor, back to back, on 64 x BLOCK_N accumulators each.  The point is
+// shared-memory bandwidth: a wgmma reads its A (64 x 16) and B (BLOCK_N x 16) from shared memory,
+// and the TMA unit writes every tile there too; per multiply-add a 128 x 256 tile of m64n256 wgmmas
+// needs as many bytes as the 128 bytes / clock an SM's shared memory delivers at the tensor rate.
+//
+// fp8 partial sums (PROMOTE): the tensor cores add fp8 products into the accumulators with about 14
+// mantissa bits kept, so over a long K the errors pile up.  As cuBLAS does without "fast
+// accumulation", each PROMOTE_EVERY k-tiles' wgmmas (128 k each) accumulate into fresh registers
+// `part` (scale_d = 0 on the first), which are added to the fp32 total once they retire: with 16-bit
+// D every 4 k-tiles = 512 k by default (on random data with bf16 D every k-tile gives _scaled_mm's
+// error exactly, every 4 an error 1.8% larger, for 2-8% more speed; config p1 promotes every k-tile).
+// fp32 D keeps what bf16 rounding hides: every 4 k-tiles gave 2.7x _scaled_mm's error (3.39e-4
+// against 1.26e-4), every k-tile exactly its error, so fp32 D promotes every k-tile by default.
+// Where the adds go: waiting for a group's wgmmas to retire empties this warpgroup's queue on the
+// tensor cores, so the other consumer must have work queued meanwhile.  Groups of several k-tiles
+// (PROMOTE_NEXT) are added at the start of the next group, after its first k-tile's data has arrived,
+// and the two consumers' groups are offset by half a group: one drains while the other is mid-group
+// with two k-tiles queued (with both in step they drained together).  Every k-tile (PROMOTE_EACH,
+// p1), the adds come right after the k-tile, before the next data wait, which hides them: placed
+// after that wait as above they ran 0.72-0.84x of p1's speed.  `part` is a second accumulator array
+// (BLOCK_N <= 192: 2 x 96 registers).  The per-tensor scales (torch._scaled_mm's scale_a, scale_b,
+// device pointers, null = 1) multiply the total before alpha/beta (hopper_epilogue.cuh).
+#pragma once
+#include "hopper_config.cuh"
+
+// Accumulators of m64 block `a` of a consumer's WG_M rows.
+template <typename Acc, int NACC>
+__device__ __forceinline__ Acc (&atom(Acc (&d)[NACC], int a))[ATOM_ACC] {
+    return *reinterpret_cast<Acc(*)[ATOM_ACC]>(&d[a * ATOM_ACC]);
+}
+
+// The wgmmas of one k-tile (128 bytes of k: 4 k steps, M_ATOMS each) for a consumer warpgroup
+// whose A rows start at a_base (64-row blocks 8 KB apart in both A layouts); scale_first = 0
+// overwrites d instead of adding.
+template <typename Acc, int NACC>
+__device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+    static_assert(NACC == M_ATOMS * ATOM_ACC, "one accumulator array per m64 block");
+    const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base);  // descriptors in 16-byte units: adds only
+#pragma unroll
+    for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
+        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
+                                                : wgmma_desc_mn_major_units(b16 + kk * MN_STEP_BYTES / 16, B_CHUNK);
+#pragma unroll
+        for (int a = 0; a < M_ATOMS; ++a) {
+            const unsigned a_atom = a16 + a * A_CHUNK / 16;
+            const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major_units(a_atom + kk * K_STEP_BYTES / 16)
+                                                    : wgmma_desc_mn_major_units(a_atom + kk * MN_STEP_BYTES / 16, A_CHUNK);
+            Mma::mma(atom(d, a), da, db, kk == 0 ? scale_first : 1);
+        }
+    }
+}
+
+// EPI_OVERLAP: the wgmmas of one k-tile on tile columns [H BLOCK_N / 2, (H + 1) BLOCK_N / 2), into
+// that half of a consumer's accumulators (the first ATOM_ACC / 2 registers hold columns 0 .. BLOCK_N / 2
+// - 1 in the wgmma fragment layout, whatever N).  B's rows (K-major) or 64-column boxes (MN-major) of
+// that half start BLOCK_N / 2 * 128 bytes into the slot either way.
+template <int H, typename Acc, int NACC>
+__device__ __forceinline__ void mma_ktile_half(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+    // (built, never run, by configs other than EPI_OVERLAP's 128 x 256: hopper_config.cuh checks those)
+    constexpr int HALF_N = BLOCK_N == 256 ? 128 : 64;  // (MmaHalf's N)
+    auto& half = *reinterpret_cast<Acc(*)[HALF_N / 2]>(&d[H * ATOM_ACC / 2]);
+    const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base + H * (BLOCK_N / 2) * ROW_BYTES);
+#pragma unroll
+    for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
+        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
+                                                : wgmma_desc_mn_major_units(b16 + kk * MN_STEP_BYTES / 16, B_CHUNK);
+        const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major_units(a16 + kk * K_STEP_BYTES / 16)
+                                                : wgmma_desc_mn_major_units(a16 + kk * MN_STEP_BYTES / 16, A_CHUNK);
+        MmaHalf::mma(half, da, db, kk == 0 ? scale_first : 1);
+    }
+}
+
+// PROMOTE: retired partial sums `part` added to the total.
+template <typename Acc, int NACC>
+__device__ __forceinline__ void promote(Acc (&acc)[NACC], Acc (&part)[ATOM_ACC]) {
+    wgmma_fence_accumulators(part);
+#pragma unroll
+    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
+}
