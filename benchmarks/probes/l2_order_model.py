@@ -1,6 +1,6 @@
 """DRAM traffic of the Hopper kernels' tile orders under an LRU model of the L2 (no GPU needed).
 
-The persistent 2-CTA-cluster kernels (hopper/03_cluster_multicast.cu) walk cluster units (two tile
+The persistent 2-CTA-cluster kernels (stage 4; include/hopper_sched.cuh) walk cluster units (two tile
 rows of one tile column) in waves of one unit per cluster; the model lets each wave walk k in step,
 every CTA reading its A block and the cluster its B block per k-tile, and each tile's D allocating
 lines at its end. What misses the LRU is read from DRAM (D's writes are counted as misses too: subtract
@@ -19,7 +19,7 @@ from collections import OrderedDict
 
 
 def units_in_order(units_m: int, units_n: int, group_units: int, snake: bool) -> list[tuple[int, int]]:
-    """unit_coord of 03_cluster_multicast.cu: groups of unit rows, column-major inside a group."""
+    """unit_coord of include/hopper_sched.cuh: groups of unit rows, column-major inside a group."""
     order = []
     per_group = group_units * units_n
     for r in range(units_m * units_n):

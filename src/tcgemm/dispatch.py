@@ -54,7 +54,7 @@ def _tma_ok(problem: GemmProblem) -> bool:
 def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
     """(tile rows, tile columns) of the block of tiles one thread-block cluster of ``cfg`` computes:
     (1, 1) without clusters; CLUSTER_M CTAs stacked along M by default, side by side along N with
-    CLUSTER_ALONG_N, 2 x 2 with CLUSTER_2D (03_cluster_multicast.cu)."""
+    CLUSTER_ALONG_N, 2 x 2 with CLUSTER_2D (include/hopper_cluster.cuh)."""
     size = cfg.get("CLUSTER_M", 1)
     if cfg.get("CLUSTER_2D", 0):
         return 2, 2

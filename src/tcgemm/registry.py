@@ -543,7 +543,7 @@ LADDER: tuple[KernelSpec, ...] = (
         # registers, same run (2026-11-23-h100-explore-bf16-fp32-out.json, `tcgemm bench --out-dtype fp32`).
         defines=MappingProxyType({"EPI_32BIT": "1"}),
         configs=(
-            # EPI_OVERLAP (03_cluster_multicast.cu), the next tile's first k-tile issued in two column halves between
+            # EPI_OVERLAP (hopper_epilogue.cuh), the next tile's first k-tile issued in two column halves between
             # the epilogue's halves, so the tensor cores wait for half an epilogue per tile instead of a
             # whole one; every k-tile as two m64n128 halves (with m64n256 in the main loop, the two shapes
             # on one accumulator made ptxas serialize every wgmma). D through TMA only (a D the tensor map
@@ -580,7 +580,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # 98-100 with 8 (the b8c083a release); an A/B 102.3 / 99.3% (8) against 99.2 / 100.0% (16) bf16
             # (...-ab-group16-vs-8-8937fb2.json). So the 16-bit configs kept 8 (s4b2o and s4b2ot take 16 with
             # WAVE_SNAKE, below); tf32 and int8 take 16 (their notes).
-            # Since 12b9598: WAVE_SNAKE (03_cluster_multicast.cu: odd groups walk their columns backwards, every
+            # Since 12b9598: WAVE_SNAKE (hopper_sched.cuh: odd groups walk their columns backwards, every
             # other wave walks k backwards, so each wave starts on what the wave before has just read) in groups of
             # 16 tile rows. Nsight Compute, bf16 4096^3: DRAM reads 186.7 MB (this config before) -> 143.4 (snake, 8
             # rows) -> 123.7 (snake, 16 rows; cuBLAS 150), L2 traffic unchanged
@@ -872,7 +872,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # uniform registers (wgmma.cuh): the issue of a k-tile's 4 wgmmas went from ~75 instructions to
             # ~20 (0.89 -> 0.93-0.95x with promotion every 4 k-tiles, p1 0.85 -> 0.93x;
             # 2026-11-23-h100-ab-uniform-descriptors-*.json); (2) promotion at the next group's start,
-            # the consumers' groups half a group apart (03_cluster_multicast.cu): 0.94 / 0.92x at 4096^3 /
+            # the consumers' groups half a group apart (04_tma_store_epilogue.cu): 0.94 / 0.92x at 4096^3 /
             # 8192^3 against 0.93 / 0.88x (...-explore-fp8-stagger-5db8f71-r*.json); (3) a 6th stage: Nsight
             # Compute showed the consumers waiting for data 14% of their time (...-ncu-stalls-fp8-a-bf16-
             # 5db8f71.txt), and 6 stages with the whole epilogue buffer (231424 of the 232448 bytes a block may have)
