@@ -61,14 +61,7 @@
 #include "pdl.cuh"
 #include "tma.cuh"
 
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
-}
+#include "setmaxnreg.cuh"
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,

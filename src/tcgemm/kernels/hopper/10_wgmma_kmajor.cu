@@ -140,14 +140,7 @@ static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + 1024 + 16 * STAGES, "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
-template <int REGS>
-__device__ __forceinline__ void kmajor_setmaxnreg_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void kmajor_setmaxnreg_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
-}
+#include "setmaxnreg.cuh"
 
 __device__ __forceinline__ void wgmma_ws_kmajor_body(const Gemm& g, const TmaDesc* tma_a, const TmaDesc* tma_b,
                                                      const float* scale_a, const float* scale_b) {
@@ -187,7 +180,7 @@ __device__ __forceinline__ void wgmma_ws_kmajor_body(const Gemm& g, const TmaDes
 
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams k-tiles into the ring ----
-        kmajor_setmaxnreg_dec<PRODUCER_REGS>();
+        setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
             int s = 0;
             unsigned phase = 0;  // parity of the slot's current use u
@@ -207,7 +200,7 @@ __device__ __forceinline__ void wgmma_ws_kmajor_body(const Gemm& g, const TmaDes
     }
 
     // ---- consumer warpgroups 1..CONSUMERS: rows 64 (wg-1) .. 64 wg - 1 of the tile ----
-    kmajor_setmaxnreg_inc<CONSUMER_REGS>();
+    setmaxnreg_inc<CONSUMER_REGS>();
     const int cw = wg - 1;
     const bool leader = tid % 128 == 0;  // arrives on empty[] for its warpgroup
 
