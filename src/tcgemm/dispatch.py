@@ -90,6 +90,11 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     left out below."""
     configs = [c for c in spec.configs_for(problem.precision)
                if config_refuses(c, problem) is None and problem.k >= c.long_k]
+    if configs and configs[0].get("STREAM_K"):
+        # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the one whose
+        # token tile (BLOCK_M) covers M with the least padding, the registry's first among equals.
+        covering = [c for c in configs if c["BLOCK_M"] >= problem.m]
+        return min(covering, key=lambda c: c["BLOCK_M"]) if covering else max(configs, key=lambda c: c["BLOCK_M"])
     configs = [c for c in configs if c.long_k] + [c for c in configs if not c.long_k]
     slots = sms * max(1, spec.min_blocks)
 
@@ -120,14 +125,29 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     return best
 
 
+@lru_cache(maxsize=1)
+def _row_caps() -> tuple[int, ...]:
+    """The distinct ``auto_max_m`` of the registered specialists, ascending."""
+    return tuple(sorted({s.auto_max_m for s in registry.all_specs() if s.auto_max_m}))
+
+
+def row_class(m: int) -> int:
+    """The smallest specialist bound ``auto_max_m`` that covers ``m`` rows, 0 when none does: the part of
+    M that decides auto's kernel (so the choice stays memoised on a handful of values)."""
+    return next((cap for cap in _row_caps() if m <= cap), 0)
+
+
 @lru_cache(maxsize=4096)
-def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr") -> KernelSpec | None:
+def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0) -> KernelSpec | None:
+    """The kernel auto runs: a specialist for few rows (KernelSpec.auto_max_m >= ``rows``, the row class of
+    M) where one serves, else the highest stage of the fastest family."""
     candidates = [s for s in registry.all_specs()
                   if precision in s.precisions and arch >= s.min_arch and s.auto
-                  and (aligned or not (s.requires_aligned16 or s.tma)) and layouts in s.layouts]
+                  and (aligned or not (s.requires_aligned16 or s.tma)) and layouts in s.layouts
+                  and (not s.auto_max_m or 0 < rows <= s.auto_max_m)]
     if not candidates:
         return None
-    return min(candidates, key=lambda s: (_FAMILY_ORDER.index(s.family), -s.stage))
+    return min(candidates, key=lambda s: (s.auto_max_m == 0, _FAMILY_ORDER.index(s.family), -s.stage))
 
 
 def select(
@@ -136,7 +156,7 @@ def select(
     """The kernel and tile config to run ``problem`` with."""
     if kernel == "auto":
         aligned = _tma_ok(problem)
-        spec = _auto(problem.precision, arch, aligned, problem.layouts)
+        spec = _auto(problem.precision, arch, aligned, problem.layouts, row_class(problem.m))
         if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")

@@ -170,7 +170,8 @@ class Prepared:
         if spec.tma_store:
             values += [self._d_ok, self._ws, self._counters]
         # (launch.split_k_buffers: split-K and tail-split scratch, GPC_ORDER's counts and tables)
-        scratch = cfg.get("SPLIT_K", 1) > 1 or cfg.get("TAIL_SPLIT", 0) or cfg.get("GPC_ORDER", 0)
+        scratch = (cfg.get("SPLIT_K", 1) > 1 or cfg.get("TAIL_SPLIT", 0) or cfg.get("GPC_ORDER", 0)
+                   or cfg.get("STREAM_K", 0))
         self._split_k = (problem, spec, cfg, self._grid[0] // spec.cluster_of(cfg)) if scratch else None
         self._values = values  # keeps them alive
         self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0

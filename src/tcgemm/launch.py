@@ -24,7 +24,7 @@ from . import jit, placement, registry
 from .driver import _allow_dynamic_smem, _raw_stream, _stream, ensure_context
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import cluster_units, tail_split
+from .schedule import cluster_units, stream_k_scratch, stream_k_shape, tail_split
 
 _C_TYPES = {
     torch.float32: "float",
@@ -135,12 +135,23 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     cluster = spec.cluster_of(cfg)
     tiles_m = -(-problem.m // cfg["BLOCK_M"])
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
+    if cfg.get("STREAM_K"):  # one CTA per place (CTAS_PER_SM of them on each SM), none without work
+        return (_stream_k(problem, cfg, sms)[0], 1, 1)
     if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
     units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"],
                           *spec.cluster_shape(cfg)) * cfg.get("SPLIT_K", 1)  # split-K: per tile
     clusters = max(1, min(sms // cluster, units))
     return (clusters * cluster, 1, 1)
+
+
+def _stream_k(problem: GemmProblem, cfg: TileConfig, sms: int) -> tuple[int, int, int]:
+    """(CTAs, tiles, k-tiles per tile) of a STREAM_K config (kernels/include/stream_k.cuh)."""
+    ctas, tiles, ktiles = stream_k_shape(problem.m, problem.n, problem.k, problem.batch, cfg["BLOCK_M"],
+                                         cfg["BLOCK_N"], cfg["BLOCK_K"], sms * cfg.get("CTAS_PER_SM", 1))
+    if tiles * ktiles > _INT32_MAX:
+        raise ValueError(f"{tiles} output tiles of {ktiles} k-tiles: too many for a stream-K launch")
+    return ctas, tiles, ktiles
 
 
 def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEFAULT_SMS) -> LaunchPlan:
@@ -443,7 +454,10 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     than the split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
     gpc_order = bool(cfg.get("GPC_ORDER"))
-    if cfg.get("TAIL_SPLIT"):
+    if cfg.get("STREAM_K"):  # (clusters: the launch's CTAs, one per place)
+        need_ws, need_counters = stream_k_scratch(problem.m, problem.n, problem.k, problem.batch, cfg["BLOCK_M"],
+                                                  cfg["BLOCK_N"], cfg["BLOCK_K"], clusters)
+    elif cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
         if need_ws == 0 and not gpc_order:
             return 0, 0, False

@@ -126,6 +126,9 @@ class KernelSpec:
     # Launched with programmatic dependent launch (kernels/include/pdl.cuh): the kernel waits on
     # griddepcontrol before touching global memory, so its prologue may overlap the GEMM before it.
     pdl: bool = False
+    # A specialist for problems of few rows: kernel="auto" prefers it (over the family order) where
+    # M <= auto_max_m and it serves the problem; 0: an ordinary kernel, chosen by family and stage.
+    auto_max_m: int = 0
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def cluster_of(self, cfg: TileConfig) -> int:
@@ -173,6 +176,23 @@ def _hopper_smem(stages: int, block_m: int, block_n: int, block_k: int = 64) -> 
 def _epilogue_smem(block_m: int, block_n: int) -> int:
     """D staging buffers of the TMA-store epilogue: the whole 16-bit CTA tile."""
     return block_m * block_n * 2
+
+
+def _swap_smem(stages: int, tokens: int, rows: int) -> int:
+    """Dynamic shared memory of the swap-AB kernel's ring (hopper/05_swap_ab_stream_k.cu): per stage a
+    weight tile of ``rows`` and a token tile of ``tokens`` rows of 128 bytes; 1 KB to align them, then
+    2 x STAGES mbarriers and the fixup's flag."""
+    return 1024 + stages * (rows + tokens) * 128 + 16 * stages + 16
+
+
+def _swap_cfg(tokens: int, stages: int, per_sm: int, precision: str) -> TileConfig:
+    """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x 128 weight rows, 128-byte k rows, ``per_sm``
+    CTAs per SM in the stream-K grid (2 where the ring fits twice in the SM's 228 KB)."""
+    block_k = 32 if precision == "tf32" else 64
+    suffix = "" if per_sm == 2 else f"s{stages}"
+    return _cfg(f"{tokens}x128x{block_k}{suffix}", ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
+                BLOCK_M=tokens, BLOCK_N=128, BLOCK_K=block_k, STAGES=stages, THREADS=256, STREAM_K=1,
+                CTAS_PER_SM=per_sm, SMEM_BYTES=_swap_smem(stages, tokens, 128))
 
 
 def _pipeline_smem(stages: int, block_m: int, block_n: int, block_k: int, elem_bytes: int) -> int:
@@ -980,6 +1000,37 @@ LADDER: tuple[KernelSpec, ...] = (
         cluster=2,
         tma_store=True,
         pdl=True,
+    ),
+    KernelSpec(
+        name="swap_ab_stream_k",
+        family="hopper",
+        stage=5,
+        technique="decode: the weight as wgmma's A and the few tokens as its N (swap-AB), stream-K over the "
+                  "weight's k-tiles with a fixed-order fixup, D written transposed",
+        source="hopper/05_swap_ab_stream_k.cu",
+        entry="swap_ab_stream_k",
+        precisions=("fp16", "bf16", "tf32"),
+        # Configs by token tile, narrowest first: auto takes the first whose BLOCK_M covers M
+        # (dispatch.pick_config). Stages: as many as fit twice per SM (~110 KB each), so one CTA's fixup and
+        # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
+        # config, one CTA per SM with the deepest ring, is there to measure against.
+        configs=(
+            _swap_cfg(8, 6, 2, "bf16"), _swap_cfg(16, 6, 2, "bf16"), _swap_cfg(32, 5, 2, "bf16"),
+            _swap_cfg(64, 4, 2, "bf16"), _swap_cfg(16, 12, 1, "bf16"),
+            _swap_cfg(8, 6, 2, "tf32"), _swap_cfg(16, 6, 2, "tf32"), _swap_cfg(32, 5, 2, "tf32"),
+            _swap_cfg(64, 4, 2, "tf32"),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        layouts=("rc",),  # both operands K-major: A row-major, the weight B = W^T column-major (F.linear)
+        min_blocks=2,  # registers for two CTAs per SM (64 tokens wanted 160 per thread uncapped)
+        persistent=True,
+        # (the TMA-store kernels' signature: the D map and flag arrive, unused; stream-K's workspace and counters)
+        tma_store=True,
+        pdl=True,
+        auto_max_m=64,
     ),
 )
 

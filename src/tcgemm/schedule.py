@@ -33,3 +33,21 @@ def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None
     if rem == 0 or parts > TAIL_MAX_PARTS or part < TAIL_MIN_PART:
         return None
     return rem, ktiles - part
+
+
+def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
+                   slots: int) -> tuple[int, int, int]:
+    """(CTAs, output tiles, k-tiles per tile) of a stream-K launch (kernels/include/stream_k.cuh) with
+    ``slots`` CTA places on the GPU: one CTA per place, never more CTAs than k-tiles (every CTA's run
+    holds at least one)."""
+    tiles = -(-m // block_m) * -(-n // block_n) * batch
+    ktiles = max(1, -(-k // block_k))
+    return max(1, min(slots, tiles * ktiles)), tiles, ktiles
+
+
+def stream_k_scratch(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
+                     slots: int) -> tuple[int, int]:
+    """(workspace floats, counters) of a stream-K launch: two partial-tile slots per CTA (the first and
+    the last tile of its run), one arrival counter per output tile."""
+    ctas, tiles, _ = stream_k_shape(m, n, k, batch, block_m, block_n, block_k, slots)
+    return 2 * ctas * block_m * block_n, tiles

@@ -30,9 +30,10 @@ MIN_MACS = 512**3
 
 
 def hopper_spec(precision: str, arch: int) -> registry.KernelSpec | None:
-    """The Hopper kernel auto would prefer for ``precision`` if the operands fitted it."""
-    specs = [s for s in registry.all_specs()
-             if s.family == "hopper" and s.auto and precision in s.precisions and arch >= s.min_arch]
+    """The Hopper kernel auto would prefer for ``precision`` if the operands fitted it (specialists for few
+    rows, KernelSpec.auto_max_m, aside: staging serves problems large enough to be worth a copy)."""
+    specs = [s for s in registry.all_specs() if s.family == "hopper" and s.auto and not s.auto_max_m
+             and precision in s.precisions and arch >= s.min_arch]
     return max(specs, key=lambda s: s.stage, default=None)
 
 

@@ -1,0 +1,205 @@
+// Hopper stage 5 — decode: the weight as wgmma's A, the few tokens as its N, stream-K over the
+// weight's k-tiles (sm_90a).
+//
+// The problem.  At decode a linear layer multiplies M = 1..64 tokens (A, M x K) by a weight W (N x K,
+// i.e. B = W^T, "rc").  Every weight byte is used M times, so the GEMM is a stream of the weight
+// through the SMs: its floor is W's bytes over HBM bandwidth (Llama-3-8B's down projection, 117 MB:
+// ~40 us).  Stages 1-4 put the tokens on wgmma's M side, whose atom is 64 rows, so at M = 1 63/64 of
+// each wgmma is padding — harmless, the tensor cores idle anyway — but the tile grid is the real
+// cost: N / BLOCK_N tiles (32 for N = 4096) for 132 SMs, and split-K rounds unevenly (tcgemm.tune:
+// 33-84 % of the copy bandwidth where cuBLAS reaches 59-96 %).
+//
+// What this stage does instead:
+//  * Swap A and B inside the kernel: compute D^T (N x M) = W (N x K) . A^T.  The weight tile
+//    (BLOCK_N = 64 or 128 rows) is wgmma's A, in m64 atoms; the token tile (BLOCK_M = 8..64 rows of A)
+//    is wgmma's N, the narrow widths of wgmma_kmajor.cuh.  Both are K-major in shared memory (W's rows
+//    and A's rows each hold K contiguously), so the TMA boxes, the 128-byte swizzle and the
+//    descriptors are those of every other Hopper stage; only the roles change.  A tile now holds
+//    BLOCK_N output features x BLOCK_M tokens, so the same N makes the same tiles whatever M is.
+//  * Stream-K (stream_k.cuh): the tiles' k-tiles flattened, every CTA a contiguous equal share, so
+//    every SM streams the same number of weight bytes; partial tiles summed in a fixed order.
+//  * The epilogue writes D transposed from the accumulators (register i of lane l in warp w holds
+//    feature 16 w + l / 4 + 8 ((i / 2) % 2), token 8 (i / 4) + 2 (l % 4) + i % 2): eight lanes write
+//    eight adjacent features of one token, 16 bytes.  D is M x N, a fraction of W's bytes, so its
+//    scattered stores cost little next to the stream; C, alpha and beta as everywhere (epilogue.cuh).
+//  * Two CTAs per SM where the ring fits twice (CTAS_PER_SM, the host's grid): while one CTA adds up
+//    its partial tiles or writes D, the other keeps its loads in flight; and with programmatic
+//    dependent launch (pdl.cuh) the next GEMM's CTAs can take the free slot and run their prologue
+//    while this one drains.
+//
+// Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
+// ring of STAGES slots; full[s] completes when both boxes are in), warpgroup 1 the consumer (waits on
+// full[s], multiplies, releases the slot on empty[s] once the wgmmas reading it have retired: one
+// arrival per use).  The ring is stage 1's protocol (01_warp_specialized.cu), without clusters.
+#include "gemm.cuh"
+#include "wgmma.cuh"
+#include "wgmma_kmajor.cuh"
+#include "mbarrier.cuh"
+#include "pdl.cuh"
+#include "tma.cuh"
+#include "epilogue.cuh"
+#include "stream_k.cuh"
+
+#ifndef BLOCK_M
+#define BLOCK_M 16   // tokens per tile: wgmma N
+#define BLOCK_N 128  // weight rows per tile: m64 atoms of wgmma A
+#define BLOCK_K 64
+#define STAGES 6
+#define THREADS 256
+#define SMEM_BYTES (1024 + STAGES * (BLOCK_N + BLOCK_M) * 128 + 16 * STAGES + 16)
+#endif
+
+#if defined(PRECISION_BF16)
+using Mma = WgmmaBf16K<BLOCK_M>;
+#elif defined(PRECISION_TF32)
+using Mma = WgmmaTf32<BLOCK_M>;
+#else
+using Mma = WgmmaF16K<BLOCK_M>;
+#endif
+
+constexpr int ATOMS = BLOCK_N / 64;        // m64 wgmmas per k step
+constexpr int ATOM_ACC = BLOCK_M / 2;      // accumulators per thread of one m64 x BLOCK_M wgmma
+constexpr int NACC = ATOMS * ATOM_ACC;
+constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
+constexpr int K_STEPS = ROW_BYTES / 32;    // every wgmma reads 32 bytes of k per row
+constexpr int W_TILE = BLOCK_N * ROW_BYTES;
+constexpr int X_TILE = BLOCK_M * ROW_BYTES;  // 8-row swizzle atoms of 1024 bytes: slots stay 1024-aligned
+constexpr int STAGE_BYTES = W_TILE + X_TILE;
+
+static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
+static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
+static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 64, "wgmma N: 8 to 64 tokens");
+static_assert(THREADS == 256, "a producer warpgroup and one consumer warpgroup");
+static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 16 * STAGES + 4, "SMEM_BYTES too small");
+
+struct SwapTile {
+    int z, m0, n0;  // batch entry, first token, first weight row (output feature)
+};
+
+// Tile t, tokens fastest: at M > BLOCK_M the CTAs side by side read the same weight rows (L2 hits).
+__device__ __forceinline__ SwapTile swap_tile(int t, int tiles_m, int tiles_n) {
+    const int per_z = tiles_m * tiles_n;
+    const int z = t / per_z, r = t % per_z;
+    return {z, (r % tiles_m) * BLOCK_M, (r / tiles_m) * BLOCK_N};
+}
+
+// D[m][n] for the accumulators of one tile: feature n along the registers' rows, token m along columns.
+__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c) {
+    Gemm gz = g;
+    gz.D += (i64)c.z * g.batch_d;
+    if (g.C) gz.C += (i64)c.z * g.batch_c;
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+#pragma unroll
+    for (int a = 0; a < ATOMS; ++a)
+#pragma unroll
+        for (int i = 0; i < ATOM_ACC; ++i) {
+            const int n = c.n0 + 64 * a + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+            const int m = c.m0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+            store_d(gz, m, n, acc[a * ATOM_ACC + i]);
+        }
+}
+
+__device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const TmaDesc* tma_x, const TmaDesc* tma_w,
+                                             const TmaDesc* /*tma_d: unused, D is written transposed*/,
+                                             float* workspace, int* counters, const float*, const float*) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const unsigned ring = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const unsigned full = ring + STAGES * STAGE_BYTES;  // STAGES mbarriers
+    const unsigned empty = full + 8 * STAGES;           // STAGES mbarriers, then the fixup's flag
+    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
+    auto w_slot = [&](int s) { return ring + s * STAGE_BYTES; };
+    auto x_slot = [&](int s) { return ring + s * STAGE_BYTES + W_TILE; };
+
+    const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
+    const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
+    const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
+    const StreamK sk{(long long)tiles_m * tiles_n * batch * ktiles, (int)gridDim.x, ktiles};
+    const int cta = blockIdx.x;
+    const long long run_begin = sk.begin(cta), run_end = sk.begin(cta + 1);
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        tma_prefetch_desc(tma_x);
+        tma_prefetch_desc(tma_w);
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full + 8 * s, 1);
+            mbar_init(empty + 8 * s, 1);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+    grid_dependency_wait();  // (pdl.cuh) nothing above touched global memory
+
+    if (tid / 128 == 0) {
+        // ---- producer: one thread streams this CTA's run of k-tiles ----
+        if (tid == 0) {
+            int t = (int)(run_begin / ktiles), kt = (int)(run_begin % ktiles);
+            SwapTile c = swap_tile(t, tiles_m, tiles_n);
+            int s = 0;
+            unsigned phase = 0;
+            bool first_lap = true;
+            for (long long x = run_begin; x < run_end; ++x) {
+                if (!first_lap) mbar_wait_guarded(empty + 8 * s, phase ^ 1);  // use u - 1 released
+                mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
+                tma_load_3d(w_slot(s), tma_w, full + 8 * s, kt * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
+                tma_load_3d(x_slot(s), tma_x, full + 8 * s, kt * BLOCK_K, c.m0, g.batch_a ? c.z : 0);
+                if (++s == STAGES) {
+                    s = 0;
+                    phase ^= 1;
+                    first_lap = false;
+                }
+                if (++kt == ktiles) {
+                    kt = 0;
+                    c = swap_tile(++t, tiles_m, tiles_n);
+                }
+            }
+            grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
+        }
+        return;
+    }
+
+    // ---- consumer warpgroup: each tile of the run, then D or the fixup ----
+    const int wg_tid = tid % 128;
+    float acc[NACC];
+    int s = 0;
+    unsigned phase = 0;
+    long long x = run_begin;
+    int t = (int)(x / ktiles), kt0 = (int)(x % ktiles);
+    while (x < run_end) {
+        const int kt1 = (int)min((long long)ktiles, kt0 + (run_end - x));
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;
+        int prev = 0;
+        for (int kt = kt0; kt < kt1; ++kt) {
+            mbar_wait_guarded(full + 8 * s, phase);
+            wgmma_fence();
+#pragma unroll
+            for (int a = 0; a < ATOMS; ++a)
+#pragma unroll
+                for (int k = 0; k < K_STEPS; ++k)
+                    Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(acc + a * ATOM_ACC),
+                             wgmma_desc_k_major(w_slot(s) + a * 64 * ROW_BYTES + 32 * k),
+                             wgmma_desc_k_major(x_slot(s) + 32 * k), 1);
+            wgmma_commit();
+            wgmma_wait<1>();  // the k-tile before this one retired: its slot goes back
+            if (kt > kt0 && wg_tid == 0) mbar_arrive(empty + 8 * prev);
+            prev = s;
+            if (++s == STAGES) {
+                s = 0;
+                phase ^= 1;
+            }
+        }
+        wgmma_wait<0>();
+        if (wg_tid == 0) mbar_arrive(empty + 8 * prev);  // (a run holds at least one k-tile of each tile it visits)
+        wgmma_fence_accumulators(acc);
+        const bool whole = kt0 == 0 && kt1 == ktiles;
+        if (whole || stream_k_fixup(acc, sk, cta, t, workspace, counters, 1, flag))
+            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n));
+        x += kt1 - kt0;
+        ++t;
+        kt0 = 0;
+    }
+}
+
+TCGEMM_TMA_STORE_PERSISTENT_KERNEL(swap_ab_stream_k, swap_ab_body, )

@@ -1,0 +1,64 @@
+// stream_k.cuh — stream-K: every CTA gets an equal share of the k-tiles, whatever the tile count,
+// and partial tiles are summed in a fixed order (hopper/05_swap_ab_stream_k.cu).
+//
+// Why: a decode GEMM has a handful of output tiles (Llama-3-70B's tensor-parallel qkv, N = 1280:
+// 10 tiles of 128 weight rows) and a long K.  Split-K rounds badly — 10 tiles x 13 splits = 130
+// units for 132 SMs, but 32 tiles x 4 = 128 and 48 tiles x 3 = 144 (a second wave for 12 units).
+// Stream-K flattens the work into T = tiles x ktiles k-tiles, tile-major, and gives CTA c of G the
+// contiguous run [c T / G, (c + 1) T / G): every CTA streams the same number of weight bytes to
+// within one k-tile.  A run may start or end inside a tile; that tile's sum is then split between
+// the CTAs whose runs cover it (its *contributors*, consecutive CTAs).
+//
+// Fixup, deterministic: a contributor writes its fp32 partial to its own workspace slot (slot 0: the
+// first tile of its run, slot 1: the last), fences, and counts its arrival on the tile's counter.
+// The one that arrives last adds all the contributors' slots up in CTA order — never in arrival
+// order — so the sum is bitwise the same on every run, on any stream, beside any other work; it then
+// resets the counter to 0 for the next launch and writes D.  Nobody waits for anybody: a CTA that is
+// not last simply moves on, so the scheme cannot deadlock, even when not every CTA is resident.
+// The ordering argument is split_k.cuh's (slot stores -> __threadfence -> barrier -> atomicAdd by one
+// thread; the last arriver fences and reads through L2).  A slot keeps the threads' register layout
+// (split_k.cuh: store_partial / add_partial), so every access is a coalesced float4.
+#pragma once
+#include "split_k.cuh"
+
+struct StreamK {
+    long long total;  // T = tiles x ktiles
+    int ctas;         // G (<= T: the host never launches a CTA without work)
+    int ktiles;
+
+    __device__ __forceinline__ long long begin(int cta) const { return (long long)cta * total / ctas; }
+    // The CTA whose run holds k-tile x: the largest c with floor(c T / G) <= x.
+    __device__ __forceinline__ int cta_of(long long x) const { return (int)(((x + 1) * ctas - 1) / total); }
+    // The workspace slot of CTA c's partial sum of tile t.
+    __device__ __forceinline__ int slot(int cta, int tile) const {
+        return 2 * cta + (begin(cta) / ktiles == tile ? 0 : 1);
+    }
+};
+
+// After a warpgroup has summed k-tiles [kt0, kt1) of `tile` into `acc` (fewer than all of them): true
+// when it now holds the tile's complete sum and must write D, false when another contributor will.
+template <int NACC>
+__device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK& sk, int cta, int tile,
+                                               float* workspace, int* counters, int bar_id, volatile int* flag) {
+    const int wg_tid = threadIdx.x % 128;
+    constexpr int SLOT_FLOATS = 128 * NACC;
+    store_partial(reinterpret_cast<float4*>(workspace + (long long)sk.slot(cta, tile) * SLOT_FLOATS) + wg_tid, acc);
+    __threadfence();
+    warpgroup_bar_sync(bar_id);
+    const int first = sk.cta_of((long long)tile * sk.ktiles);
+    const int last = sk.cta_of((long long)(tile + 1) * sk.ktiles - 1);
+    if (wg_tid == 0) {
+        const bool done = atomicAdd(counters + tile, 1) == last - first;
+        if (done) counters[tile] = 0;  // every contributor is in: ready for the next launch
+        *flag = done;
+    }
+    warpgroup_bar_sync(bar_id);
+    if (!*flag) return false;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p_first) + ...) in CTA order
+#pragma unroll 1
+    for (int c = first; c <= last; ++c)
+        add_partial(acc, reinterpret_cast<const float4*>(workspace + (long long)sk.slot(c, tile) * SLOT_FLOATS) + wg_tid);
+    return true;
+}

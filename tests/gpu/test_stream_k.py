@@ -1,0 +1,103 @@
+"""The swap-AB stream-K kernel (kernels/hopper/05_swap_ab_stream_k.cu) at decode shapes.
+
+Every config against float64 with a poisoned output at the shapes of real decoders (runs that start and
+end inside tiles, many contributors per tile, K not a multiple of the k-tile, batches), bitwise
+determinism (a repeat, another stream, other work running beside it), auto's choice for few rows, and
+a CUDA graph replaying it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import tcgemm
+from tcgemm import launch, registry
+from tcgemm.check import check
+
+pytestmark = pytest.mark.gpu
+
+SPEC = registry.get("swap_ab_stream_k")
+CASES = [pytest.param(c.name, p, id=f"{c.name}-{p}") for c in SPEC.configs for p in SPEC.precisions if c.serves(p)]
+# (M, N, K): Llama-3-70B TP8 qkv (10 tiles x 128 k-tiles: ~13 contributors a tile), Llama-3-8B o-proj and
+# down, GPT-2's 768 (fewer k-tiles than CTAs: one k-tile a CTA), ragged N and K, M past the token tile.
+SHAPES = [(1, 1280, 8192), (16, 4096, 4096), (5, 4096, 14336), (48, 768, 768), (3, 1000, 1000),
+          (64, 2312, 520), (37, 136, 4104), (100, 264, 1024)]
+
+
+def _hopper() -> None:
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("Hopper kernel")
+
+
+def _dtype(precision: str) -> torch.dtype:
+    return {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[precision]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("config,precision", CASES)
+def test_decode_shapes(config, precision, shape):
+    _hopper()
+    m, n, k = shape
+    result = check(m, n, k, kernel=SPEC.name, config=config, precision=precision, layouts="rc")
+    assert result.unwritten == 0 and result.passed, result
+
+
+@pytest.mark.parametrize("config,precision", CASES)
+def test_alpha_beta_batch_fp32_out(config, precision):
+    _hopper()
+    kw = dict(kernel=SPEC.name, config=config, precision=precision, layouts="rc")
+    for result in (check(9, 520, 2056, alpha=0.5, beta=-1.5, **kw), check(7, 264, 1032, batch=3, **kw),
+                   check(12, 392, 3000, out_dtype=torch.float32 if precision != "tf32" else None, **kw)):
+        assert result.unwritten == 0 and result.passed, result
+
+
+@pytest.mark.parametrize("precision", ["bf16", "tf32"])
+def test_deterministic_across_calls_and_streams(precision):
+    """The fixup adds partial tiles in CTA order, never arrival order: the same bits on a repeat, on
+    another stream, and while another kernel competes for the SMs."""
+    _hopper()
+    dtype = _dtype(precision)
+    x = torch.randn(3, 8192, device="cuda").to(dtype)
+    w = torch.randn(1280, 8192, device="cuda").to(dtype)
+    kw = dict(kernel=SPEC.name, precision=precision if precision == "tf32" else None)
+    first = tcgemm.gemm(x, w.t(), **kw)
+    assert torch.equal(tcgemm.gemm(x, w.t(), **kw), first)
+    side = torch.cuda.Stream()
+    big = torch.randn(4096, 4096, device="cuda")
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            torch.mm(big, big)
+        other = tcgemm.gemm(x, w.t(), **kw)
+    torch.cuda.synchronize()
+    assert torch.equal(other, first)
+
+
+def test_auto_takes_it_for_few_rows_and_not_for_many():
+    _hopper()
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    for m, expect in ((1, "8x128x64"), (16, "16x128x64"), (17, "32x128x64"), (64, "64x128x64")):
+        choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
+        assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
+    assert tcgemm.explain(torch.randn(65, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
+    # Another layout (W row-major, X @ W) stays with the general kernels: nothing is copied for it.
+    assert tcgemm.explain(torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16), w).kernel != SPEC.name
+
+
+def test_cuda_graph_replays_the_same_bits():
+    _hopper()
+    x = torch.randn(4, 8192, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)
+    eager = tcgemm.gemm(x, w.t())
+    out = torch.empty_like(eager)
+    with launch.trace() as seen:
+        tcgemm.gemm(x, w.t(), out=out)
+    assert seen == [f"{SPEC.name}:8x128x64"]
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tcgemm.gemm(x, w.t(), out=out)
+    for _ in range(3):
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out, eager)
