@@ -178,21 +178,27 @@ def _epilogue_smem(block_m: int, block_n: int) -> int:
     return block_m * block_n * 2
 
 
-def _swap_smem(stages: int, tokens: int, rows: int) -> int:
-    """Dynamic shared memory of the swap-AB kernel's ring (hopper/05_swap_ab_stream_k.cu): per stage a
-    weight tile of ``rows`` and a token tile of ``tokens`` rows of 128 bytes; 1 KB to align them, then
-    2 x STAGES mbarriers and the fixup's flag."""
-    return 1024 + stages * (rows + tokens) * 128 + 16 * stages + 16
+def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
+    """Dynamic shared memory of the swap-AB kernel's ring (hopper/05_swap_ab_stream_k.cu): per stage ``ksub``
+    boxes of a weight tile of ``rows`` and of a token tile of ``tokens`` rows of 128 bytes; 1 KB to align
+    them, then 2 x STAGES mbarriers and the fixup's flag."""
+    return 1024 + stages * (rows + tokens) * 128 * ksub + 16 * stages + 16
 
 
-def _swap_cfg(tokens: int, stages: int, per_sm: int, precision: str) -> TileConfig:
-    """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x 128 weight rows, 128-byte k rows, ``per_sm``
-    CTAs per SM in the stream-K grid (2 where the ring fits twice in the SM's 228 KB)."""
+def _swap_cfg(tokens: int, precision: str, rows: int = 128, ksub: int = 1, per_sm: int = 2,
+              stages: int = 0) -> TileConfig:
+    """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
+    of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit ``per_sm``
+    times in the SM's 228 KB, 1 KB of it reserved per CTA). Names: tokens x rows x BLOCK_K, then q<ksub>
+    and s<stages> where they are not the defaults."""
     block_k = 32 if precision == "tf32" else 64
-    suffix = "" if per_sm == 2 else f"s{stages}"
-    return _cfg(f"{tokens}x128x{block_k}{suffix}", ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
-                BLOCK_M=tokens, BLOCK_N=128, BLOCK_K=block_k, STAGES=stages, THREADS=256, STREAM_K=1,
-                CTAS_PER_SM=per_sm, SMEM_BYTES=_swap_smem(stages, tokens, 128))
+    stage_bytes = (rows + tokens) * 128 * ksub
+    if not stages:
+        stages = (228 * 1024 // per_sm - 1024 - 1024 - 64) // stage_bytes
+    name = f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if per_sm == 1 else "")
+    return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
+                BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
+                CTAS_PER_SM=per_sm, SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub))
 
 
 def _pipeline_smem(stages: int, block_m: int, block_n: int, block_k: int, elem_bytes: int) -> int:
@@ -1015,10 +1021,10 @@ LADDER: tuple[KernelSpec, ...] = (
         # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
         # config, one CTA per SM with the deepest ring, is there to measure against.
         configs=(
-            _swap_cfg(8, 6, 2, "bf16"), _swap_cfg(16, 6, 2, "bf16"), _swap_cfg(32, 5, 2, "bf16"),
-            _swap_cfg(64, 4, 2, "bf16"), _swap_cfg(16, 12, 1, "bf16"),
-            _swap_cfg(8, 6, 2, "tf32"), _swap_cfg(16, 6, 2, "tf32"), _swap_cfg(32, 5, 2, "tf32"),
-            _swap_cfg(64, 4, 2, "tf32"),
+            _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", rows=64), _swap_cfg(8, "bf16", rows=64, ksub=4),
+            _swap_cfg(8, "bf16", ksub=2), _swap_cfg(16, "bf16"), _swap_cfg(16, "bf16", per_sm=1),
+            _swap_cfg(32, "bf16"), _swap_cfg(64, "bf16"),
+            _swap_cfg(8, "tf32"), _swap_cfg(16, "tf32"), _swap_cfg(32, "tf32"), _swap_cfg(64, "tf32"),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -35,14 +35,20 @@ def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None
     return rem, ktiles - part
 
 
+# Fewest 128-byte weight boxes in a stream-K CTA's run: more CTAs than that buys no bandwidth (each CTA's
+# first load pays the full latency anyway) and costs fixup work (more contributors per tile).
+STREAM_K_MIN_BOXES = 4
+
+
 def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
                    slots: int) -> tuple[int, int, int]:
     """(CTAs, output tiles, k-tiles per tile) of a stream-K launch (kernels/include/stream_k.cuh) with
-    ``slots`` CTA places on the GPU: one CTA per place, never more CTAs than k-tiles (every CTA's run
-    holds at least one)."""
+    ``slots`` CTA places on the GPU and k-tiles of ``block_k`` (the kernel's BLOCK_K x KSUB): one CTA per
+    place, but runs of at least STREAM_K_MIN_BOXES boxes of 64 16-bit k (never fewer than one k-tile)."""
     tiles = -(-m // block_m) * -(-n // block_n) * batch
     ktiles = max(1, -(-k // block_k))
-    return max(1, min(slots, tiles * ktiles)), tiles, ktiles
+    min_run = max(1, STREAM_K_MIN_BOXES * 64 // block_k)
+    return max(1, min(slots, -(-tiles * ktiles // min_run))), tiles, ktiles
 
 
 def stream_k_scratch(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,

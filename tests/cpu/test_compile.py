@@ -53,10 +53,14 @@ def _hopper_expected(spec, defines) -> set[str]:
     """wgmma as HGMMA (fp16/bf16/tf32), IGMMA (int8) or QGMMA (fp8); TMA tile loads (UTMALDG), mbarrier
     operations (SYNCS.*), warpgroup fences/waits; warp-specialised stages move registers between roles
     (USETMAXREG); cluster stages use the cluster barrier (UCGABAR_*); kernels launched with programmatic
-    dependent launch wait for the grid before (ACQBULK) and let the next one start (PREEXIT)."""
+    dependent launch wait for the grid before (ACQBULK) and let the next one start (PREEXIT). The stream-K
+    decode kernel (stage 5) keeps few registers in either role and writes its transposed D from registers:
+    no USETMAXREG or TMA store; its fixup counts arrivals with atomics (ATOMG)."""
     d = dict(defines)
     gmma = "IGMMA" if "PRECISION_INT8" in d else "QGMMA" if any(k.startswith("PRECISION_FP8") for k in d) else "HGMMA"
     ops = {gmma, "UTMALDG", "SYNCS", "WARPGROUP"}
+    if d.get("STREAM_K") == "1":
+        return ops | {"ATOMG", "ACQBULK", "PREEXIT"}
     if spec.stage >= 1:
         ops.add("USETMAXREG")
     if int(d.get("CLUSTER_M", spec.cluster)) > 1:

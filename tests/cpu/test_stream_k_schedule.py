@@ -49,5 +49,5 @@ def test_host_grid_and_scratch():
     # Llama-3-70B TP8 qkv at M = 1: 10 tiles x 128 k-tiles on 264 places.
     assert stream_k_shape(1, 1280, 8192, 1, 8, 128, 64, 264) == (264, 10, 128)
     assert stream_k_scratch(1, 1280, 8192, 1, 8, 128, 64, 264) == (2 * 264 * 8 * 128, 10)
-    # Fewer k-tiles than places: one CTA per k-tile.
-    assert stream_k_shape(1, 768, 768, 1, 8, 128, 64, 264) == (72, 6, 12)
+    # Few k-tiles: runs of at least four.
+    assert stream_k_shape(1, 768, 768, 1, 8, 128, 64, 264) == (18, 6, 12)  # runs of >= 4 k-tiles

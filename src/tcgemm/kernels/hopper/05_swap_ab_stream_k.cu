@@ -48,6 +48,9 @@
 #define THREADS 256
 #define SMEM_BYTES (1024 + STAGES * (BLOCK_N + BLOCK_M) * 128 + 16 * STAGES + 16)
 #endif
+#ifndef KSUB
+#define KSUB 1  // TMA boxes along k per stage: a stage reads KSUB x 128 contiguous bytes of each weight row
+#endif
 
 #if defined(PRECISION_BF16)
 using Mma = WgmmaBf16K<BLOCK_M>;
@@ -62,15 +65,19 @@ constexpr int ATOM_ACC = BLOCK_M / 2;      // accumulators per thread of one m64
 constexpr int NACC = ATOMS * ATOM_ACC;
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEPS = ROW_BYTES / 32;    // every wgmma reads 32 bytes of k per row
-constexpr int W_TILE = BLOCK_N * ROW_BYTES;
-constexpr int X_TILE = BLOCK_M * ROW_BYTES;  // 8-row swizzle atoms of 1024 bytes: slots stay 1024-aligned
+constexpr int W_BOX = BLOCK_N * ROW_BYTES;   // one TMA box: BLOCK_K of k for every weight row of the tile
+constexpr int X_BOX = BLOCK_M * ROW_BYTES;   // 8-row swizzle atoms of 1024 bytes: boxes stay 1024-aligned
+constexpr int W_TILE = KSUB * W_BOX;
+constexpr int X_TILE = KSUB * X_BOX;
 constexpr int STAGE_BYTES = W_TILE + X_TILE;
+constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-tile
 
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
 static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 64, "wgmma N: 8 to 64 tokens");
 static_assert(THREADS == 256, "a producer warpgroup and one consumer warpgroup");
 static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 16 * STAGES + 4, "SMEM_BYTES too small");
+static_assert(KSUB >= 1 && KSUB <= 8, "boxes per stage");
 
 struct SwapTile {
     int z, m0, n0;  // batch entry, first token, first weight row (output feature)
@@ -112,7 +119,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 
     const int tiles_m = (g.M + BLOCK_M - 1) / BLOCK_M;
     const int tiles_n = (g.N + BLOCK_N - 1) / BLOCK_N;
-    const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
+    const int ktiles = (g.K + STAGE_K - 1) / STAGE_K;
     const StreamK sk{(long long)tiles_m * tiles_n * batch * ktiles, (int)gridDim.x, ktiles};
     const int cta = blockIdx.x;
     const long long run_begin = sk.begin(cta), run_end = sk.begin(cta + 1);
@@ -142,8 +149,14 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             for (long long x = run_begin; x < run_end; ++x) {
                 if (!first_lap) mbar_wait_guarded(empty + 8 * s, phase ^ 1);  // use u - 1 released
                 mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
-                tma_load_3d(w_slot(s), tma_w, full + 8 * s, kt * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
-                tma_load_3d(x_slot(s), tma_x, full + 8 * s, kt * BLOCK_K, c.m0, g.batch_a ? c.z : 0);
+#pragma unroll
+                for (int j = 0; j < KSUB; ++j)  // (boxes wholly past K are zero-filled: they count their bytes)
+                    tma_load_3d(w_slot(s) + j * W_BOX, tma_w, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.n0,
+                                g.batch_b ? c.z : 0);
+#pragma unroll
+                for (int j = 0; j < KSUB; ++j)
+                    tma_load_3d(x_slot(s) + j * X_BOX, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.m0,
+                                g.batch_a ? c.z : 0);
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
@@ -175,12 +188,14 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             mbar_wait_guarded(full + 8 * s, phase);
             wgmma_fence();
 #pragma unroll
-            for (int a = 0; a < ATOMS; ++a)
+            for (int j = 0; j < KSUB; ++j)
 #pragma unroll
-                for (int k = 0; k < K_STEPS; ++k)
-                    Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(acc + a * ATOM_ACC),
-                             wgmma_desc_k_major(w_slot(s) + a * 64 * ROW_BYTES + 32 * k),
-                             wgmma_desc_k_major(x_slot(s) + 32 * k), 1);
+                for (int a = 0; a < ATOMS; ++a)
+#pragma unroll
+                    for (int k = 0; k < K_STEPS; ++k)
+                        Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(acc + a * ATOM_ACC),
+                                 wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * 64 * ROW_BYTES + 32 * k),
+                                 wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
             wgmma_commit();
             wgmma_wait<1>();  // the k-tile before this one retired: its slot goes back
             if (kt > kt0 && wg_tid == 0) mbar_arrive(empty + 8 * prev);
@@ -194,7 +209,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         if (wg_tid == 0) mbar_arrive(empty + 8 * prev);  // (a run holds at least one k-tile of each tile it visits)
         wgmma_fence_accumulators(acc);
         const bool whole = kt0 == 0 && kt1 == ktiles;
-        if (whole || stream_k_fixup(acc, sk, cta, t, workspace, counters, 1, flag))
+        if (whole || stream_k_fixup(acc, sk, cta, t, x == run_begin, workspace, counters, 1, flag))
             store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n));
         x += kt1 - kt0;
         ++t;

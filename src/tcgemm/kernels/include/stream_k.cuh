@@ -29,24 +29,36 @@ struct StreamK {
     __device__ __forceinline__ long long begin(int cta) const { return (long long)cta * total / ctas; }
     // The CTA whose run holds k-tile x: the largest c with floor(c T / G) <= x.
     __device__ __forceinline__ int cta_of(long long x) const { return (int)(((x + 1) * ctas - 1) / total); }
-    // The workspace slot of CTA c's partial sum of tile t.
-    __device__ __forceinline__ int slot(int cta, int tile) const {
-        return 2 * cta + (begin(cta) / ktiles == tile ? 0 : 1);
-    }
 };
+
+// The workspace slot of CTA c's partial sum of a tile: 2c for the first tile of its run, 2c + 1 for the last.
+// (Every contributor after a tile's first starts its run inside the tile: the tile is its first.)
+__device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run) { return 2 * cta + (first_of_run ? 0 : 1); }
 
 // After a warpgroup has summed k-tiles [kt0, kt1) of `tile` into `acc` (fewer than all of them): true
 // when it now holds the tile's complete sum and must write D, false when another contributor will.
+// `first_of_run`: the tile is the first of this CTA's run.
+//
+// The last arriver's sum is latency-bound (one L2 round trip per contributor if done one by one: a
+// tile of ~40 contributors cost ~15 us), so it loads CHUNK contributors' slots at once and adds them in
+// CTA order as they come: the same additions in the same order, a round trip per CHUNK.
 template <int NACC>
 __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK& sk, int cta, int tile,
-                                               float* workspace, int* counters, int bar_id, volatile int* flag) {
+                                               bool first_of_run, float* workspace, int* counters, int bar_id,
+                                               volatile int* flag) {
     const int wg_tid = threadIdx.x % 128;
     constexpr int SLOT_FLOATS = 128 * NACC;
-    store_partial(reinterpret_cast<float4*>(workspace + (long long)sk.slot(cta, tile) * SLOT_FLOATS) + wg_tid, acc);
+    constexpr int CHUNK = NACC >= 32 ? 1 : 32 / NACC;  // slots in flight: <= 32 floats of registers a thread
+    auto slot_ptr = [&](int slot) {
+        return reinterpret_cast<const float4*>(workspace + (long long)slot * SLOT_FLOATS) + wg_tid;
+    };
+    store_partial(reinterpret_cast<float4*>(workspace + (long long)stream_k_slot(cta, first_of_run) * SLOT_FLOATS) +
+                      wg_tid, acc);
     __threadfence();
     warpgroup_bar_sync(bar_id);
-    const int first = sk.cta_of((long long)tile * sk.ktiles);
-    const int last = sk.cta_of((long long)(tile + 1) * sk.ktiles - 1);
+    const long long tile_begin = (long long)tile * sk.ktiles;
+    const int first = sk.cta_of(tile_begin);
+    const int last = sk.cta_of(tile_begin + sk.ktiles - 1);
     if (wg_tid == 0) {
         const bool done = atomicAdd(counters + tile, 1) == last - first;
         if (done) counters[tile] = 0;  // every contributor is in: ready for the next launch
@@ -55,10 +67,30 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
     warpgroup_bar_sync(bar_id);
     if (!*flag) return false;
     __threadfence();
+    const int first_slot = stream_k_slot(first, sk.begin(first) == tile_begin);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p_first) + ...) in CTA order
 #pragma unroll 1
-    for (int c = first; c <= last; ++c)
-        add_partial(acc, reinterpret_cast<const float4*>(workspace + (long long)sk.slot(c, tile) * SLOT_FLOATS) + wg_tid);
+    for (int c0 = first; c0 <= last; c0 += CHUNK) {
+        float4 part[CHUNK][NACC / 4];
+#pragma unroll
+        for (int u = 0; u < CHUNK; ++u)
+            if (c0 + u <= last) {
+                const float4* src = slot_ptr(c0 + u == first ? first_slot : stream_k_slot(c0 + u, true));
+#pragma unroll
+                for (int j = 0; j < NACC / 4; ++j) part[u][j] = __ldcg(src + 128 * j);
+            }
+#pragma unroll
+        for (int u = 0; u < CHUNK; ++u)
+            if (c0 + u <= last) {
+#pragma unroll
+                for (int j = 0; j < NACC / 4; ++j) {
+                    acc[4 * j] += part[u][j].x;
+                    acc[4 * j + 1] += part[u][j].y;
+                    acc[4 * j + 2] += part[u][j].z;
+                    acc[4 * j + 3] += part[u][j].w;
+                }
+            }
+    }
     return true;
 }
