@@ -5,8 +5,9 @@ a read-only streaming kernel over the same weight bytes (issue 27's bandwidth cr
 Every layer of the step has its own weights (``--layers`` decoder layers, at least enough that one step
 touches 3x the L2), so nothing a GEMM reads was left in L2 by the one before: the weights stream from HBM
 as in a model. Each side's graph holds the whole step; it is replayed back to back, sides interleaved
-A/B/S/S/B/A, median of ``--rounds``. The streaming reference is ``torch.amax`` of each weight (reads every
-byte once, writes one value). Attention and norms are left out: the GEMMs are what is compared.
+A/B/S/S/B/A, median of ``--rounds``. The streaming reference is kernels/util/stream_read.cu over each
+weight (reads every byte once, 16-byte evict-first loads, four in flight per thread, writes nothing).
+Attention and norms are left out: the GEMMs are what is compared.
 
     python tools/decode_step.py --model llama3-8b,llama3-70b-tp8 --tokens 1,16 --json out.json
 
@@ -23,12 +24,31 @@ import statistics
 import sys
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 import tcgemm
 import tcgemm.nn
-from tcgemm import launch, models
+from tcgemm import driver, jit, launch, models
 from tcgemm.bench import environment
+
+
+def _stream_reader(device: int = 0) -> Callable[[torch.Tensor], None]:
+    """A call that streams a tensor's bytes through kernels/util/stream_read.cu on the current stream."""
+    cc = jit._cuda_core()
+    arch = jit.target_arch(torch.cuda.get_device_capability(device))
+    kernel = jit.load_kernel("util/stream_read.cu", "stream_read", jit.as_defines([("TCGEMM_STREAM_READ", 1)]),
+                             arch, device)
+    sink = torch.zeros(1, dtype=torch.int32, device=f"cuda:{device}")
+    grid = 4 * torch.cuda.get_device_properties(device).multi_processor_count
+    config = cc.LaunchConfig(grid=(grid, 1, 1), block=(512, 1, 1))
+
+    def read(t: torch.Tensor) -> None:
+        assert t.is_contiguous() and t.data_ptr() % 16 == 0 and t.nbytes % 16 == 0
+        stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
+        cc.launch(stream, config, kernel, t.data_ptr(), np.int64(t.nbytes // 16), sink.data_ptr())
+
+    return read
 
 
 def _graph(fn: Callable[[], object]) -> torch.cuda.CUDAGraph:
@@ -82,10 +102,12 @@ def bench(name: str, m: int, layers: int, rounds: int, replays: int, dtype: torc
             for k, mod in zip(ks, row, strict=True):
                 mod(inputs[k])
 
+    read = _stream_reader()
+
     def run_stream() -> None:
         for ws in weights:
             for w in ws:
-                torch.amax(w)
+                read(w)
 
     with torch.inference_mode():
         for ws, row in zip(weights, mods, strict=True):  # correctness of every layer against torch
