@@ -72,7 +72,8 @@ def _replay_us(graph: torch.cuda.CUDAGraph, replays: int) -> float:
     return 1e3 * start.elapsed_time(end) / replays
 
 
-def bench(name: str, m: int, layers: int, rounds: int, replays: int, dtype: torch.dtype) -> dict[str, object]:
+def bench(name: str, m: int, layers: int, rounds: int, replays: int, dtype: torch.dtype,
+          configs: tuple[str, ...] = ()) -> dict[str, object]:
     shapes = models.get(name)
     per_layer = sum(lay.in_features * lay.out_features for lay in shapes.layers) * dtype.itemsize
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -109,6 +110,16 @@ def bench(name: str, m: int, layers: int, rounds: int, replays: int, dtype: torc
             for w in ws:
                 read(w)
 
+    def run_config(spec_config: str) -> Callable[[], None]:
+        kernel, _, config = spec_config.partition(":")
+
+        def run() -> None:
+            for ws in weights:
+                for k, w in zip(ks, ws, strict=True):
+                    tcgemm.gemm(inputs[k], w.t(), kernel=kernel, config=config or None)
+
+        return run
+
     with torch.inference_mode():
         for ws, row in zip(weights, mods, strict=True):  # correctness of every layer against torch
             for k, w, mod in zip(ks, ws, row, strict=True):
@@ -120,8 +131,10 @@ def bench(name: str, m: int, layers: int, rounds: int, replays: int, dtype: torc
             run_tcgemm()
         kernels = sorted(set(seen))
         graphs = {"torch": _graph(run_torch), "tcgemm": _graph(run_tcgemm), "stream": _graph(run_stream)}
+        for c in configs:  # named kernel:config sides, to compare configs in the step
+            graphs[c] = _graph(run_config(c))
         times: dict[str, list[float]] = {k: [] for k in graphs}
-        order = ["torch", "tcgemm", "stream", "stream", "tcgemm", "torch"]
+        order = ["torch", "tcgemm", *configs, "stream", "stream", *reversed(configs), "tcgemm", "torch"]
         for _ in range(rounds):
             for side in order:
                 times[side].append(_replay_us(graphs[side], replays))
@@ -145,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layers", type=int, default=4, help="decoder layers per step (at least; default 4)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per side (median; default 5)")
     parser.add_argument("--replays", type=int, default=20, help="graph replays per round (default 20)")
+    parser.add_argument("--configs", default="", help="comma list of kernel:config to time as extra sides")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
@@ -153,10 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in models.parse_names(args.model):
         for m in (int(t) for t in args.tokens.split(",")):
-            row = bench(name, m, args.layers, args.rounds, args.replays, torch.bfloat16)
+            row = bench(name, m, args.layers, args.rounds, args.replays, torch.bfloat16,
+                        tuple(filter(None, args.configs.split(","))))
             rows.append(row)
             us, tb = row["us"], row["tbps"]
-            sides = " | ".join(f"{k} {us[k]:8.1f} us {tb[k]:.2f} TB/s" for k in ("torch", "tcgemm", "stream"))
+            sides = " | ".join(f"{k} {us[k]:8.1f} us {tb[k]:.2f} TB/s" for k in us)
             print(f"{name:16s} M={m:<3d} {row['layers_in_step']} layers {row['weight_bytes'] / 1e9:.2f} GB: {sides} | "
                   f"torch/tcgemm {row['ratio_torch_over_tcgemm']:.2f}x, tcgemm "
                   f"{100 * row['tcgemm_fraction_of_stream']:.0f}% of stream "

@@ -51,6 +51,9 @@
 #ifndef KSUB
 #define KSUB 1  // TMA boxes along k per stage: a stage reads KSUB x 128 contiguous bytes of each weight row
 #endif
+#ifndef L2_PREFETCH
+#define L2_PREFETCH 0  // k-tiles of the weight hinted into L2 before the wait for the grid before (pdl.cuh)
+#endif
 
 #if defined(PRECISION_BF16)
 using Mma = WgmmaBf16K<BLOCK_M>;
@@ -128,6 +131,22 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
     if (tid == 0) {
         tma_prefetch_desc(tma_x);
         tma_prefetch_desc(tma_w);
+        if constexpr (L2_PREFETCH > 0) {
+            // The weight does not depend on the GEMM before (only A does), so its first k-tiles can be on
+            // their way while that GEMM finishes: into L2 only, which stays coherent (tma.cuh).
+            int t = (int)(run_begin / ktiles), kt = (int)(run_begin % ktiles);
+            const long long n = min((long long)L2_PREFETCH, run_end - run_begin);
+            for (long long i = 0; i < n; ++i) {
+                const SwapTile c = swap_tile(t, tiles_m, tiles_n);
+#pragma unroll
+                for (int j = 0; j < KSUB; ++j)
+                    tma_prefetch_l2_3d(tma_w, kt * STAGE_K + j * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
+                if (++kt == ktiles) {
+                    kt = 0;
+                    ++t;
+                }
+            }
+        }
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);

@@ -39,6 +39,17 @@ __device__ __forceinline__ void tma_load_3d(unsigned dst, const TmaDesc* desc, u
         : "memory");
 }
 
+// Hint the L2 to fetch the box at (c0, c1, c2) from global memory; nothing lands in shared memory and
+// nothing completes on a barrier.  Safe ahead of griddepcontrol.wait (pdl.cuh) even for data the grid
+// before may still be writing: the L2 is the point of coherence, so a write that arrives after the
+// prefetch updates the line, and the real load that follows the wait reads the final bytes.
+__device__ __forceinline__ void tma_prefetch_l2_3d(const TmaDesc* desc, int c0, int c1, int c2) {
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(
+                     reinterpret_cast<unsigned long long>(desc)),
+                 "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
 // Entry point of a TMA kernel: the TCGEMM_KERNEL scalars, preceded by the
 // tensor maps of A and B.  The maps are __grid_constant__ so that their
 // address (in parameter space) can be handed to the TMA unit without a copy.
