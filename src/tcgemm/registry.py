@@ -186,23 +186,23 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
 
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
-              auto_max_m: int = 0, prefetch: bool = True) -> TileConfig:
+              auto_max_m: int = 0, prefetch: int = 1) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
-    the first ring's worth of the weight hinted into L2 before the wait for the grid before (``prefetch``).
+    the first ``prefetch`` rings' worth of the weight hinted into L2 before the wait for the grid before.
     ``auto_max_m``: auto runs the first config (registry order) whose bound covers M (0: only when named).
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
-    CTA per SM), n (no L2 prefetch)."""
+    CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
     block_k = 32 if precision == "tf32" else 64
     stage_bytes = (rows + tokens) * 128 * ksub
     fit = (228 * 1024 // 2 - 1024 - 1024 - 64) // stage_bytes
     stages = stages or fit
     name = (f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if stages != fit else "")
-            + ("g1" if per_sm == 1 else "") + ("" if prefetch else "n"))
+            + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
     return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
-                CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, L2_PREFETCH=stages if prefetch else 0,
+                CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, L2_PREFETCH=stages * prefetch,
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub))
 
 
@@ -1026,12 +1026,16 @@ LADDER: tuple[KernelSpec, ...] = (
         # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
         # config, one CTA per SM with the deepest ring, is there to measure against.
         configs=(
-            _swap_cfg(8, "bf16", auto_max_m=8), _swap_cfg(16, "bf16", auto_max_m=16),
-            _swap_cfg(8, "bf16", per_sm=1), _swap_cfg(8, "bf16", per_sm=1, stages=6),
-            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3), _swap_cfg(16, "bf16", ksub=2),
-            _swap_cfg(16, "bf16", per_sm=1, stages=5), _swap_cfg(8, "bf16", rows=128, ksub=1),
-            _swap_cfg(8, "bf16", prefetch=False),
-            _swap_cfg(8, "tf32", auto_max_m=8), _swap_cfg(16, "tf32", auto_max_m=16),
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8),
+            _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=2),
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
+            _swap_cfg(16, "bf16", per_sm=1, stages=5, prefetch=2),
+            _swap_cfg(8, "bf16", per_sm=1, stages=6), _swap_cfg(8, "bf16"),
+            _swap_cfg(8, "bf16", rows=128, per_sm=1, stages=3),
+            _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2),
+            _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8),
+            _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

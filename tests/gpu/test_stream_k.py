@@ -76,7 +76,7 @@ def test_deterministic_across_calls_and_streams(precision):
 def test_auto_takes_it_for_few_rows_and_not_for_many():
     _hopper()
     w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
-    for m, expect in ((1, "8x64x64q4"), (8, "8x64x64q4"), (9, "16x64x64q4"), (16, "16x64x64q4")):
+    for m, expect in ((1, "8x64x64q8s3g1"), (8, "8x64x64q8s3g1"), (9, "16x64x64q4s5g1"), (16, "16x64x64q4s5g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
     assert tcgemm.explain(torch.randn(17, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
@@ -92,7 +92,7 @@ def test_cuda_graph_replays_the_same_bits():
     out = torch.empty_like(eager)
     with launch.trace() as seen:
         tcgemm.gemm(x, w.t(), out=out)
-    assert seen == [f"{SPEC.name}:8x64x64q4"]
+    assert seen == [f"{SPEC.name}:8x64x64q8s3g1"]
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         tcgemm.gemm(x, w.t(), out=out)

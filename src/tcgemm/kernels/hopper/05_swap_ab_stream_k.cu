@@ -202,7 +202,6 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         const int kt1 = (int)min((long long)ktiles, kt0 + (run_end - x));
 #pragma unroll
         for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;
-        int prev = 0;
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
             wgmma_fence();
@@ -216,16 +215,16 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                                  wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * 64 * ROW_BYTES + 32 * k),
                                  wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
             wgmma_commit();
-            wgmma_wait<1>();  // the k-tile before this one retired: its slot goes back
-            if (kt > kt0 && wg_tid == 0) mbar_arrive(empty + 8 * prev);
-            prev = s;
+            // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
+            // stages: the tensor cores are nearly idle here, and with a ring of 3 big stages the lag would
+            // keep a third of it out of the loads.
+            wgmma_wait<0>();
+            if (wg_tid == 0) mbar_arrive(empty + 8 * s);
             if (++s == STAGES) {
                 s = 0;
                 phase ^= 1;
             }
         }
-        wgmma_wait<0>();
-        if (wg_tid == 0) mbar_arrive(empty + 8 * prev);  // (a run holds at least one k-tile of each tile it visits)
         wgmma_fence_accumulators(acc);
         const bool whole = kt0 == 0 && kt1 == ktiles;
         if (whole || stream_k_fixup(acc, sk, cta, t, x == run_begin, workspace, counters, 1, flag))
