@@ -92,8 +92,8 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
                if config_refuses(c, problem) is None and problem.k >= c.long_k]
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
-        # measured range (AUTO_MAX_M) covers M, else the widest token tile.
-        covering = [c for c in configs if c.get("AUTO_MAX_M") >= problem.m]
+        # measured range (AUTO_MAX_M, AUTO_MIN_K) admits M and K, else the widest token tile.
+        covering = [c for c in configs if c.get("AUTO_MAX_M") >= problem.m and problem.k >= c.get("AUTO_MIN_K")]
         return covering[0] if covering else max(configs, key=lambda c: c["BLOCK_M"])
     configs = [c for c in configs if c.long_k] + [c for c in configs if not c.long_k]
     slots = sms * max(1, spec.min_blocks)

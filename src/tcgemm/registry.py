@@ -186,12 +186,13 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
 
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
-              auto_max_m: int = 0, prefetch: int = 1) -> TileConfig:
+              auto_max_m: int = 0, auto_min_k: int = 0, prefetch: int = 1) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
     the first ``prefetch`` rings' worth of the weight hinted into L2 before the wait for the grid before.
-    ``auto_max_m``: auto runs the first config (registry order) whose bound covers M (0: only when named).
+    ``auto_max_m``, ``auto_min_k``: auto runs the first config (registry order) whose bounds admit M and K
+    (auto_max_m 0: only when named).
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
     CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
     block_k = 32 if precision == "tf32" else 64
@@ -202,7 +203,7 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
             + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
     return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
-                CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, L2_PREFETCH=stages * prefetch,
+                CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, L2_PREFETCH=stages * prefetch,
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub))
 
 
@@ -1025,16 +1026,23 @@ LADDER: tuple[KernelSpec, ...] = (
         # (dispatch.pick_config). Stages: as many as fit twice per SM (~110 KB each), so one CTA's fixup and
         # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
         # config, one CTA per SM with the deepest ring, is there to measure against.
+        # Measured in tools/decode_step.py (a decode step's GEMMs of 4 decoder layers in one CUDA graph,
+        # weights rotated; 2026-11-25-h100-decode-step-*.json): one CTA per SM with the deepest ring of the
+        # biggest stages streams best (8 boxes of 128 bytes per weight row per stage: llama3-8b M = 1 649 us
+        # against 657 with 4 boxes and two CTAs per SM, 691 with one box per stage and 128-row tiles, torch
+        # 644-651); hinting the first ring into L2 before the PDL wait 649 against 667 without (l0), two rings
+        # 685 (l2: it evicts what the GEMM before still reads). Below K = 2048 the 8-box stages run half empty
+        # (K = 768: one and a half stages): the two-per-SM ring of 4-box stages, 4.7 against 5.8 us at
+        # 1 x 2304 x 768 (cuBLAS 4.2).
         configs=(
-            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8),
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=2048),
+            _swap_cfg(8, "bf16", auto_max_m=8),
+            _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
-            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=2),
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
-            _swap_cfg(16, "bf16", per_sm=1, stages=5, prefetch=2),
-            _swap_cfg(8, "bf16", per_sm=1, stages=6), _swap_cfg(8, "bf16"),
-            _swap_cfg(8, "bf16", rows=128, per_sm=1, stages=3),
-            _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2),
-            _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8),
+            _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=2048),
+            _swap_cfg(8, "tf32", auto_max_m=8),
+            _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),
         ),
         seed=_SEED_HOPPER,

@@ -76,10 +76,14 @@ def test_deterministic_across_calls_and_streams(precision):
 def test_auto_takes_it_for_few_rows_and_not_for_many():
     _hopper()
     w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
-    for m, expect in ((1, "8x64x64q8s3g1"), (8, "8x64x64q8s3g1"), (9, "16x64x64q4s5g1"), (16, "16x64x64q4s5g1")):
+    for m, expect in ((1, "8x64x64q8s3g1"), (8, "8x64x64q8s3g1"), (9, "16x64x64q8s2g1"), (16, "16x64x64q8s2g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
     assert tcgemm.explain(torch.randn(17, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
+    # Short K: the two-per-SM ring of smaller stages.
+    small = torch.randn(2304, 768, device="cuda", dtype=torch.bfloat16)
+    choice = tcgemm.explain(torch.randn(1, 768, device="cuda", dtype=torch.bfloat16), small.t())
+    assert choice.label == f"{SPEC.name}:8x64x64q4", choice
     # Another layout (W row-major, X @ W) stays with the general kernels: nothing is copied for it.
     assert tcgemm.explain(torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16), w).kernel != SPEC.name
 
