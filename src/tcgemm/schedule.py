@@ -7,6 +7,8 @@ picking a config (tcgemm.dispatch) by the same rule, mirrored here.
 
 from __future__ import annotations
 
+import os
+
 # k-tiles a second part costs a helper beyond its own, most parts per helper, least k-tiles per part
 # (tail_split.cuh: OVERHEAD, MAX_PARTS, MIN_PART).
 TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
@@ -38,22 +40,32 @@ def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None
 # Fewest 128-byte weight boxes in a stream-K CTA's run: more CTAs than that buys no bandwidth (each CTA's
 # first load pays the full latency anyway) and costs fixup work (more contributors per tile).
 STREAM_K_MIN_BOXES = 4
+# Aligned splits: where some number s of CTAs per tile fills at least this fraction of the CTA places,
+# the grid is tiles x s, so that every CTA's run lies inside one tile (s = 1: whole tiles, no fixup at
+# all). Stream-K's runs otherwise start inside one tile and end inside another: a fixup at both ends,
+# the first in the middle of the CTA's stream, which stalls its ring. TCGEMM_STREAM_K_FILL overrides
+# (above 1: always stream-K).
+STREAM_K_FILL = float(os.environ.get("TCGEMM_STREAM_K_FILL", "0.75"))
 
 
 def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
-                   slots: int) -> tuple[int, int, int]:
-    """(CTAs, output tiles, k-tiles per tile) of a stream-K launch (kernels/include/stream_k.cuh) with
-    ``slots`` CTA places on the GPU and k-tiles of ``block_k`` (the kernel's BLOCK_K x KSUB): one CTA per
-    place, but runs of at least STREAM_K_MIN_BOXES boxes of 64 16-bit k (never fewer than one k-tile)."""
+                   sms: int, per_sm: int = 1) -> tuple[int, int, int]:
+    """(CTAs, output tiles, k-tiles per tile) of a stream-K launch (kernels/include/stream_k.cuh) on ``sms``
+    SMs, ``per_sm`` CTAs each, with k-tiles of ``block_k`` (the kernel's BLOCK_K x KSUB): tiles x s CTAs
+    where that fills STREAM_K_FILL of the places (see above), else one CTA per place; never runs of fewer
+    than STREAM_K_MIN_BOXES boxes of 64 16-bit k (nor fewer than one k-tile)."""
     tiles = -(-m // block_m) * -(-n // block_n) * batch
     ktiles = max(1, -(-k // block_k))
+    slots = sms * per_sm
     min_run = max(1, STREAM_K_MIN_BOXES * 64 // block_k)
-    return max(1, min(slots, -(-tiles * ktiles // min_run))), tiles, ktiles
+    ctas = min(slots, -(-tiles * ktiles // min_run))
+    per_tile = min(slots // tiles, max(1, ktiles // min_run)) if tiles <= slots else 0
+    if per_tile and tiles * per_tile >= STREAM_K_FILL * slots:
+        ctas = tiles * per_tile
+    return max(1, ctas), tiles, ktiles
 
 
-def stream_k_scratch(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
-                     slots: int) -> tuple[int, int]:
-    """(workspace floats, counters) of a stream-K launch: two partial-tile slots per CTA (the first and
-    the last tile of its run), one arrival counter per output tile."""
-    ctas, tiles, _ = stream_k_shape(m, n, k, batch, block_m, block_n, block_k, slots)
+def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int) -> tuple[int, int]:
+    """(workspace floats, counters) of a stream-K launch of ``ctas`` CTAs over ``tiles`` output tiles: two
+    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile."""
     return 2 * ctas * block_m * block_n, tiles

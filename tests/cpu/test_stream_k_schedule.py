@@ -46,8 +46,23 @@ def test_runs_partition_and_slots_are_unique():
 
 
 def test_host_grid_and_scratch():
-    # Llama-3-70B TP8 qkv at M = 1: 10 tiles x 128 k-tiles on 264 places.
-    assert stream_k_shape(1, 1280, 8192, 1, 8, 128, 64, 264) == (264, 10, 128)
-    assert stream_k_scratch(1, 1280, 8192, 1, 8, 128, 64, 264) == (2 * 264 * 8 * 128, 10)
-    # Few k-tiles: runs of at least four.
-    assert stream_k_shape(1, 768, 768, 1, 8, 128, 64, 264) == (18, 6, 12)  # runs of >= 4 k-tiles
+    # Llama-3-70B TP8 qkv at M = 1, 64-row tiles of 8 boxes (512 k): 20 tiles, 6 CTAs each on 132 SMs.
+    assert stream_k_shape(1, 1280, 8192, 1, 8, 64, 512, 132) == (120, 20, 16)
+    # Its o-proj: 128 whole tiles, no fixup; its gate_up too (112 of 132 places).
+    assert stream_k_shape(1, 8192, 1024, 1, 8, 64, 256, 132, 2) == (256, 128, 4)
+    assert stream_k_shape(1, 7168, 8192, 1, 8, 64, 512, 132) == (112, 112, 16)
+    # Llama-3-8B qkv: 96 tiles fill too few places (73%): stream-K over all of them.
+    assert stream_k_shape(1, 6144, 4096, 1, 8, 64, 512, 132) == (132, 96, 8)
+    # Few k-tiles: runs of at least four boxes.
+    assert stream_k_shape(1, 768, 768, 1, 8, 128, 64, 132, 2) == (18, 6, 12)
+    assert stream_k_scratch(120, 20, 8, 64) == (2 * 120 * 8 * 64, 20)
+
+
+def test_aligned_grids_keep_every_run_inside_one_tile():
+    for n, k, bk in ((1280, 8192, 512), (4096, 4096, 512), (4096, 14336, 512), (8192, 3584, 512), (2304, 768, 256)):
+        ctas, tiles, ktiles = stream_k_shape(1, n, k, 1, 8, 64, bk, 132)
+        total = tiles * ktiles
+        if ctas % tiles == 0:
+            for c in range(ctas):
+                first, last = _begin(c, total, ctas), _begin(c + 1, total, ctas) - 1
+                assert first // ktiles == last // ktiles, (n, k, c)
