@@ -1026,23 +1026,23 @@ LADDER: tuple[KernelSpec, ...] = (
         # (dispatch.pick_config). Stages: as many as fit twice per SM (~110 KB each), so one CTA's fixup and
         # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
         # config, one CTA per SM with the deepest ring, is there to measure against.
-        # Measured in tools/decode_step.py (a decode step's GEMMs of 4 decoder layers in one CUDA graph,
-        # weights rotated; 2026-11-25-h100-decode-step-*.json): one CTA per SM with the deepest ring of the
-        # biggest stages streams best (8 boxes of 128 bytes per weight row per stage: llama3-8b M = 1 649 us
-        # against 657 with 4 boxes and two CTAs per SM, 691 with one box per stage and 128-row tiles, torch
-        # 644-651); hinting the first ring into L2 before the PDL wait 649 against 667 without (l0), two rings
-        # 685 (l2: it evicts what the GEMM before still reads). Below K = 2048 the 8-box stages run half empty
-        # (K = 768: one and a half stages): the two-per-SM ring of 4-box stages, 4.7 against 5.8 us at
-        # 1 x 2304 x 768 (cuBLAS 4.2).
+        # Measured in tools/decode_step.py (the GEMMs of 4 decoder layers in one CUDA graph, weights rotated)
+        # and `tcgemm bench` at decode shapes (2026-11-25-h100-explore-swap-ab-*.json): one CTA per SM with
+        # the deepest ring of the biggest stages streams best (8 boxes of 128 bytes per weight row per stage:
+        # llama3-8b M = 1 649 us against 657 with 4 boxes and two CTAs per SM, 691 with one box per stage and
+        # 128-row tiles, torch 644-651); hinting the first ring into L2 before the PDL wait 649 against 667
+        # without (l0), two rings 685 (it evicts what the GEMM before still reads). Where K holds fewer than
+        # two 8-box stages the 16-token ring of 4-box stages wins at M = 1 too: 1 x 2304 x 768 4.7 us against
+        # 5.7 (cuBLAS 4.5), 1 x 8192 x 1024 7.9 against 8.0. The 32- and 64-token configs are for measuring
+        # M = 17..64 (narrow N: 70B-TP8 qkv at M = 64 14.8 us against the general kernel's 20.8, cuBLAS 13.3;
+        # at N = 4096 the general kernel wins): auto does not take them.
         configs=(
-            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=2048),
-            _swap_cfg(8, "bf16", auto_max_m=8),
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
-            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
+            _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
             _swap_cfg(32, "bf16", per_sm=1, stages=4), _swap_cfg(64, "bf16", per_sm=1, stages=3),
-            _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=2048),
-            _swap_cfg(8, "tf32", auto_max_m=8),
+            _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),
         ),

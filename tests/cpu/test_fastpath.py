@@ -41,6 +41,8 @@ def test_parameter_block_matches_launch_run(spec, monkeypatch):
 
     monkeypatch.setattr(tma, "maps", lambda *args: ("A", "B"))
     monkeypatch.setattr(tma, "d_map", lambda *args: None)
+    # (stream-K configs always take scratch: no device here to allocate it on)
+    monkeypatch.setattr(launch, "split_k_buffers", lambda *args, **kw: (0, 0, False))
     d = torch.empty(136, 72, dtype=problem.out_dtype)
     launch.run(plan, problem, t["a"], t["b"], None, d, "sm_90a")
     prepared = fastpath.Prepared(plan, problem, _FakeKernel(), 0, (136, 72), a, b, None, None)

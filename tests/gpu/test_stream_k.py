@@ -83,7 +83,7 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
     # Short K: the two-per-SM ring of smaller stages.
     small = torch.randn(2304, 768, device="cuda", dtype=torch.bfloat16)
     choice = tcgemm.explain(torch.randn(1, 768, device="cuda", dtype=torch.bfloat16), small.t())
-    assert choice.label == f"{SPEC.name}:8x64x64q4", choice
+    assert choice.label == f"{SPEC.name}:16x64x64q4s5g1", choice
     # Another layout (W row-major, X @ W) stays with the general kernels: nothing is copied for it.
     assert tcgemm.explain(torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16), w).kernel != SPEC.name
 
