@@ -234,14 +234,22 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
     else:
         tuned_cfg = tune_cache.lookup(problem2, spec, arch_cc, sms)
         how = "tuned" if tuned_cfg is not None and tuned_cfg.name == cfg.name else "estimate"
-        why_kernel = (f"{spec.name}: the highest stage of the fastest family ({spec.family}) that computes "
-                      f"{problem2.precision} on sm_{arch_cc} for layouts {problem2.layouts}"
-                      + ("" if _tma_ok(problem2) else " with unaligned operands"))
-        why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class "
-                      f"{tune_cache.shape_key(problem2)}"
-                      if how == "tuned" else
-                      f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
-                      + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else ""))
+        if spec.auto_max_m:
+            why_kernel = (f"{spec.name}: the specialist for M <= {spec.auto_max_m} rows that computes "
+                          f"{problem2.precision} on sm_{arch_cc} for layouts {problem2.layouts}")
+        else:
+            why_kernel = (f"{spec.name}: the highest stage of the fastest family ({spec.family}) that computes "
+                          f"{problem2.precision} on sm_{arch_cc} for layouts {problem2.layouts}"
+                          + ("" if _tma_ok(problem2) else " with unaligned operands"))
+        if how == "tuned":
+            why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class "
+                          f"{tune_cache.shape_key(problem2)}")
+        elif cfg.get("STREAM_K"):
+            why_config = (f"config {cfg.name}: the first whose measured range (M <= {cfg.get('AUTO_MAX_M')}, "
+                          f"K >= {cfg.get('AUTO_MIN_K')}) admits this problem; stream-K fills the GPU at any shape")
+        else:
+            why_config = (f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
+                          + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else ""))
         reason = why_kernel + "; " + why_config
         if staged:
             reason += f"; staged copies of {', '.join(staged)} (alignment or a layout the kernel cannot read)"

@@ -40,3 +40,17 @@ def test_explain_reports_staged_operands(fake_gpu):
 def test_explain_rejects_unknown_arguments(fake_gpu):
     with pytest.raises(TypeError, match="bogus"):
         tcgemm.explain(torch.randn(4, 4), torch.randn(4, 4), bogus=1)
+
+
+def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
+    """F.linear at a few tokens (A row-major, B = W.t()): the stream-K swap-AB kernel, its config by the
+    measured M and K ranges; past 16 rows, or with W row-major (X @ W), the general kernels."""
+    w = torch.randn(4096, 4096, dtype=torch.bfloat16)
+    for m, config in ((1, "8x64x64q8s3g1"), (16, "16x64x64q8s2g1")):
+        choice = tcgemm.explain(torch.randn(m, 4096, dtype=torch.bfloat16), w.t())
+        assert choice.label == f"swap_ab_stream_k:{config}", choice
+        assert "specialist for M <= 16" in choice.reason and "K >= " in choice.reason
+    short_k = tcgemm.explain(torch.randn(1, 768, dtype=torch.bfloat16), torch.randn(2304, 768, dtype=torch.bfloat16).t())
+    assert short_k.label == "swap_ab_stream_k:16x64x64q4s5g1"
+    assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
+    assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).kernel != "swap_ab_stream_k"
