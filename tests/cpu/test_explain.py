@@ -50,7 +50,8 @@ def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
         choice = tcgemm.explain(torch.randn(m, 4096, dtype=torch.bfloat16), w.t())
         assert choice.label == f"swap_ab_stream_k:{config}", choice
         assert "specialist for M <= 16" in choice.reason and "K >= " in choice.reason
-    short_k = tcgemm.explain(torch.randn(1, 768, dtype=torch.bfloat16), torch.randn(2304, 768, dtype=torch.bfloat16).t())
+    gpt2_qkv = torch.randn(2304, 768, dtype=torch.bfloat16)
+    short_k = tcgemm.explain(torch.randn(1, 768, dtype=torch.bfloat16), gpt2_qkv.t())
     assert short_k.label == "swap_ab_stream_k:16x64x64q4s5g1"
     assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).kernel != "swap_ab_stream_k"
