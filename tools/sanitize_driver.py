@@ -39,7 +39,8 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 k_split = spec.family == "hopper" and cfg.get("B_BOX_K", cfg.get("BLOCK_K")) != cfg.get("BLOCK_K")
                 variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1),
                            cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
-                           k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0), cfg.get("GPC_ORDER", 0))
+                           k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0), cfg.get("GPC_ORDER", 0),
+                           cfg.name if cfg.get("STREAM_K") else "")  # (each stream-K config: its own ring)
                 if variant in seen and not all_configs:
                     continue
                 seen.add(variant)
@@ -56,6 +57,10 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                     # a second tile (EPI_OVERLAP's epilogue then issues the next tile's first k-tile)
                     bm, bn, bk = 2 * cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
                     shape = (9 * bm - 40, 8 * bn - 8, 16 * bk - 16)
+                if cfg.get("STREAM_K"):
+                    # five weight tiles of nine k-tiles (4104 = 8 boxes of 512 + 8): every tile summed by several
+                    # CTAs through the fixup (kernels/include/stream_k.cuh), M past one token tile
+                    shape = (cfg["BLOCK_M"] + 3, 5 * cfg["BLOCK_N"] - 56, 4104)
                 out.append((spec.name, cfg.name, precision, shape, layouts))
     return out
 
