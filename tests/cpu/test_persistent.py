@@ -34,6 +34,11 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
         plan = launch.plan(p, spec, cfg, sms)
         tiles_m, tiles_n = -(-m // cfg["BLOCK_M"]), -(-n // cfg["BLOCK_N"])
         cluster = spec.cluster_of(cfg)
+        if cfg.get("STREAM_K"):  # CTAS_PER_SM per SM, each with at least one k-tile (tcgemm.schedule)
+            ktiles = -(-64 // (cfg["BLOCK_K"] * cfg.get("KSUB", 1)))
+            assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
+            assert 1 <= plan.grid[0] <= min(sms * cfg["CTAS_PER_SM"], tiles_m * tiles_n * (batch or 1) * ktiles)
+            continue
         if cfg.get("CLUSTER_2D"):  # 2 x 2 tiles
             units = -(-tiles_m // 2) * -(-tiles_n // 2) * (batch or 1)
         elif cfg.get("CLUSTER_ALONG_N"):  # the cluster's CTAs side by side along N
