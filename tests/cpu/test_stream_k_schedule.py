@@ -51,8 +51,11 @@ def test_host_grid_and_scratch():
     # Its o-proj: 128 whole tiles, no fixup; its gate_up too (112 of 132 places).
     assert stream_k_shape(1, 8192, 1024, 1, 8, 64, 256, 132, 2) == (256, 128, 4)
     assert stream_k_shape(1, 7168, 8192, 1, 8, 64, 512, 132) == (112, 112, 16)
-    # Llama-3-8B qkv: 96 tiles fill too few places (73%): stream-K over all of them.
-    assert stream_k_shape(1, 6144, 4096, 1, 8, 64, 512, 132) == (132, 96, 8)
+    # Llama-3-8B qkv: 96 whole tiles (73% of the places) beat stream-K's fixups; 60 tiles: 2 CTAs each.
+    assert stream_k_shape(1, 6144, 4096, 1, 8, 64, 512, 132) == (96, 96, 8)
+    assert stream_k_shape(1, 3840, 4096, 1, 8, 64, 512, 132) == (120, 60, 8)
+    # More tiles than places (Llama-3-8B gate_up: 448): stream-K.
+    assert stream_k_shape(1, 28672, 4096, 1, 8, 64, 512, 132) == (132, 448, 8)
     # Few k-tiles: runs of at least four boxes.
     assert stream_k_shape(1, 768, 768, 1, 8, 128, 64, 132, 2) == (18, 6, 12)
     assert stream_k_scratch(120, 20, 8, 64) == (2 * 120 * 8 * 64, 20)
