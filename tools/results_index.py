@@ -44,12 +44,17 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-23-h100-fp8-ladder-d5d69b4.json", "2026-11-23-h100-fp8e5m2-ladder-d5d69b4.json"]),
     ("fp32 SIMT ladder", ["2026-11-22-h100-fp32-ladder.json"]),
     ("the ladder and auto pictures (tools/make_plots.py)", ["h100-ladder.png", "h100-auto-vs-cublas.png"]),
-    ("real models: decoder-layer Linears (commit 5c53f4c), host time per call (0a77b2f), the transformers "
-     "example (d844113); docs/models.md",
-     ["2026-11-25-h100-models-5c53f4c.json", "2026-11-25-h100-models-5c53f4c.png",
+    ("real models: decoder-layer Linears (commit a7883c2), a decode step in one CUDA graph against a "
+     "streaming kernel (a7883c2, three processes), host time per call (0a77b2f), the transformers example "
+     "(d844113); docs/models.md",
+     ["2026-11-25-h100-models-a7883c2.json", "2026-11-25-h100-models-a7883c2.png",
+      "2026-11-25-h100-decode-step-a7883c2.json",
       "2026-11-25-h100-host-time-0a77b2f.json", "2026-11-25-h100-llama-transformers-d844113.json"]),
-    ("GPU tests at 5c53f4c (CUDA-graph capture of every kernel and config included) and their property test",
-     ["2026-11-25-h100-gpu-tests-5c53f4c.log", "2026-11-25-h100-hostile-5c53f4c.json"]),
+    ("GPU tests at 56431c8 (every kernel, config and CUDA-graph capture; one test's operand layout fixed "
+     "after it) and their property test; the stream-K tests at a7883c2; compute-sanitizer on the decode "
+     "kernel (74bc2ba)",
+     ["2026-11-25-h100-gpu-tests-56431c8.log", "2026-11-25-h100-hostile-56431c8.json",
+      "2026-11-25-h100-gpu-tests-stream-k-a7883c2.log", "2026-11-25-h100-sanitize-swap-ab-74bc2ba.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
@@ -67,7 +72,7 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 _ALIASES = {"host": "models", "llama": "models", "gpt2": "models", "launch": "models",
             "group16": "explore", "group": "explore", "overlap": "explore", "probe": "probes", "sm": "probes",
-            "cluster": "probes", "staging": "probes"}
+            "cluster": "probes", "staging": "probes", "decode": "models"}
 _OTHER = ("other", "first ladders, stage runs and one-off comparisons")
 _PROBES = ("probes", "output of the scripts in `benchmarks/probes/`")
 _NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-h100-([a-z0-9]+)")

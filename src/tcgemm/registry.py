@@ -1026,16 +1026,19 @@ LADDER: tuple[KernelSpec, ...] = (
         # (dispatch.pick_config). Stages: as many as fit twice per SM (~110 KB each), so one CTA's fixup and
         # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
         # config, one CTA per SM with the deepest ring, is there to measure against.
-        # Measured in tools/decode_step.py (the GEMMs of 4 decoder layers in one CUDA graph, weights rotated)
-        # and `tcgemm bench` at decode shapes (2026-11-25-h100-explore-swap-ab-*.json): one CTA per SM with
-        # the deepest ring of the biggest stages streams best (8 boxes of 128 bytes per weight row per stage:
-        # llama3-8b M = 1 649 us against 657 with 4 boxes and two CTAs per SM, 691 with one box per stage and
-        # 128-row tiles, torch 644-651); hinting the first ring into L2 before the PDL wait 649 against 667
-        # without (l0), two rings 685 (it evicts what the GEMM before still reads). Where K holds fewer than
-        # two 8-box stages the 16-token ring of 4-box stages wins at M = 1 too: 1 x 2304 x 768 4.7 us against
-        # 5.7 (cuBLAS 4.5), 1 x 8192 x 1024 7.9 against 8.0. The 32- and 64-token configs are for measuring
-        # M = 17..64 (narrow N: 70B-TP8 qkv at M = 64 14.8 us against the general kernel's 20.8, cuBLAS 13.3;
-        # at N = 4096 the general kernel wins): auto does not take them.
+        # Measured in tools/decode_step.py (the GEMMs of 4 decoder layers in one CUDA graph, weights rotated;
+        # 2026-11-25-h100-explore-decode-step-configs-{ff5f7f4,6d1aab9}.json) and `tcgemm bench` at decode
+        # shapes: one CTA per SM with the deepest ring of the biggest stages streams best (8 boxes of 128 bytes
+        # of each weight row per stage): llama3-8b M = 1, 649 us a step against 657 with 4 boxes and two CTAs
+        # per SM, 661 with 128-row tiles, 691 with one box per stage (torch 644-651); the first ring hinted
+        # into L2 before the PDL wait, 649 against 667 without (l0) and 685 with two rings (they evict what
+        # the GEMM before still reads). Where K holds fewer than two 8-box stages, the 16-token ring of 4-box
+        # stages wins at M = 1 too: 1 x 2304 x 768 4.7 us against 5.7 (cuBLAS 4.5); at K = 1024 both 8-box
+        # configs tie with cuBLAS (1 x 8192 x 1024: 7.9 / 8.0 us, cuBLAS 7.9; two 4-box CTAs per SM 9.7)
+        # (2026-11-25-h100-explore-swap-ab-small-k-a7883c2.json). The 32- and 64-token configs are for
+        # measuring M = 17..64: at narrow N they beat the general kernel (70B-TP8 qkv at M = 64: 14.8 us
+        # against 20.8, cuBLAS 13.3) and at N = 4096 lose to it (19.6 against 15.5)
+        # (2026-11-25-h100-explore-swap-ab-narrow-b8e42f5.json): auto does not take them.
         configs=(
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),

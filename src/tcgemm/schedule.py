@@ -43,12 +43,13 @@ STREAM_K_MIN_BOXES = 4
 # Aligned splits: where some number s of CTAs per tile fills at least this fraction of the CTA places,
 # the grid is tiles x s, so that every CTA's run lies inside one tile (s = 1: whole tiles, no fixup at
 # all). Stream-K's runs otherwise start inside one tile and end inside another: a fixup at both ends,
-# the first in the middle of the CTA's stream, which stalls its ring. Measured (graph µs, H100, bf16,
-# 2026-11-25-h100-explore-swap-ab-fill-74bc2ba.json): at 1 x 6144 x 4096 (96 tiles of 64 rows on 132 SMs)
-# whole tiles 20.0 against stream-K's 22.7, 1 x 4608 x 3584 (72 tiles) 13.4 against 16.0 (cuBLAS 20.7,
-# 14.7): an SM streams its tile faster than its share, the fixups cost more than the idle SMs. Where s > 1
-# (Llama-3-70B TP8 qkv: 20 tiles x 6) 11.4 against 11.6. TCGEMM_STREAM_K_FILL overrides (above 1: always
-# stream-K).
+# the first in the middle of the CTA's stream, which stalls its ring. Measured (CUDA-graph µs, H100, bf16,
+# 2026-11-25-h100-explore-swap-ab-fill-a7883c2.json): 1 x 6144 x 4096 (96 tiles of 64 rows on 132 SMs)
+# 19.8 as whole tiles against 23.0 as stream-K, 1 x 4608 x 3584 (72 tiles) 13.5 against 16.2 (cuBLAS
+# 20.9 and 14.4): an SM streams its whole tile faster than its share of the GPU, and the fixups cost more
+# than the idle SMs. Since tiles x floor(places / tiles) always fills half of the places, stream-K proper
+# runs only where there are more tiles than places (Llama-3-8B gate_up: 448). TCGEMM_STREAM_K_FILL
+# overrides (above 1: always stream-K).
 STREAM_K_FILL = float(os.environ.get("TCGEMM_STREAM_K_FILL", "0.5"))
 
 
