@@ -129,7 +129,7 @@ class Prepared:
             self._geo_a = (map_type, *tma.geometry(problem, cfg, "a"))
             self._geo_b = (map_type, *tma.geometry(problem, cfg, "b"))
         self._d_geo = None
-        if spec.tma_store:
+        if spec.tma_store and not cfg.get("STREAM_K"):  # (the stream-K kernel writes its transposed D itself)
             geo = tma.d_geometry(problem)
             if geo is not None:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
@@ -173,6 +173,9 @@ class Prepared:
         scratch = (cfg.get("SPLIT_K", 1) > 1 or cfg.get("TAIL_SPLIT", 0) or cfg.get("GPC_ORDER", 0)
                    or cfg.get("STREAM_K", 0))
         self._split_k = (problem, spec, cfg, self._grid[0] // spec.cluster_of(cfg)) if scratch else None
+        # Eager launches' scratch per raw stream, as launch.split_k_buffers gave it: a buffer it outgrows later
+        # is retired, never freed, so the addresses stay valid (and its counters zero) for this launch's size.
+        self._scratch: dict[int, tuple[int, int, bool]] = {}
         self._values = values  # keeps them alive
         self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0
         self._params = (ctypes.c_void_p * (self._n_maps + len(values)))()
@@ -248,8 +251,17 @@ class Prepared:
         """Fill the parameter block with these addresses (and their tensor maps) and launch."""
         scratch = False
         if self._split_k is not None:
-            problem_, spec_, cfg_, clusters = self._split_k
-            ws_ptr, counters_ptr, scratch = launch.split_k_buffers(problem_, spec_, cfg_, self._device, clusters)
+            # ~2 us of host time a call through split_k_buffers (locks, lookups), the decode kernel's whole
+            # margin at GPT-2's sizes: eager calls reuse what it gave on this stream; capture asks every time.
+            capturing = launch._capturing()
+            stream = 0 if capturing else self._raw_stream(self._device)
+            found = None if capturing else self._scratch.get(stream)
+            if found is None:
+                problem_, spec_, cfg_, clusters = self._split_k
+                found = launch.split_k_buffers(problem_, spec_, cfg_, self._device, clusters)
+                if not capturing:
+                    self._scratch[stream] = found
+            ws_ptr, counters_ptr, scratch = found
         if launch._tracers:
             launch.note_launch(self.plan.spec, self.plan.config)
         driver.ensure_context(self._device)

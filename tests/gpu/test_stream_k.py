@@ -123,3 +123,18 @@ def test_error_no_worse_than_cublas(m, n, k):
     err_ours = ((ours.double() - ref).abs().mean() / scale).item()
     err_theirs = ((theirs.double() - ref).abs().mean() / scale).item()
     assert err_ours <= 1.5 * err_theirs + 1e-9, (err_ours, err_theirs)
+
+
+def test_repeat_calls_keep_their_scratch_when_a_larger_call_grows_it():
+    """A prepared launch reuses the scratch its stream had on its first call (fastpath.Prepared._scratch); a
+    larger problem on the same stream then grows the stream's buffers, retiring the old ones but never
+    freeing them: the first call's repeats stay correct, before and inside a CUDA graph."""
+    _hopper()
+    small_w = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)
+    big_w = torch.randn(1280 * 8, 8192, device="cuda", dtype=torch.bfloat16)  # (aligned splits: more CTAs)
+    x = torch.randn(3, 8192, device="cuda", dtype=torch.bfloat16)
+    first = tcgemm.gemm(x, small_w.t())
+    for _ in range(2):
+        torch.testing.assert_close(tcgemm.gemm(x, big_w.t()), (x.float() @ big_w.float().t()).to(torch.bfloat16),
+                                   rtol=2e-2, atol=2e-1)
+        assert torch.equal(tcgemm.gemm(x, small_w.t()), first)
