@@ -12,7 +12,7 @@
 // What this stage does instead:
 //  * Swap A and B inside the kernel: compute D^T (N x M) = W (N x K) . A^T.  The weight tile
 //    (BLOCK_N = 64 or 128 rows) is wgmma's A, in m64 atoms; the token tile (BLOCK_M = 8..64 rows of A)
-//    is wgmma's N, the narrow widths of wgmma_kmajor.cuh.  Both are K-major in shared memory (W's rows
+//    is wgmma's N, the narrow widths of wgmma_ops.cuh.  Both are K-major in shared memory (W's rows
 //    and A's rows each hold K contiguously), so the TMA boxes, the 128-byte swizzle and the
 //    descriptors are those of every other Hopper stage; only the roles change.  A tile now holds
 //    BLOCK_N output features x BLOCK_M tokens, so the same N makes the same tiles whatever M is.
@@ -33,7 +33,6 @@
 // arrival per use).  The ring is stage 1's protocol (01_warp_specialized.cu), without clusters.
 #include "gemm.cuh"
 #include "wgmma.cuh"
-#include "wgmma_kmajor.cuh"
 #include "mbarrier.cuh"
 #include "pdl.cuh"
 #include "tma.cuh"
@@ -55,12 +54,12 @@
 #define L2_PREFETCH 0  // k-tiles of the weight hinted into L2 before the wait for the grid before (pdl.cuh)
 #endif
 
-#if defined(PRECISION_BF16)
-using Mma = WgmmaBf16K<BLOCK_M>;
-#elif defined(PRECISION_TF32)
+#if defined(PRECISION_TF32)
 using Mma = WgmmaTf32<BLOCK_M>;
+#elif defined(PRECISION_BF16)
+using Mma = Wgmma<BLOCK_M, true, 0, 0>;  // both operands K-major
 #else
-using Mma = WgmmaF16K<BLOCK_M>;
+using Mma = Wgmma<BLOCK_M, false, 0, 0>;
 #endif
 
 constexpr int ATOMS = BLOCK_N / 64;        // m64 wgmmas per k step

@@ -72,7 +72,6 @@
 #include "tma.cuh"
 #include "tma_scaled.cuh"
 #include "wgmma.cuh"
-#include "wgmma_kmajor.cuh"
 
 #if !defined(PRECISION_INT8) && !defined(PRECISION_TF32) && !defined(PRECISION_FP8E4M3) && \
     !defined(PRECISION_FP8E5M2)
@@ -272,7 +271,7 @@ __device__ __forceinline__ void wgmma_ws_kmajor_body(const Gemm& g, const TmaDes
         }
     }
 
-    // Epilogue from the accumulator fragment (layout in wgmma_kmajor.cuh): runs of 2 columns;
+    // Epilogue from the accumulator fragment (layout in wgmma.cuh): runs of 2 columns;
     // int accumulators take the exact int32 path of epilogue.cuh.
     const int warp = (tid % 128) / 32, lane = tid % 32;
     const int row = m0 + cw * WG_M + warp * 16 + lane / 4;

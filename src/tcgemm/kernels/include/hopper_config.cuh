@@ -10,7 +10,6 @@
 #pragma once
 #include "gemm.cuh"
 #include "wgmma.cuh"
-#include "wgmma_kmajor.cuh"
 
 // ---- the host's defines (defaults: the 128 x 256 x 64 bf16/fp16 config) ----
 #ifndef BLOCK_M
@@ -91,7 +90,7 @@ constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 
 // Input types.  fp16/bf16 operands may be K- or MN-major (wgmma.cuh).  tf32, int8 and fp8 have no
-// transpose mode: both operands K-major (wgmma_kmajor.cuh; registry: wgmma_tma_store_kmajor, layouts
+// transpose mode: both operands K-major (wgmma_ops.cuh; registry: wgmma_tma_store_kmajor, layouts
 // "rc"; their 32-bit D is staged for TMA stores with EPI_32BIT).  Every wgmma reads 32 bytes of k per
 // row, so the shared-memory rows of 128 bytes, the TMA boxes and the K-major descriptors (+32 bytes
 // per step) are the same bytes for every type; BLOCK_K = 128 / element size.  MmaHalf: EPI_OVERLAP's
