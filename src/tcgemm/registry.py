@@ -1017,8 +1017,9 @@ LADDER: tuple[KernelSpec, ...] = (
         name="swap_ab_stream_k",
         family="hopper",
         stage=5,
-        technique="decode: the weight as wgmma's A and the few tokens as its N (swap-AB), stream-K over the "
-                  "weight's k-tiles with a fixed-order fixup, D written transposed",
+        technique="decode: the weight as wgmma's A and the few tokens as its N (swap-AB), its k-tiles shared "
+                  "evenly over the SMs (whole tiles, aligned splits or stream-K, a fixed-order fixup), the first "
+                  "ring hinted into L2 before the PDL wait, D written transposed",
         source="hopper/05_swap_ab_stream_k.cu",
         entry="swap_ab_stream_k",
         precisions=("fp16", "bf16", "tf32"),

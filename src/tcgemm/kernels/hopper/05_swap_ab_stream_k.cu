@@ -1,7 +1,7 @@
-// Hopper stage 5 — decode: the weight as wgmma's A, the few tokens as its N, stream-K over the
-// weight's k-tiles (sm_90a).
+// Hopper stage 5 — decode: the weight as wgmma's A, the few tokens as its N, the weight's k-tiles
+// shared out evenly over the SMs (sm_90a).
 //
-// The problem.  At decode a linear layer multiplies M = 1..64 tokens (A, M x K) by a weight W (N x K,
+// The problem.  At decode a linear layer multiplies M = 1..16 tokens (A, M x K) by a weight W (N x K,
 // i.e. B = W^T, "rc").  Every weight byte is used M times, so the GEMM is a stream of the weight
 // through the SMs: its floor is W's bytes over HBM bandwidth (Llama-3-8B's down projection, 117 MB:
 // ~40 us).  Stages 1-4 put the tokens on wgmma's M side, whose atom is 64 rows, so at M = 1 63/64 of
@@ -11,26 +11,30 @@
 //
 // What this stage does instead:
 //  * Swap A and B inside the kernel: compute D^T (N x M) = W (N x K) . A^T.  The weight tile
-//    (BLOCK_N = 64 or 128 rows) is wgmma's A, in m64 atoms; the token tile (BLOCK_M = 8..64 rows of A)
-//    is wgmma's N, the narrow widths of wgmma_ops.cuh.  Both are K-major in shared memory (W's rows
+//    (BLOCK_N = 64 rows, or 128) is wgmma's A, in m64 atoms; the token tile (BLOCK_M = 8..64 rows of
+//    A) is wgmma's N, the narrow widths of wgmma_ops.cuh.  Both are K-major in shared memory (W's rows
 //    and A's rows each hold K contiguously), so the TMA boxes, the 128-byte swizzle and the
-//    descriptors are those of every other Hopper stage; only the roles change.  A tile now holds
-//    BLOCK_N output features x BLOCK_M tokens, so the same N makes the same tiles whatever M is.
-//  * Stream-K (stream_k.cuh): the tiles' k-tiles flattened, every CTA a contiguous equal share, so
-//    every SM streams the same number of weight bytes; partial tiles summed in a fixed order.
+//    descriptors are those of every other Hopper stage; only the roles change.  A tile holds BLOCK_N
+//    output features x BLOCK_M tokens, so the same N makes the same tiles whatever M is.
+//  * Big stages: KSUB boxes along k per stage, so that each weight row is read 512 bytes or 1 KB at a
+//    time rather than 128 (128-byte pieces of thousands of rows at once keep reopening DRAM rows), and
+//    one CTA per SM with the deepest ring that fits (the registry's measurements).
+//  * The host's grid (tcgemm.schedule.stream_k_shape) splits the k-tiles evenly: whole tiles, or s
+//    CTAs per tile, where that fills half the SMs, else stream-K over all of them; partial tiles are
+//    summed in a fixed order (stream_k.cuh).  The kernel only sees its contiguous run of k-tiles.
+//  * The weight does not depend on the GEMM before, only A does: the first ring's worth of this CTA's
+//    weight is hinted into L2 before the programmatic-dependent-launch wait (pdl.cuh, tma.cuh), so it
+//    is on its way while the GEMM before drains.
 //  * The epilogue writes D transposed from the accumulators (register i of lane l in warp w holds
 //    feature 16 w + l / 4 + 8 ((i / 2) % 2), token 8 (i / 4) + 2 (l % 4) + i % 2): eight lanes write
 //    eight adjacent features of one token, 16 bytes.  D is M x N, a fraction of W's bytes, so its
 //    scattered stores cost little next to the stream; C, alpha and beta as everywhere (epilogue.cuh).
-//  * Two CTAs per SM where the ring fits twice (CTAS_PER_SM, the host's grid): while one CTA adds up
-//    its partial tiles or writes D, the other keeps its loads in flight; and with programmatic
-//    dependent launch (pdl.cuh) the next GEMM's CTAs can take the free slot and run their prologue
-//    while this one drains.
 //
 // Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
-// ring of STAGES slots; full[s] completes when both boxes are in), warpgroup 1 the consumer (waits on
-// full[s], multiplies, releases the slot on empty[s] once the wgmmas reading it have retired: one
-// arrival per use).  The ring is stage 1's protocol (01_warp_specialized.cu), without clusters.
+// ring of STAGES slots; full[s] completes when all the stage's boxes are in), warpgroup 1 the consumer
+// (waits on full[s], multiplies, releases the slot on empty[s] as soon as the wgmmas reading it have
+// retired: one arrival per use).  The ring is stage 1's protocol (01_warp_specialized.cu), without
+// clusters.
 #include "gemm.cuh"
 #include "wgmma.cuh"
 #include "mbarrier.cuh"
