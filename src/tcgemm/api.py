@@ -245,8 +245,10 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
             why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class "
                           f"{tune_cache.shape_key(problem2)}")
         elif cfg.get("STREAM_K"):
-            why_config = (f"config {cfg.name}: the first whose measured range (M <= {cfg.get('AUTO_MAX_M')}, "
-                          f"K >= {cfg.get('AUTO_MIN_K')}) admits this problem; stream-K fills the GPU at any shape")
+            bounds = f"M <= {cfg.get('AUTO_MAX_M')}, K >= {cfg.get('AUTO_MIN_K')}" + (
+                f", N <= {cfg.get('AUTO_MAX_N')}" if cfg.get("AUTO_MAX_N") else "")
+            why_config = (f"config {cfg.name}: the first whose measured range ({bounds}) admits this problem; "
+                          "its grid fills the GPU at any shape")
         else:
             why_config = (f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
                           + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else ""))

@@ -71,6 +71,14 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
             "use kernel='auto' or another config")
 
 
+def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
+    """Whether auto may run the stream-K config ``cfg`` for ``problem``: M <= AUTO_MAX_M (0: never),
+    K >= AUTO_MIN_K, N <= AUTO_MAX_N (0: any N): the ranges where it measured faster than the general kernel."""
+    max_n = cfg.get("AUTO_MAX_N")
+    return (problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
+            and (not max_n or problem.n <= max_n))
+
+
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     """The config with the least estimated time: rounds of work units over the GPU's CTA slots
     (a last, partial round costs a whole one) times the multiply-adds of one unit, divided by the
@@ -92,8 +100,8 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
                if config_refuses(c, problem) is None and problem.k >= c.long_k]
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
-        # measured range (AUTO_MAX_M, AUTO_MIN_K) admits M and K, else the widest token tile.
-        covering = [c for c in configs if c.get("AUTO_MAX_M") >= problem.m and problem.k >= c.get("AUTO_MIN_K")]
+        # measured range admits the problem (stream_k_admits), else the widest token tile.
+        covering = [c for c in configs if stream_k_admits(c, problem)]
         return covering[0] if covering else max(configs, key=lambda c: c["BLOCK_M"])
     configs = [c for c in configs if c.long_k] + [c for c in configs if not c.long_k]
     slots = sms * max(1, spec.min_blocks)
@@ -157,6 +165,8 @@ def select(
     if kernel == "auto":
         aligned = _tma_ok(problem)
         spec = _auto(problem.precision, arch, aligned, problem.layouts, row_class(problem.m))
+        if spec is not None and spec.auto_max_m and not _specialist_takes(spec, problem, config):
+            spec = _auto(problem.precision, arch, aligned, problem.layouts, 0)  # the general kernels
         if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
@@ -174,6 +184,15 @@ def select(
     if config is None:
         return spec, pick_config(spec, problem, sms)
     return spec, _explicit(spec, config, problem)
+
+
+def _specialist_takes(spec: KernelSpec, problem: GemmProblem, config: str | None) -> bool:
+    """Whether a specialist for few rows (KernelSpec.auto_max_m) runs ``problem`` under auto: one of its configs
+    admits the shape, or ``config`` names one of its configs (a config of the general kernels falls to them)."""
+    configs = spec.configs_for(problem.precision)
+    if config:
+        return any(c.name == config for c in configs)
+    return any(stream_k_admits(c, problem) for c in configs if c.get("STREAM_K"))
 
 
 def _explicit(spec: KernelSpec, config: str, problem: GemmProblem) -> TileConfig:
