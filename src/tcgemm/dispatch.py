@@ -72,11 +72,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
 
 
 def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
-    """Whether auto may run the stream-K config ``cfg`` for ``problem``: M <= AUTO_MAX_M (0: never),
-    K >= AUTO_MIN_K, N <= AUTO_MAX_N (0: any N): the ranges where it measured faster than the general kernel."""
-    max_n = cfg.get("AUTO_MAX_N")
-    return (problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
-            and (not max_n or problem.n <= max_n))
+    """Whether auto may run the stream-K config ``cfg`` for ``problem``: M <= AUTO_MAX_M (0: never) and
+    K >= AUTO_MIN_K, the ranges where it measured faster than the alternatives."""
+    return problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
