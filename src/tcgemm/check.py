@@ -120,11 +120,17 @@ def check(
     seed: int | None = None,
     scales: tuple[float, float] | None = None,
     scale_tensors: bool = False,
+    c_shape: str = "full",
 ) -> CheckResult:
     """Run one GEMM on fresh random inputs into a poisoned output and compare with float64.
 
     scales: fp8 per-tensor (scale_a, scale_b), passed as Python floats or, with scale_tensors,
-    as one-element float32 tensors on the device."""
+    as one-element float32 tensors on the device.
+    c_shape (with beta != 0): "full" (C of D's shape), "bias" (a row (N,) broadcast over the rows and
+    batches, as a Linear's bias) or "bias-offset" (the same row starting one element into its storage,
+    so that its pairs are not aligned)."""
+    if c_shape not in ("full", "bias", "bias-offset"):
+        raise ValueError(f"c_shape must be 'full', 'bias' or 'bias-offset', not {c_shape!r}")
     gen = torch.Generator(device=device)
     gen.manual_seed(seed if seed is not None else torch.seed() % 2**63)
     dtype = _DTYPES[precision]
@@ -133,8 +139,11 @@ def check(
     c = None
     if out_dtype is None:
         out_dtype = _OUT_DTYPES.get(precision, dtype)
-    if beta != 0:
+    if beta != 0 and c_shape == "full":
         c = random_operand(m, n, "row", batch, torch.float32, device, gen).to(out_dtype)
+    elif beta != 0:
+        skip = 1 if c_shape == "bias-offset" else 0
+        c = torch.randn(n + skip, generator=gen, device=device).to(out_dtype)[skip:]
     shape = (m, n) if batch is None else (batch, m, n)
     if out_layout == "row":
         out = poisoned_like(shape, out_dtype, device)

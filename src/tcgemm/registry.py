@@ -1048,6 +1048,7 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
             _swap_cfg(32, "bf16", per_sm=1, stages=4), _swap_cfg(64, "bf16", per_sm=1, stages=3),
+            _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),

@@ -176,6 +176,18 @@ def test_broadcast_batch_and_bias():
     assert torch.allclose(d.double(), ref, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("c_shape", ["bias", "bias-offset"])
+@pytest.mark.parametrize("name,precision", CASES)
+def test_bias_row(name, precision, c_shape):
+    """C a bias row (N,) broadcast over rows and batches, as tcgemm.nn.Linear passes it: the TMA-store
+    epilogue loads it in aligned pairs before the tile's stores (odd N: the last column alone), in the
+    EPI_OVERLAP configs beside the next tile's first wgmmas; one element into its storage it is not
+    pair-aligned and takes the general path."""
+    beta = 2 if precision == "int8" else 1.0
+    _run(name, precision, m=257, n=517, k=200, beta=beta, layouts="rc", c_shape=c_shape)
+    _run(name, precision, m=130, n=516, k=136, batch=2, beta=beta, layouts="rr", c_shape=c_shape)
+
+
 def test_zero_sizes():
     a = torch.randn(5, 0, device="cuda")
     b = torch.randn(0, 3, device="cuda")

@@ -80,7 +80,7 @@ constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-t
 
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
-static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 64, "wgmma N: 8 to 64 tokens");
+static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 128, "wgmma N: 8 to 128 tokens (at most 128 registers a thread)");
 static_assert(THREADS == 256, "a producer warpgroup and one consumer warpgroup");
 static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 16 * STAGES + 4, "SMEM_BYTES too small");
 static_assert(KSUB >= 1 && KSUB <= 8, "boxes per stage");

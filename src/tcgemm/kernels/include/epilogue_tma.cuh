@@ -63,15 +63,92 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned
 // column parts through a smaller buffer (leaving shared memory for a deeper
 // ring), each part waiting until the TMA unit has read the one BUFS before it.
 //
-// BLEND (beta != 0, C read) is a template parameter so that each case compiles
+// How C is read (beta != 0) is a template parameter so that each case compiles
 // to straight-line code: with the test inside the unrolled loop, the blend
 // code for every 16 columns sat between the stores of the common beta = 0
 // path, and the consumers stalled on instruction fetch in the epilogue
 // (Nsight Compute's "no instruction" stalls, bf16 128 x 256).
 //
+// C's loads must not wait one by one: every stmatrix is an asm with a memory
+// clobber, so a load of C after it cannot move above it, and a blend that
+// loads the 8 values of each 16 columns just before their stmatrix pays one
+// L2 round trip per 16 columns: 32 per tile at 128 x 256, about as long as a
+// K = 768 tile's whole main loop.  (At 2048 tokens GPT-2's layers, all with a
+// bias, ran at 0.42-0.67x cuBLAS, Llama-3-8B's, without, at 0.98-1.02x:
+// 2026-11-25-h100-models-a7883c2.json.)  A bias (C a row broadcast: c_row =
+// 0, c_col = 1, pairs aligned: what tcgemm.nn.Linear passes) therefore has a
+// path of its own, C_ROW: each warp loads the tile's bias once, coalesced,
+// lane l holding the column pairs l, l + 32, l + 64, ... (BLOCK_N / 64
+// registers for a 16-bit C) before the first part, and each 16-column step
+// takes the two pairs its lane needs with two shuffles.  Holding each lane's
+// own pairs instead (2 per step: 32 registers at BLOCK_N = 256) spilled; so
+// do the shuffles in 128 x 256 tiles stored in one part (ptxas hoists all 32
+// above the first store), which keep the element-wise blend.  C_ROW also runs beside the next
+// tile's first wgmmas (EPI_OVERLAP; hopper_epilogue.cuh) without serializing
+// them, which the element-wise blend did.  Any other C (C_ANY) keeps the
+// element-wise loads.
+//
 // FIRST, LAST: only parts [FIRST, LAST) (EPI_OVERLAP stores a tile in two calls, the next tile's first
 // wgmmas issued in between; the parts use the same buffers as in one call).
-template <int PARTS, int BUFS, bool BLEND, bool SCALE, int FIRST, int LAST, typename Acc, int NACC>
+// Which reads of C a call site compiles: none (the caller knows beta = 0), a bias row only, or any C.
+enum class CRead { None, Row, Any };
+
+// C's columns n, n + 1 of a row broadcast as 32-bit words (16-bit C: one word, x in its low half;
+// 32-bit C: two, C_WORDS), so that they load and shuffle without a trip through local memory.
+static_assert(sizeof(elem_c) == 2 || sizeof(elem_c) == 4, "16- or 32-bit C");
+enum : int { C_WORDS = sizeof(elem_c) / 2 };  // (an enumerator: no global symbol in the PTX)
+struct CPair {
+    unsigned w[C_WORDS];
+};
+__device__ __forceinline__ float c_float(unsigned bits) {
+    union {
+        unsigned u;
+        elem_c e[4 / sizeof(elem_c)];
+    } v;
+    v.u = bits;
+    return to_float(v.e[0]);
+}
+__device__ __forceinline__ float c_x(const CPair& p) { return c_float(p.w[0]); }
+__device__ __forceinline__ float c_y(const CPair& p) { return C_WORDS == 1 ? c_float(p.w[0] >> 16) : c_float(p.w[C_WORDS - 1]); }
+// (n even; 0 beyond N)
+__device__ __forceinline__ CPair load_c_pair(const Gemm& g, int n) {
+    CPair p;
+    if (n + 1 < g.N) {
+        if constexpr (C_WORDS == 1) {
+            p.w[0] = *reinterpret_cast<const unsigned*>(g.C + n);
+        } else {
+            const uint2 q = *reinterpret_cast<const uint2*>(g.C + n);
+            p.w[0] = q.x;
+            p.w[C_WORDS - 1] = q.y;
+        }
+        return p;
+    }
+#pragma unroll
+    for (int i = 0; i < C_WORDS; ++i) p.w[i] = 0u;
+    if (n < g.N) {
+        union {
+            unsigned u;
+            elem_c e[4 / sizeof(elem_c)];
+        } v;
+        v.u = 0u;
+        v.e[0] = g.C[n];
+        p.w[0] = v.u;
+    }
+    return p;
+}
+// Lane `src`'s pair, for every lane of the warp.
+__device__ __forceinline__ CPair shfl_pair(const CPair& p, int src) {
+    CPair q;
+#pragma unroll
+    for (int i = 0; i < C_WORDS; ++i) q.w[i] = __shfl_sync(0xffffffffu, p.w[i], src);
+    return q;
+}
+// Whether C is a bias row the C_ROW epilogue reads in pairs (g.C already at the tile's batch entry).
+__device__ __forceinline__ bool c_is_bias_row(const Gemm& g) {
+    return g.c_row == 0 && g.c_col == 1 && (reinterpret_cast<unsigned long long>(g.C) % (2 * sizeof(elem_c))) == 0;
+}
+
+template <int PARTS, int BUFS, CRead MODE, bool SCALE, int FIRST, int LAST, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                       const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
@@ -89,6 +166,14 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     const unsigned row_offset = (warp * 16 + (q % 2) * 8 + r8) * 128;
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
     const int n_lane = n0 + 2 * (lane % 4);
+    // C_ROW: pair p of the tile's bias (columns n0 + 2p, + 1) is in register p / 32 of lane p % 32; the
+    // 16-column steps [JP0, JP1) of this call use pairs 8 JP0 .. 8 JP1 - 1, i.e. registers R0 .. R1 - 1.
+    constexpr int JP0 = FIRST * PART_JP, JP1 = LAST * PART_JP, R0 = JP0 / 4, R1 = (JP1 - 1) / 4 + 1;
+    CPair bias[MODE == CRead::Row ? R1 - R0 : 1];
+    if constexpr (MODE == CRead::Row) {
+#pragma unroll
+        for (int r = R0; r < R1; ++r) bias[r - R0] = load_c_pair(g, n0 + 2 * (lane + 32 * r));
+    }
 #pragma unroll
     for (int part = FIRST; part < LAST; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
@@ -109,11 +194,22 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
             } else {
 #pragma unroll
                 for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
-                if constexpr (BLEND) {
+                if constexpr (MODE == CRead::Any) {
 #pragma unroll
                     for (int i = 0; i < 8; ++i) {
                         const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
                         if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                    }
+                } else if constexpr (MODE == CRead::Row) {
+                    // values 4 h .. 4 h + 3: columns n_lane + 16 jp + 8 h (+ 1), i.e. pair 8 jp + 4 h + lane % 4
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const CPair p = shfl_pair(bias[jp / 4 - R0], (8 * jp + 4 * h + lane % 4) % 32);
+                        const float x = g.beta * c_x(p), y = g.beta * c_y(p);
+                        v[4 * h] += x;
+                        v[4 * h + 1] += y;
+                        v[4 * h + 2] += x;
+                        v[4 * h + 3] += y;
                     }
                 }
 #pragma unroll
@@ -150,17 +246,29 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     }
 }
 
-// BLEND = false: the caller knows beta = 0 (C is not read).
-template <int PARTS, int BUFS, int FIRST = 0, int LAST = PARTS, bool BLEND = true, typename Acc, int NACC>
+// READ: which reads of C this call site may need (CRead::None: the caller knows beta = 0; CRead::Row:
+// the caller knows C is none or a bias row).
+template <int PARTS, int BUFS, int FIRST = 0, int LAST = PARTS, CRead READ = CRead::Any, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     constexpr bool INT = (Acc)0.5f == 0;  // s32 sums: epilogue_value reads C itself
     // alpha = 1, beta = 0 (the common call; fp8's scales ride on alpha) skips the multiply: 128
     // instructions per thread and tile at 128 x 256 while the tensor cores wait (x * 1.0f is x).
-    if (BLEND && !INT && g.beta != 0.0f)
-        epilogue_tma_store_as<PARTS, BUFS, true, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
-    else if (INT || g.alpha != 1.0f)
-        epilogue_tma_store_as<PARTS, BUFS, false, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    // C_ROW for a 16-bit C where a tile is stored in parts or is narrow: 128 x 256 (and 128 x 128) tiles
+    // stored in one part spilled with it (ptxas hoists the shuffles of all 16 steps above the first
+    // store), and so did a 32-bit C; those blend element-wise.
+    constexpr bool ROW_OK = sizeof(elem_c) == 2 && (PARTS > 1 || NACC <= 32);
+    static_assert(READ != CRead::Row || ROW_OK, "a call site that relies on C_ROW needs a tile stored in parts");
+    if constexpr (ROW_OK && READ != CRead::None) {
+        if (!INT && g.beta != 0.0f && (READ == CRead::Row || c_is_bias_row(g))) {
+            epilogue_tma_store_as<PARTS, BUFS, CRead::Row, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+            return;
+        }
+    }
+    if (READ == CRead::Any && !INT && g.beta != 0.0f) {  // (READ is a constant: no code for the others)
+        epilogue_tma_store_as<PARTS, BUFS, CRead::Any, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    } else if (INT || g.alpha != 1.0f)
+        epilogue_tma_store_as<PARTS, BUFS, CRead::None, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
     else
-        epilogue_tma_store_as<PARTS, BUFS, false, false, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+        epilogue_tma_store_as<PARTS, BUFS, CRead::None, false, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
 }

@@ -20,7 +20,8 @@
 //    those run, and issues the first k-tile's other half.  The next tile's main loop then runs on the
 //    two column halves too (one wgmma shape throughout: different shapes on the same registers are not
 //    ordered by wgmma.fence alone, and ptxas serialized every wgmma).  Not with beta != 0: the blend's
-//    registers beside the halves in flight serialized every wgmma.  The sequence (epilogue_tma_store's
+//    registers beside the halves in flight serialized every wgmma; a bias row (C_ROW in
+//    epilogue_tma.cuh: a few registers and shuffles) does not, and overlaps.  The sequence (epilogue_tma_store's
 //    parts [0, D_PARTS / 2), half 0 of the next k-tile, the other parts, half 1) is written out in the
 //    kernel's consumer loop, which owns the ring's slot and phase; mma_ktile_half is in hopper_ktile.cuh.
 //
