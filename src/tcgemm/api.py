@@ -245,7 +245,8 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
             why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class "
                           f"{tune_cache.shape_key(problem2)}")
         elif cfg.get("STREAM_K"):
-            bounds = f"M <= {cfg.get('AUTO_MAX_M')}, K >= {cfg.get('AUTO_MIN_K')}"
+            bounds = f"M <= {cfg.get('AUTO_MAX_M')}, K >= {cfg.get('AUTO_MIN_K')}" + (
+                f", N <= {cfg.get('AUTO_MAX_N')}" if cfg.get("AUTO_MAX_N") else "")
             why_config = (f"config {cfg.name}: the first whose measured range ({bounds}) admits this problem; "
                           "its grid fills the GPU at any shape")
         else:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from . import registry, tma, tuned
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import cluster_units, tail_split
+from .schedule import TAIL_ESTIMATE_MIN_KTILES, cluster_units, tail_split
 
 # Families in the order auto prefers them, fastest first.
 _FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
@@ -72,9 +72,11 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
 
 
 def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
-    """Whether auto may run the stream-K config ``cfg`` for ``problem``: M <= AUTO_MAX_M (0: never) and
-    K >= AUTO_MIN_K, the ranges where it measured faster than the alternatives."""
-    return problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
+    """Whether auto may run the stream-K config ``cfg`` for ``problem``: M <= AUTO_MAX_M (0: never),
+    K >= AUTO_MIN_K, N <= AUTO_MAX_N (0: any N): the ranges where it measured faster than the general kernel."""
+    max_n = cfg.get("AUTO_MAX_N")
+    return (problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
+            and (not max_n or problem.n <= max_n))
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
@@ -90,7 +92,8 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     ones keep the big tiles, which run fastest per multiply-add.
 
     A TAIL_SPLIT config's last round costs what its owners compute of it (tcgemm.schedule): it is
-    taken over the config it copies wherever the kernel will split that round at all. A config's
+    taken over the config it copies wherever the kernel will split that round at all, with tiles of at
+    least TAIL_ESTIMATE_MIN_KTILES k-tiles (below, the split's fixed costs measured larger). A config's
     ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles.
     A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
     left out below."""
@@ -113,7 +116,7 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
         tiles_m = -(-problem.m // (cfg["BLOCK_M"] * rows)) * rows
         tiles_n = -(-problem.n // (cfg["BLOCK_N"] * cols)) * cols
         rounds: float = -(-tiles_m * tiles_n * problem.batch * splits // slots)
-        if cfg.get("TAIL_SPLIT") and splits == 1:
+        if cfg.get("TAIL_SPLIT") and splits == 1 and ktiles >= TAIL_ESTIMATE_MIN_KTILES:
             cluster = rows * cols
             units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"], rows, cols)
             tail = tail_split(units, ktiles, slots // cluster)

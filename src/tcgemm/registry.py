@@ -186,13 +186,13 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
 
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
-              auto_max_m: int = 0, auto_min_k: int = 0, prefetch: int = 1) -> TileConfig:
+              auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
     the first ``prefetch`` rings' worth of the weight hinted into L2 before the wait for the grid before.
-    ``auto_max_m``, ``auto_min_k``: auto runs the first config (registry order) whose bounds admit M and K
-    (dispatch.stream_k_admits; auto_max_m 0: only when named).
+    ``auto_max_m``, ``auto_min_k``, ``auto_max_n``: auto runs the first config (registry order) whose bounds
+    admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N).
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
     CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
     block_k = 32 if precision == "tf32" else 64
@@ -203,7 +203,8 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
             + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
     return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
-                CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, L2_PREFETCH=stages * prefetch,
+                CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
+                L2_PREFETCH=stages * prefetch,
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub))
 
 
@@ -1040,14 +1041,17 @@ LADDER: tuple[KernelSpec, ...] = (
         # and long K they beat the general kernel (70B-TP8 qkv, 1280 x 8192: M = 32 13.4 us against 20.8,
         # M = 64 14.8 against 20.8, cuBLAS 11.7 and 13.3) and elsewhere lose to it (N = 4096, K = 4096 at
         # M = 64: 19.6 against 15.5; GPT-2's qkv, K = 768: 6.9 against 4.8; N = 8192, K = 3584: 28.7 against
-        # 24.5) (2026-11-25-h100-explore-swap-ab-narrow-b8e42f5.json). Auto does not take them yet: choosing them
-        # in that range waits for a model-bench run that times the choice (at M = 128: 20.0 us, a tie).
+        # 24.5) (2026-11-25-h100-explore-swap-ab-narrow-b8e42f5.json): auto takes them only in the measured
+        # winning range, N <= 2048 and K >= 8192 (at M = 128 the 64-token config's 20.0 us is a tie). On an
+        # H200, same shape, CUDA graphs: M = 64 32-token 12.1 us, M = 128 64-token 13.7, the general kernel
+        # 21.2 and 21.2, cuBLAS 11.7 and 11.8 (2026-11-25-h200-explore-configs-45eec90.json).
         configs=(
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
-            _swap_cfg(32, "bf16", per_sm=1, stages=4), _swap_cfg(64, "bf16", per_sm=1, stages=3),
+            _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
+            _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=64, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
@@ -1063,7 +1067,7 @@ LADDER: tuple[KernelSpec, ...] = (
         # (the TMA-store kernels' signature: the D map and flag arrive, unused; stream-K's workspace and counters)
         tma_store=True,
         pdl=True,
-        auto_max_m=16,
+        auto_max_m=64,
     ),
 )
 

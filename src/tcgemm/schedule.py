@@ -14,6 +14,16 @@ import os
 TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
 
 
+# The estimate (tcgemm.dispatch.pick_config) counts a tail split only where a tile has at least this many
+# k-tiles. Below, the split's fixed costs (the helper's second pipeline fill, the partial tile written and
+# read back) are no longer small next to a part: at K = 768 (12 k-tiles) the tail-split 128 x 256 config ran
+# slower than without it and than 128 x 128 tiles, which the estimate had ranked last (CUDA graphs, H200:
+# 2048 x 2304 x 768 over 20.9 us against 19.1 and 16.2; 8192 x 768 x 768 22.4 against 19.4 and 17.2;
+# 2026-11-25-h200-explore-configs-45eec90.json), while at K = 4096 it ties (512 x 28672: 203.8 against
+# 202.4). The kernel's own rule is unchanged: a named TAIL_SPLIT config still splits.
+TAIL_ESTIMATE_MIN_KTILES = 32
+
+
 def cluster_units(m: int, n: int, batch: int, block_m: int, block_n: int, ctas_m: int, ctas_n: int) -> int:
     """Work units of a persistent launch: blocks of ctas_m x ctas_n output tiles (one cluster's), per
     batch entry (the kernel's units_m x units_n x batch)."""

@@ -65,3 +65,20 @@ def test_configs_without_the_register_epilogue_need_a_tma_writable_d():
         dispatch.select(odd, 90, 132, kernel="wgmma_tma_store_kmajor", config="128x192x128")
     with pytest.raises(dispatch.KernelUnavailable, match="TMA stores only"):
         dispatch.select(odd, 90, 132, config="128x192x128")
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(2048, 2304, 768), (8192, 768, 768)])
+def test_no_tail_split_estimate_at_short_k(m, n, k):
+    """GPT-2's K = 768 is 12 k-tiles: the tail split's fixed costs outweigh its gain there (measured on an
+    H200, 2026-11-25-h200-explore-configs-45eec90.json), so the estimate ranks the registry's configs as if
+    it did not split, and 128 x 128 tiles win."""
+    cfg = dispatch.pick_config(registry.get("wgmma_tma_store"), _problem(m, n, k), 132)
+    assert not cfg.get("TAIL_SPLIT") and cfg.name == "128x128x64"
+
+
+def test_tail_split_estimate_at_long_k():
+    """At K >= 2048 (32 k-tiles) the tail split still counts: Llama-3-8B's qkv at 8192 tokens (K = 4096) keeps
+    the tail-split 128 x 256 config the model benchmark ran (2026-11-25-h100-models-a7883c2.json, 1.08x)."""
+    problem = _problem(8192, 6144, 4096)
+    assert dispatch.TAIL_ESTIMATE_MIN_KTILES * 64 <= problem.k
+    assert dispatch.pick_config(registry.get("wgmma_tma_store"), problem, 132).name == "128x256x64s4b2ot"

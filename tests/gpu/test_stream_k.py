@@ -80,6 +80,9 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
     assert tcgemm.explain(torch.randn(17, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
+    qkv = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)  # narrow N, long K: up to 64 rows
+    choice = tcgemm.explain(torch.randn(48, 8192, device="cuda", dtype=torch.bfloat16), qkv.t())
+    assert choice.label == f"{SPEC.name}:64x64x64q4s3g1", choice
     # Short K: the two-per-SM ring of smaller stages.
     small = torch.randn(2304, 768, device="cuda", dtype=torch.bfloat16)
     choice = tcgemm.explain(torch.randn(1, 768, device="cuda", dtype=torch.bfloat16), small.t())

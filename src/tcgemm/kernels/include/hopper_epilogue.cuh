@@ -36,6 +36,11 @@
 #include "epilogue.cuh"
 #include "epilogue_tma.cuh"
 
+// EPI_OVERLAP with beta != 0: a bias row of a 16-bit C (C_ROW: a few registers) overlaps like beta = 0; any
+// other C, and a 32-bit one (its C_ROW spilled), is stored after the tile's wgmmas as without EPI_OVERLAP.
+constexpr bool kBiasOverlap = OVERLAP && sizeof(elem_c) == 2;
+constexpr CRead kOverlapRead = kBiasOverlap ? CRead::Row : CRead::None;
+
 // The GEMM arguments of tile c's epilogue (gz: a copy of the kernel's): batch entry c.z of C and D,
 // fp8's scales applied.
 template <int NACC>
