@@ -62,7 +62,7 @@ KINDS = {
 }
 WIDTHS = {"WgmmaTf32": (8, 16, 32, 64, 128, 192, 256), "WgmmaS8": (64, 128, 192, 256),
           "WgmmaE4m3": (64, 128, 192, 256), "WgmmaE5m2": (64, 128, 192, 256)}
-WIDTHS_16BIT = (8, 16, 32, 64, 128, 256)
+WIDTHS_16BIT = (8, 16, 32, 64, 96, 128, 192, 256)
 
 
 def _operands(regs: int, con: str, indent: str) -> tuple[str, str]:

@@ -745,9 +745,20 @@ LADDER: tuple[KernelSpec, ...] = (
             # (2026-11-23-h100-skinny-wide-dispatch.json). `tcgemm tune` measures other such shapes.
             # speed: relative rates measured at 4096^3 bf16 on the H100 (128 x 128: 0.91x of 128 x 256;
             # 128 x 64: 0.57x; split-K: see their notes), which the dispatcher weighs against wave fill.
+            # b2: D staged in two 64-column parts through two 8 KB buffers per consumer in turn (the shared memory
+            # of one 16 KB buffer), as s4b2 does: auto's 128 x 128 tile, because the bias path of the epilogue
+            # (C_ROW, epilogue_tma.cuh) needs a tile stored in parts to compile without spills.
+            _cfg("128x128x64b2", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # 128 x 192: 128 tiles fill one wave at 512 x 6144 (Llama-3-8B's qkv; 128 x 256 makes 96). Named only
+            # (speed 0.5) until measured.
+            _cfg("128x192x64c1", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=192, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=1, B_BOX_N=192, EPI_PARTS=3,
+                 SMEM_BYTES=_hopper_smem(4, 128, 192) + _epilogue_smem(128, 192) // 3),
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
             # (Split-K over these, 128 x 64 x 64 with SPLIT_K = 2, ran faster with B in L2 (18.5 against
             # 23.6 us in a CUDA graph) but slower in the benchmark, which times each call with its host

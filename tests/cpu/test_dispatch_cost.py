@@ -73,7 +73,7 @@ def test_no_tail_split_estimate_at_short_k(m, n, k):
     H200, 2026-11-25-h200-explore-configs-45eec90.json), so the estimate ranks the registry's configs as if
     it did not split, and 128 x 128 tiles win."""
     cfg = dispatch.pick_config(registry.get("wgmma_tma_store"), _problem(m, n, k), 132)
-    assert not cfg.get("TAIL_SPLIT") and cfg.name == "128x128x64"
+    assert not cfg.get("TAIL_SPLIT") and cfg.name.startswith("128x128x64")
 
 
 def test_tail_split_estimate_at_long_k():
