@@ -754,9 +754,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            # 128 x 192: 128 tiles fill one wave at 512 x 6144 (Llama-3-8B's qkv; 128 x 256 makes 96). Named only
-            # (speed 0.5) until measured.
-            _cfg("128x192x64c1", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=192, BLOCK_K=64, STAGES=4,
+            # 128 x 192 (no cluster: a CTA's half of B, 96 columns, is not whole 64-column boxes of a row-major
+            # B): 128 tiles fill one wave at 512 x 6144 (Llama-3-8B's qkv; 128 x 256 makes 96), 96 at 512 x
+            # 4608 (Qwen2.5-7B's; 72). CUDA graphs, H100, bf16, beta = 0: 45.2 / 32.3 us there against 47.0 /
+            # 38.6 for s4b2o; 36.3 against 27.7 for 128 x 128 at 512 x 4096 x 4096; 1.37x cuBLAS's time at
+            # 4096^3 against s4b2o's 1.00x (2026-11-26-h100-explore-128x192-3aa6577.json): speed 0.8 in the
+            # estimate, which then takes it only where it fills a round the wider tile leaves part empty.
+            _cfg("128x192x64c1", ("fp16", "bf16"), speed=0.8, BLOCK_M=128, BLOCK_N=192, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=192, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(4, 128, 192) + _epilogue_smem(128, 192) // 3),
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
@@ -816,6 +820,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64k4", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # Split-K over the big tiles, for narrow N at long K (Llama-3-70B TP8 qkv, N = 1280, K = 8192: 5 or 10
+            # tile columns). Named only (speed 0.25) until measured. (Three stages at 128 x 256: split-K's 1 KB of
+            # static shared memory leaves four no room.)
+            _cfg("128x256x64b2k2", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=2,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x256x64b2k3", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=3,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x128x64b2k3", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2, SPLIT_K=3,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
         ),
         seed=_SEED_HOPPER,

@@ -82,3 +82,13 @@ def test_tail_split_estimate_at_long_k():
     problem = _problem(8192, 6144, 4096)
     assert dispatch.TAIL_ESTIMATE_MIN_KTILES * 64 <= problem.k
     assert dispatch.pick_config(registry.get("wgmma_tma_store"), problem, 132).name == "128x256x64s4b2ot"
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (512, 6144, 4096, "128x192x64c1"), (512, 4608, 3584, "128x192x64c1"),
+    (512, 4096, 4096, "128x128x64b2"), (4096, 4096, 4096, "128x256x64s4b2o"),
+])
+def test_128x192_where_it_fills_the_round(m, n, k, name):
+    """128 x 192 tiles (speed 0.8) win where they fill a round that 128 x 256 leaves a quarter empty (measured on
+    the H100, 2026-11-26-h100-explore-128x192-3aa6577.json), and nowhere else among these."""
+    assert dispatch.pick_config(registry.get("wgmma_tma_store"), _problem(m, n, k), 132).name == name
