@@ -94,6 +94,21 @@ def main() -> int:
             failed += 1
             print(f"FAILED {name}:{config} {precision} {m}x{n}x{k} {layouts}: error {result.error:.2e} "
                   f"(tolerance {TOLERANCE[precision]}), unwritten {result.unwritten}")
+        if spec.tma_store and precision in ("fp16", "bf16"):
+            # and with a bias row (beta = 1): the TMA-store epilogue's C_ROW path (loads and shuffles,
+            # beside the next tile's wgmmas in EPI_OVERLAP configs; kernels/include/epilogue_tma.cuh)
+            try:
+                result = check(m, n, k, kernel=name, config=config, precision=precision, layouts=layouts, seed=2,
+                               beta=1.0, c_shape="bias")
+                torch.cuda.synchronize()
+            except Exception as exc:  # noqa: BLE001
+                failed += 1
+                print(f"FAILED {name}:{config} {precision} {m}x{n}x{k} {layouts} + bias: {type(exc).__name__}: {exc}")
+                continue
+            ran += 1
+            if not result.passed:
+                failed += 1
+                print(f"FAILED {name}:{config} {precision} {m}x{n}x{k} {layouts} + bias: error {result.error:.2e}")
     print(f"sanitize_driver: {ran} kernel launches checked, {failed} wrong results (tcgemm {tcgemm.__version__})")
     return 1 if failed else 0
 

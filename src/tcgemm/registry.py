@@ -830,7 +830,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64b2k3", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=3,
                  SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x128x64b2k3", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+            # 128 x 128 in three k ranges: at 512 x 1280 x 8192 (CUDA graphs, H100) 27.0 us against 32.6 for
+            # 128 x 64, cuBLAS 19.8; 48.0 against 27.9 for 128 x 128 unsplit at 512 x 4096 x 4096; 128 x 256 split
+            # in 2 or 3 slower everywhere measured (2026-11-26-h100-explore-split-k-6db8162.json). Speed 0.45:
+            # the estimate takes it only where unsplit tiles leave most of the SMs idle through a long K.
+            _cfg("128x128x64b2k3", ("fp16", "bf16"), speed=0.45, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2, SPLIT_K=3,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
         ),
