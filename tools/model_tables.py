@@ -4,17 +4,24 @@
 
 Layer sums per model and M (torch time / tcgemm time, CUDA graph and eager), the training rows, and with
 --layers the decode rows (M = 1) with their bandwidth against the copy bandwidth measured in the same run.
+Several files (one per process, the same runs): each layer sum is their median, the lowest in brackets;
+the training and decode rows are the first file's.
+
+    python3 tools/model_tables.py RUN1.json RUN2.json RUN3.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 
 
-def sums_table(record: dict) -> list[str]:
+def sums_table(record: dict, others: tuple[dict, ...] = ()) -> list[str]:
+    """One row per model and mode; with ``others`` (more processes of the same run) median (lowest)."""
     ms = record["config"]["tokens"]
+    extra = [{(m["model"]["name"], s["m"]): s for m in o["models"] for s in m["sums"]} for o in others]
     lines = ["| decoder layer (torch ÷ tcgemm) | " + " | ".join(f"M = {m}" for m in ms) + " |",
              "|---|" + "---:|" * len(ms)]
     for model in record["models"]:
@@ -22,7 +29,13 @@ def sums_table(record: dict) -> list[str]:
         by_m = {s["m"]: s for s in model["sums"]}
         for mode in ("graph", "eager"):
             label = "CUDA graph" if mode == "graph" else "eager"
-            cells = [f"{by_m[m][f'{mode}_ratio']:.2f}" if m in by_m else "–" for m in ms]
+            cells = []
+            for m in ms:
+                if m not in by_m:
+                    cells.append("–")
+                    continue
+                vals = [by_m[m][f"{mode}_ratio"]] + [e[(name, m)][f"{mode}_ratio"] for e in extra if (name, m) in e]
+                cells.append(f"{statistics.median(vals):.2f}" + (f" ({min(vals):.2f})" if len(vals) > 1 else ""))
             lines.append(f"| {name}, {label} | " + " | ".join(cells) + " |")
     return lines
 
@@ -52,12 +65,15 @@ def decode_table(record: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("json", help="a `tcgemm bench --model ... --json` file")
+    parser.add_argument("json", nargs="+", help="`tcgemm bench --model ... --json` files (one per process)")
     parser.add_argument("--layers", action="store_true", help="also the decode rows (M = 1)")
     args = parser.parse_args(argv)
-    with open(args.json) as f:
-        record = json.load(f)
-    out = [*sums_table(record), "", *train_table(record)]
+    records = []
+    for path in args.json:
+        with open(path) as f:
+            records.append(json.load(f))
+    record = records[0]
+    out = [*sums_table(record, tuple(records[1:])), "", *train_table(record)]
     if args.layers:
         out += ["", *decode_table(record)]
     print("\n".join(out))
