@@ -89,6 +89,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     const int kt_per = (ktiles + kSplitK - 1) / kSplitK;  // k-tiles per range (the last may have fewer, or none)
     auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
     auto coord = [&](int u, int rank) { return unit_coord(u / kSplitK, units_m, units_n, rank); };
+    // The last, partial row of tiles computes the rows [M - BLOCK_M, M) instead, overlapping the row above
+    // (whose values it writes again, the same bits), so that its A boxes lie wholly inside A: at 300 rows
+    // the 128 x 128 tiles took 38.1 us against 27.7 at 512 (docs/findings.md, "Partial row tiles"). Not
+    // where C is a whole matrix: it may be D itself, which the row above has already overwritten. Tiles
+    // below the matrix (a cluster's second CTA) load and store the same rows; without the shift they load
+    // the last row's and store nothing.
+    const bool shift_rows = g.M >= BLOCK_M && (g.beta == 0.0f || g.c_row == 0);
+    const int m_last = shift_rows ? g.M - BLOCK_M : (tiles_m - 1) * BLOCK_M;
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -127,7 +135,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 const TileCoord c = coord(u, rank);
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
-                const int m_load = min(c.m0, (tiles_m - 1) * BLOCK_M);
+                const int m_load = min(c.m0, m_last);
                 const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
@@ -265,10 +273,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 }
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
+            const TileCoord cd = {shift_rows ? min(c.m0, m_last) : c.m0, c.n0, c.z};  // the rows it computed
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
-            to_tile(gz, c, acc, scale);
+            to_tile(gz, cd, acc, scale);
             if constexpr (OVERLAP) {
                 // The tile in two column halves, the next tile's first k-tile issued after each (if it has
                 // any); D through TMA only (tma_d is there); C none or a bias row (epilogue_tma.cuh).
@@ -280,7 +289,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         walk.range(nu, nk0, nk1);
                     }
                     const unsigned buf = d_bufs + cw * D_BUF;
-                    const int z = g.batch_d ? c.z : 0, m_wg = c.m0 + cw * WG_M;
+                    const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + cw * WG_M;
                     epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
                     if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
                         mbar_wait_guarded(full + 8 * s, phase);
@@ -305,7 +314,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
             if constexpr (D_STAGED) {
                 if (tma_d != nullptr) {  // stmatrix -> shared -> TMA store, overlapping the next tile
-                    store_tile_staged(gz, g, acc, d_bufs + cw * D_BUF, tma_d, c, cw);
+                    store_tile_staged(gz, g, acc, d_bufs + cw * D_BUF, tma_d, cd, cw);
                     continue;
                 }
             }
@@ -313,7 +322,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 watchdog_fault();
                 continue;
             }
-            store_tile_registers(gz, acc, c, cw, warp, lane);
+            store_tile_registers(gz, acc, cd, cw, warp, lane);
         }
         // EPI_OVERLAP leaves no wgmma in flight after its last tile, but ptxas cannot know that: without this
         // wait here it put one at the loop's back-edge (C7517), draining the pre-issued k-tile every tile.
