@@ -94,12 +94,13 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // the 128 x 128 tiles took 38.1 us against 27.7 at 512 (docs/findings.md, "Partial row tiles"). Not
     // where C is a whole matrix: it may be D itself, which the row above has already overwritten. Tiles
     // below the matrix (a cluster's second CTA) load and store the same rows; without the shift they load
-    // the last row's and store nothing. The first row is rounded down to 16 bytes of A's elements: an
-    // M-major A's boxes start there along their inner dimension, which TMA wants 16-byte aligned (an
-    // unaligned start faulted).
+    // the last row's and store nothing. An M-major A's boxes start at the first row along their inner
+    // dimension, which TMA wants at a multiple of 16 bytes (an unaligned start faulted): there only where
+    // M - BLOCK_M is such a multiple.
     constexpr int ROW_ALIGN = 16 / (int)sizeof(elem_a);
-    const bool shift_rows = g.M >= BLOCK_M && (g.beta == 0.0f || g.c_row == 0);
-    const int m_last = shift_rows ? (g.M - BLOCK_M) / ROW_ALIGN * ROW_ALIGN : (tiles_m - 1) * BLOCK_M;
+    const bool shift_rows = g.M >= BLOCK_M && (A_K_MAJOR || (g.M - BLOCK_M) % ROW_ALIGN == 0) &&
+                            (g.beta == 0.0f || g.c_row == 0);
+    const int m_last = shift_rows ? g.M - BLOCK_M : (tiles_m - 1) * BLOCK_M;
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
