@@ -97,10 +97,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // the last row's and store nothing. An M-major A's boxes start at the first row along their inner
     // dimension, which TMA wants at a multiple of 16 bytes (an unaligned start faulted): there only where
     // M - BLOCK_M is such a multiple.
-    constexpr int ROW_ALIGN = 16 / (int)sizeof(elem_a);
-    const bool shift_rows = g.M >= BLOCK_M && (A_K_MAJOR || (g.M - BLOCK_M) % ROW_ALIGN == 0) &&
-                            (g.beta == 0.0f || g.c_row == 0);
-    const int m_last = shift_rows ? g.M - BLOCK_M : (tiles_m - 1) * BLOCK_M;
+    // (A function of the arguments, worked out where used: held across the consumer loop it cost a register
+    // that 128 x 256 tiles with a 32-bit D spilled for.)
+    auto tile_row = [&](const TileCoord& c, bool load) {
+        constexpr int ROW_ALIGN = 16 / (int)sizeof(elem_a);
+        const bool shift = g.M >= BLOCK_M && (A_K_MAJOR || (g.M - BLOCK_M) % ROW_ALIGN == 0) &&
+                           (g.beta == 0.0f || g.c_row == 0);
+        return shift ? min(c.m0, g.M - BLOCK_M) : load ? min(c.m0, (tiles_m - 1) * BLOCK_M) : c.m0;
+    };
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -139,7 +143,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 const TileCoord c = coord(u, rank);
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
-                const int m_load = min(c.m0, m_last);
+                const int m_load = tile_row(c, true);
                 const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
@@ -277,7 +281,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 }
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
-            const TileCoord cd = {shift_rows ? min(c.m0, m_last) : c.m0, c.n0, c.z};  // the rows it computed
+            const TileCoord cd = {tile_row(c, false), c.n0, c.z};  // the rows it computed
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
