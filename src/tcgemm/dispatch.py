@@ -8,24 +8,12 @@ CTAs its tiles make for the problem.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 from . import registry, tma, tuned
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import (
-    STREAM_K_RUNS_L2_BYTES,
-    STREAM_K_RUNS_OVERHEAD,
-    TAIL_ESTIMATE_MIN_KTILES,
-    cluster_units,
-    stream_k_runs,
-    stream_k_runs_clusters,
-    tail_split,
-)
-
-# Bytes per input element of each precision (the stream-K-runs estimate's L2 test).
-_ELEM_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "int8": 1, "fp8e4m3": 1, "fp8e5m2": 1}
+from .schedule import TAIL_ESTIMATE_MIN_KTILES, cluster_units, tail_split
 
 # Families in the order auto prefers them, fastest first.
 _FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
@@ -107,8 +95,6 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     taken over the config it copies wherever the kernel will split that round at all, with tiles of at
     least TAIL_ESTIMATE_MIN_KTILES k-tiles (below, the split's fixed costs measured larger). A config's
     ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles.
-    A STREAM_K_RUNS config costs its k-tiles per cluster plus STREAM_K_RUNS_OVERHEAD where its runs cut
-    units at all and its operands fit STREAM_K_RUNS_L2_BYTES (infinite where they do not).
     A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
     left out below."""
     configs = [c for c in spec.configs_for(problem.precision)
@@ -137,16 +123,6 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
             if tail is not None:
                 rounds = units // (slots // cluster) + tail[1] / ktiles
                 split_tail.add(cfg.name)
-        if cfg.get("STREAM_K_RUNS") and splits == 1:
-            units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"], rows, cols)
-            clusters = stream_k_runs_clusters(units, ktiles, slots // (rows * cols))
-            if stream_k_runs(units, ktiles, clusters):
-                operands = (problem.m + problem.n) * problem.k * problem.batch * _ELEM_BYTES[problem.precision]
-                if operands > STREAM_K_RUNS_L2_BYTES:
-                    return math.inf  # (see tcgemm.schedule)
-                run = units * ktiles / clusters  # k-tiles per cluster
-                extra = STREAM_K_RUNS_OVERHEAD + cfg.epilogue * (run / ktiles + 1)
-                return (run + extra) * cfg["BLOCK_M"] * cfg["BLOCK_N"] / cfg.speed
         return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + cfg.epilogue) / cfg.speed
 
     best = configs[0]

@@ -24,15 +24,7 @@ from . import jit, placement, registry
 from .driver import _allow_dynamic_smem, _raw_stream, _stream, ensure_context
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import (
-    cluster_units,
-    stream_k_runs,
-    stream_k_runs_clusters,
-    stream_k_runs_scratch,
-    stream_k_scratch,
-    stream_k_shape,
-    tail_split,
-)
+from .schedule import cluster_units, stream_k_scratch, stream_k_shape, tail_split
 
 _C_TYPES = {
     torch.float32: "float",
@@ -150,12 +142,6 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"],
                           *spec.cluster_shape(cfg)) * cfg.get("SPLIT_K", 1)  # split-K: per tile
     clusters = max(1, min(sms // cluster, units))
-    if cfg.get("STREAM_K_RUNS"):  # (tcgemm.schedule: up to one cluster per few k-tiles of work)
-        ktiles = max(1, -(-problem.k // cfg["BLOCK_K"]))
-        if units * ktiles > _INT32_MAX:
-            raise ValueError(f"{units} x {ktiles} k-tiles: too many for config {cfg.name!r} of {spec.name!r} "
-                             "(stream-K runs number them in 32 bits); use kernel='auto'")
-        clusters = stream_k_runs_clusters(units, ktiles, sms // cluster)
     return (clusters * cluster, 1, 1)
 
 
@@ -459,10 +445,9 @@ def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
                     device: int, clusters: int = 0) -> tuple[int, int, bool]:
     """(workspace address, counters address, True) of a split-K launch (kernels/include/split_k.cuh), of a
-    TAIL_SPLIT or STREAM_K_RUNS launch on ``clusters`` clusters (tail_split.cuh, stream_k.cuh) or of a GPC_ORDER
-    launch (gpc_order.cuh: counters = its tables, then the tail split's counters); (0, 0, False) for configs
-    with none of them, and for tail-split or stream-K-runs launches that split nothing (the kernel then takes
-    whole units in turns).
+    TAIL_SPLIT launch on ``clusters`` clusters (tail_split.cuh) or of a GPC_ORDER launch (gpc_order.cuh:
+    counters = its tables, then the tail split's counters); (0, 0, False) for configs with none of them, and
+    for tail-split launches whose last wave needs no split (the kernel then splits nothing).
 
     Eager launches use their stream's buffers, captured ones the device's GRAPH set (see above); nothing is
     allocated or copied while the current stream is capturing (GraphCaptureError if the call never ran
@@ -473,14 +458,6 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     if cfg.get("STREAM_K"):  # (clusters: the launch's CTAs, one per place)
         tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
         need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"])
-    elif cfg.get("STREAM_K_RUNS"):
-        cluster_ctas = spec.cluster_of(cfg)
-        units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"],
-                              *spec.cluster_shape(cfg))
-        if not stream_k_runs(units, -(-problem.k // cfg["BLOCK_K"]), clusters):
-            return 0, 0, False  # (the kernel then takes whole units in turns)
-        need_ws, need_counters = stream_k_runs_scratch(units, clusters, cluster_ctas, cfg["BLOCK_M"], cfg["BLOCK_N"],
-                                                       cfg["BLOCK_M"] // cfg.get("WG_M", 64))
     elif cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
         if need_ws == 0 and not gpc_order:

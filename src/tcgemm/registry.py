@@ -837,18 +837,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64b2k3", ("fp16", "bf16"), speed=0.45, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2, SPLIT_K=3,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            # Stream-K runs (STREAM_K_RUNS, kernels/include/stream_k.cuh): cluster c takes the k-tiles
-            # [c T / G, (c + 1) T / G) of all T = units x k-tiles, so no cluster idles through a last, partial
-            # round; a unit cut between runs is summed through the workspace in a fixed order. For 1-3 rounds of
-            # short-K units whose operands stay in the L2 (GPT-2 at 2048 tokens: 72 units of 128 x 256 on 66
-            # clusters). The estimate weighs them only there (tcgemm.schedule.STREAM_K_RUNS_L2_BYTES): elsewhere
-            # each equals the config it copies, listed before it (ties keep the first).
-            _cfg("128x256x64b2r", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x128x64b2r", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2, STREAM_K_RUNS=1,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -2,8 +2,7 @@
 
 The tail split (kernels/include/tail_split.cuh) decides on the device which units of the last,
 partial wave to cut along k; the host sizes the workspace for it (tcgemm.launch) and weighs it when
-picking a config (tcgemm.dispatch) by the same rule, mirrored here. Likewise the stream-K runs of the
-production kernel (STREAM_K_RUNS, kernels/include/stream_k.cuh) and the decode kernel's stream-K shape.
+picking a config (tcgemm.dispatch) by the same rule, mirrored here.
 """
 
 from __future__ import annotations
@@ -85,35 +84,3 @@ def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int) -> tuple
     """(workspace floats, counters) of a stream-K launch of ``ctas`` CTAs over ``tiles`` output tiles: two
     partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile."""
     return 2 * ctas * block_m * block_n, tiles
-
-
-# STREAM_K_RUNS (the production kernel, kernels/include/stream_k.cuh): cluster c takes the k-tiles
-# [c T / G, (c + 1) T / G) of all T = units x ktiles (UnitWalk in hopper_sched.cuh), on up to one cluster per
-# STREAM_K_RUNS_MIN_RUN k-tiles of work, so also where there are fewer units than clusters (a unit then has
-# several contributors). Clusters at different k offsets share nothing through the L2, so auto weighs these
-# configs only where A and B together fit in STREAM_K_RUNS_L2_BYTES (the H100's L2 is 50 MB); and each unit
-# cut between runs costs its contributors about STREAM_K_RUNS_OVERHEAD k-tiles (a partial tile written to
-# the workspace and read back, the ring refilled behind it).
-STREAM_K_RUNS_L2_BYTES = 24 << 20
-STREAM_K_RUNS_OVERHEAD = 2.0
-STREAM_K_RUNS_MIN_RUN = 4
-
-
-def stream_k_runs_clusters(units: int, ktiles: int, max_clusters: int) -> int:
-    """Clusters of a STREAM_K_RUNS launch: every place, but none with fewer than STREAM_K_RUNS_MIN_RUN
-    k-tiles (nor fewer clusters than units)."""
-    return max(1, min(max_clusters, max(units, units * ktiles // STREAM_K_RUNS_MIN_RUN)))
-
-
-def stream_k_runs(units: int, ktiles: int, clusters: int) -> bool:
-    """Whether a STREAM_K_RUNS launch of ``units`` cluster units on ``clusters`` clusters cuts units between
-    runs: where the units are not a whole number of rounds (otherwise every run is whole units). The host
-    passes the kernel a workspace only then (``ktiles``: the same signature as the other rules)."""
-    return units % clusters != 0
-
-
-def stream_k_runs_scratch(units: int, clusters: int, cluster_ctas: int, block_m: int, block_n: int,
-                          consumers: int) -> tuple[int, int]:
-    """(workspace floats, counters) of a STREAM_K_RUNS launch: two partial-tile slots per cluster (the first
-    and last unit of its run) for each of its CTAs, one arrival counter per CTA tile and consumer warpgroup."""
-    return 2 * clusters * cluster_ctas * block_m * block_n, units * cluster_ctas * consumers

@@ -15,8 +15,7 @@
 //    header of its policy:
 //      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2 x 2 (CLUSTER_2D), no cluster
 //      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
-//                           (tail_split.cuh), stream-K runs (stream_k.cuh), the next tile's coordinates
-//                           in the first wgmmas' shadow
+//                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow
 //      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE)
 //      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas
 //    and all input types: fp16/bf16 (K- or MN-major), tf32, int8, fp8 (K-major; registry entry
@@ -278,16 +277,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
                     if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
                                                 walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
-                        continue;
-                }
-            }
-            // A unit cut between two or more clusters' runs (STREAM_K_RUNS): whoever completes it writes D.
-            if constexpr (kStreamKRuns) {
-                if (kt0 > 0 || kt1 < ktiles) {  // (stream_k.cuh)
-                    if (workspace == nullptr) watchdog_fault();  // (the host passes one wherever a unit is cut)
-                    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
-                    if (!stream_k_runs_reduce<CONSUMERS>(acc, walk.runs(), u, walk.cluster, u == walk.first, rank,
-                                                         CLUSTER_M, cw, workspace, counters, 1 + cw, flag + cw))
                         continue;
                 }
             }

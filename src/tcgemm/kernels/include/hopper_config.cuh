@@ -28,9 +28,6 @@
 #ifndef TAIL_SPLIT
 #define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (tail_split.cuh)
 #endif
-#ifndef STREAM_K_RUNS
-#define STREAM_K_RUNS 0  // 1: each cluster an equal run of all units' k-tiles, units cut between runs (stream_k.cuh)
-#endif
 #ifndef CLUSTER_ALONG_N
 #define CLUSTER_ALONG_N 0  // 1: the cluster's CTAs sit side by side along N and share the A tile instead
 #endif
@@ -84,7 +81,6 @@
 // ---- the variants, as constants ----
 constexpr int kSplitK = SPLIT_K;
 constexpr bool kTailSplit = TAIL_SPLIT != 0;
-constexpr bool kStreamKRuns = STREAM_K_RUNS != 0;
 constexpr bool kWaveSnake = WAVE_SNAKE != 0;
 constexpr bool kGpcOrder = GPC_ORDER != 0;
 constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
@@ -196,8 +192,6 @@ static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the counters buffer)");
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
-static_assert(!STREAM_K_RUNS || (SPLIT_K == 1 && !TAIL_SPLIT && !WAVE_SNAKE && !GPC_ORDER && !INT_ACC),
-              "STREAM_K_RUNS: fp32 partial sums, one schedule policy at a time, k-tiles in order");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&

@@ -30,12 +30,6 @@
 // GPC_ORDER: a cluster's place in every wave is not its id but a position counted out per GPC, so
 // that the clusters of one GPC share a unit row (gpc_order.cuh).  TAIL_SPLIT: the last partial
 // wave's units are cut along k between their owners and the clusters that would idle (tail_split.cuh).
-// STREAM_K_RUNS: no turns at all; cluster c takes the k-tiles [c T / G, (c + 1) T / G) of all T = units x
-// ktiles, unit by unit (stream_k.cuh; T < 2^31, which the host checks). Where the units make whole rounds
-// the runs are whole units and need no workspace; elsewhere the host passes one (tcgemm.schedule, which
-// also launches up to one cluster per 4 k-tiles of work where there are fewer units than clusters). For
-// operands the L2 holds: clusters at different k offsets share nothing through the L2 (why a stream-K tail
-// lost at 4096^3, docs/findings.md).
 //
 // The next tile's coordinates (COORD_SHADOW, hopper_config.cuh).  Between tiles the tensor cores wait
 // for a consumer's epilogue and whatever precedes the next tile's first wgmma, so nothing else goes
@@ -51,7 +45,6 @@
 #include "cluster.cuh"
 #include "gpc_order.cuh"
 #include "tail_split.cuh"  // (and split_k.cuh)
-#include "stream_k.cuh"
 
 struct TileCoord {
     int m0, n0, z;  // first row and column of this CTA's tile, batch entry
@@ -79,38 +72,24 @@ __device__ __forceinline__ void split_k_range(int u, int ktiles, int kt_per, int
 }
 
 // This cluster's walk over the units: the first, the one after u, and the k-tiles of u (the last partial
-// wave's units in two k parts with TAIL_SPLIT, off without a workspace; a run's with STREAM_K_RUNS).  Each role builds its own after
+// wave's units in two k parts with TAIL_SPLIT; off without a workspace).  Each role builds its own after
 // setmaxnreg: built once above the role split, its values stayed live across it, and NVRTC 13.5 kept two
 // of them on the stack in the producer's 40 registers (s4b2t with fp32 D).
 struct UnitWalk {
     int units, ktiles, cluster, clusters, first;
     TailSplit tail;
-    int run_begin, run_end;  // STREAM_K_RUNS: this cluster's k-tiles of all units' (stream_k.cuh)
     __device__ __forceinline__ UnitWalk(int units_, int ktiles_, bool split, int position)
         : units(units_), ktiles(ktiles_), cluster(position), clusters(cluster_count_x()) {
-        if constexpr (kStreamKRuns) {  // (always runs: without a cut unit they are whole units, no workspace)
-            const StreamK sk = runs();
-            run_begin = (int)sk.begin(cluster);
-            run_end = (int)sk.begin(cluster + 1);
-            first = run_begin < run_end ? run_begin / ktiles : units;
-        } else {
-            tail = tail_split(units, ktiles, clusters, cluster, kTailSplit && split);
-            first = !kTailSplit || cluster < tail.dp ? cluster : next(cluster - clusters);
-        }
+        tail = tail_split(units, ktiles, clusters, cluster, kTailSplit && split);
+        first = !kTailSplit || cluster < tail.dp ? cluster : next(cluster - clusters);
     }
-    __device__ __forceinline__ StreamK runs() const { return {(long long)units * ktiles, clusters, ktiles}; }
     __device__ __forceinline__ int next(int u) const {
-        if constexpr (kStreamKRuns) return (u + 1) * ktiles < run_end ? u + 1 : units;
         return kTailSplit ? tail_next_unit(tail, u, units, clusters, cluster) : u + clusters;
     }
     __device__ __forceinline__ void range(int u, int& kt0, int& kt1) const {  // (within k_range's)
         if (kTailSplit && u >= tail.dp) {
             kt0 = tail.owner ? 0 : tail.split;
             kt1 = tail.owner ? tail.split : ktiles;
-        }
-        if constexpr (kStreamKRuns) {
-            kt0 = max(kt0, run_begin - u * ktiles);
-            kt1 = min(kt1, run_end - u * ktiles);
         }
     }
 };

@@ -30,24 +30,13 @@ __device__ __forceinline__ float* split_k_slice(float* workspace, int tile, int 
     return workspace + (((i64)tile * splits + split) * consumers + cw) * (128 * NACC);
 }
 
-// A warpgroup's partial tile to its slice, and a slice loaded into or added to its registers, in the layout above
+// A warpgroup's partial tile to its slice, and a slice added to its registers, in the layout above
 // (tail_split.cuh; split_k_reduce keeps its own loops, which its measured builds were compiled from).
 template <int NACC>
 __device__ __forceinline__ void store_partial(float4* slice, const float (&acc)[NACC]) {
 #pragma unroll
     for (int j = 0; j < NACC / 4; ++j)
         slice[128 * j] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
-}
-template <int NACC>
-__device__ __forceinline__ void load_partial(float (&acc)[NACC], const float4* slice) {
-#pragma unroll
-    for (int j = 0; j < NACC / 4; ++j) {
-        const float4 v = __ldcg(slice + 128 * j);
-        acc[4 * j] = v.x;
-        acc[4 * j + 1] = v.y;
-        acc[4 * j + 2] = v.z;
-        acc[4 * j + 3] = v.w;
-    }
 }
 template <int NACC>
 __device__ __forceinline__ void add_partial(float (&acc)[NACC], const float4* slice) {

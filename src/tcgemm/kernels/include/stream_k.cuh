@@ -18,14 +18,6 @@
 // The ordering argument is split_k.cuh's (slot stores -> __threadfence -> barrier -> atomicAdd by one
 // thread; the last arriver fences and reads through L2).  A slot keeps the threads' register layout
 // (split_k.cuh: store_partial / add_partial), so every access is a coalesced float4.
-//
-// The production kernel (hopper/04_tma_store_epilogue.cu, STREAM_K_RUNS configs) walks the same runs with
-// clusters in place of CTAs and whole cluster units in place of tiles (hopper_sched.cuh, UnitWalk), where
-// the waves of whole tiles round badly and the operands stay in the L2: GPT-2's K = 768 layers at 2048
-// tokens make 72 cluster units of 128 x 256 for 66 clusters, two rounds for 1.09 rounds of work. Its
-// fixup (stream_k_runs_reduce below) orders memory as the tail split does (tail_split.cuh: one release
-// per warpgroup instead of a fence per thread, which cost microseconds per part there), and the tile's
-// first contributor, which reaches the tile last (at the end of its run), keeps its sums in registers.
 #pragma once
 #include "split_k.cuh"
 
@@ -100,62 +92,5 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
                 }
             }
     }
-    return true;
-}
-
-// ---- STREAM_K_RUNS (hopper/04_tma_store_epilogue.cu): the fixup of a cluster unit cut between runs ----
-//
-// Contributors of unit u: clusters first = cta_of(u K) .. last = cta_of(u K + K - 1) (K = k-tiles per unit),
-// in order of their k ranges. Each CTA of a cluster sums its own tile of the unit; slot 2c holds the partial
-// of cluster c's first unit, 2c + 1 of its last (a run that is not one unit's interior has at most these
-// two partial units), one slice per CTA rank and consumer warpgroup.
-//
-// Protocol (per CTA tile and consumer warpgroup; a counter counts the contributors that left a slice):
-//   * the first contributor looks first: if all n - 1 others have arrived, it adds their slices to its
-//     registers in order and writes D, leaving no slice and no arrival;
-//   * otherwise (and every other contributor) it stores its slice, then one thread arrives (acq_rel);
-//     the arrival that finds n - 1 before it finishes the tile: into registers goes the first
-//     contributor's sums (its own registers when it is the first, else the first's slice), then every
-//     later contributor's slice in order.
-// The sum is ((p_first + p_first+1) + ...) + p_last whoever finishes, so the bits are the same on every
-// run; nobody waits, so no schedule of clusters can hang. The finisher resets the counter for the next launch.
-template <int CONSUMERS_, typename Acc, int NACC>
-__device__ __forceinline__ bool stream_k_runs_reduce(Acc (&acc)[NACC], const StreamK& sk, int unit, int cluster,
-                                                     bool first_of_run, int rank, int cluster_ctas, int cw,
-                                                     float* workspace, int* counters, int bar_id, volatile int* flag) {
-    static_assert(sizeof(Acc) == 4 && (Acc)0.5f != 0, "fp32 partial sums");
-    const int wg_tid = threadIdx.x % 128;
-    const long long unit_begin = (long long)unit * sk.ktiles;
-    const int first = sk.cta_of(unit_begin), last = sk.cta_of(unit_begin + sk.ktiles - 1);
-    const int n = last - first + 1;
-    auto slice = [&](int slot) {
-        return reinterpret_cast<float4*>(workspace + (((long long)slot * cluster_ctas + rank) * CONSUMERS_ + cw) *
-                                                         (128 * NACC)) + wg_tid;
-    };
-    int* counter = counters + ((long long)unit * cluster_ctas + rank) * CONSUMERS_ + cw;
-    const bool is_first = cluster == first;
-    if (is_first) {
-        if (wg_tid == 0) {
-            int seen;
-            asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
-            *flag = seen;
-        }
-        warpgroup_bar_sync(bar_id);
-    }
-    if (!is_first || *flag != n - 1) {
-        store_partial(slice(stream_k_slot(cluster, first_of_run)), acc);
-        warpgroup_bar_sync(bar_id);  // (also: every thread has read *flag above before it changes)
-        if (wg_tid == 0) {
-            int before;
-            asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counter) : "memory");
-            *flag = before;
-        }
-        warpgroup_bar_sync(bar_id);
-        if (*flag != n - 1) return false;
-    }
-    if (wg_tid == 0) *counter = 0;  // every contributor is in: ready for the next launch
-    if (!is_first) load_partial(acc, slice(stream_k_slot(first, sk.begin(first) / sk.ktiles == unit)));
-#pragma unroll 1
-    for (int c = first + 1; c <= last; ++c) add_partial(acc, slice(stream_k_slot(c, true)));
     return true;
 }
