@@ -770,6 +770,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64", ("fp16", "bf16"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+            # Tried and removed: the same tiles in clusters of 2 side by side along N sharing A (each CTA loading 64
+            # of its 128 rows), as cuBLAS's nvjet_sm90_tst_128x64_64x8_1x2 at 1024^3, where Nsight Compute saw our
+            # SMs read 47.6 MB through the L2 against its 29.0 and run 12.6k active cycles against 8.6k
+            # (2026-11-26-h100-ncu-small-shapes-1024-11ae726.txt). Correct, but in CUDA graphs 7.4 against 7.5 us at
+            # 1024^3 (cuBLAS 5.8), and slower than auto's tiles at 1024 x 2048 x 1024 and GPT-2's K = 768 shapes
+            # (2026-11-26-h100-explore-128x64-c2n-{bf16,fp16,gpt2}-a4ec9cc.json): the L2 bytes are not what costs.
             # M <= 64 rows per tile, one consumer warpgroup: at M = 128, 128 x 64 tiles give one CTA per
             # 64 columns (64 of 132 SMs, each multiplying for ~18 us at the tensor cores' rate); 64 x 64
             # tiles put twice the CTAs on the GPU, each with half the multiply-adds, and at M = 16 they
@@ -1027,10 +1033,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # (2026-11-23-h100-explore-fp8-promote-pipeline.json). At the same tile cuBLAS's SMs request
             # fewer L2 sectors (20.1 M against 24.5 M at 4096^3) and half the cross-partition ones
             # (2026-11-23-h100-ncu-l2-sources.txt).
-            _cfg("64x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
+            # int8 too (s32 D staged as in the other int8 configs): at 1024^3 128 x 64 tiles make 128 CTAs where
+            # 128 x 128 makes 64, at 128 x 4096 x 4096 64 x 64 tiles 128 CTAs; CUDA graphs, rc, against
+            # torch._int_mm: 7.0 against 9.0 us (cuBLAS 6.4) and 11.2 against 16.0 (cuBLAS 11.7)
+            # (2026-11-26-h100-explore-int8-small-rc-a4ec9cc.json; rr: ...-int8-small-rr-a4ec9cc.json).
+            _cfg("64x64x128", ("int8", "fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("128x64x128", ("fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
+            _cfg("128x64x128", ("int8", "fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
                  STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
