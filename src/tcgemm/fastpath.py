@@ -112,7 +112,9 @@ class Prepared:
         self._device = device
         self._torch_device = torch.device("cuda", device)  # (parsed once: torch.empty takes it as it is)
         self._swapped = problem.swapped
-        self._staged = staged  # layouts of the aligned copies of a and b made per call (tcgemm.staging)
+        # The aligned copies of a and b made per call, in these layouts (tcgemm.staging), else None.
+        self._copies = tuple(staging.PreparedCopy(t, layout) if layout is not None else None
+                             for t, layout in zip((a, b), staged, strict=True))
         self._out_shape = out_shape
         # D through a row-padded buffer and a copy (staging.padded_output): the buffer's shape, else None.
         self._padded_shape = (*out_shape[:-1], padded_ld) if padded_ld is not None else None
@@ -214,11 +216,11 @@ class Prepared:
             d = out
         else:
             d = torch.empty(self._out_shape, dtype=self._out_dtype, device=self._torch_device)
-        stage_a, stage_b = self._staged
-        if stage_a is not None:
-            a = staging.aligned_copy(a, stage_a)
-        if stage_b is not None:
-            b = staging.aligned_copy(b, stage_b)
+        copy_a, copy_b = self._copies
+        if copy_a is not None:
+            a = copy_a(a)
+        if copy_b is not None:
+            b = copy_b(b)
         ka, kb = (b, a) if self._swapped else (a, b)
         target = None
         if self._padded_shape is not None:

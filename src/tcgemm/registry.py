@@ -308,10 +308,19 @@ LADDER: tuple[KernelSpec, ...] = (
         configs=(
             _cfg("128x128x16", BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=32, WARP_N=64,
                  THREAD_M=8, THREAD_N=8, THREADS=256),
-            _cfg("128x128x8", BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
+            _cfg("128x128x8", speed=0.94, BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
                  THREAD_M=8, THREAD_N=8, THREADS=256),
-            _cfg("64x64x8", BLOCK_M=64, BLOCK_N=64, BLOCK_K=8, WARP_M=32, WARP_N=32,
+            # speed: rates at 4096^3 relative to 128 x 128 x 16 (same file as 128 x 64 x 16 below).
+            _cfg("64x64x8", speed=0.76, BLOCK_M=64, BLOCK_N=64, BLOCK_K=8, WARP_M=32, WARP_N=32,
                  THREAD_M=4, THREAD_N=8, THREADS=128),
+            # 128 x 64 tiles, BLOCK_K 16 (128 threads): at 1024^3 128 CTAs where 128 x 128 makes 64, 0.87x of
+            # cuBLAS in CUDA graphs against 0.74x for 64 x 64 x 8 (auto's tile before), 0.79x at 4096^3 where
+            # 128 x 128 x 16 runs 0.88x (2026-11-26-h100-explore-fp32-configs-d158e06.json): speed 0.89.
+            # Tried in the same run and not kept: 128 x 128 x 16 with 64 x 32 warp tiles (the same as 32 x 64),
+            # 128 x 64 x 8 and 64 x 128 x 8 (0.71-0.76x at 1024^3), 64 x 64 x 16 (0.83x at 1024^3, 0.70x at
+            # 4096^3).
+            _cfg("128x64x16", speed=0.89, BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=32, WARP_N=64,
+                 THREAD_M=8, THREAD_N=8, THREADS=128),
         ),
         seed=f"{_SEED_004} v06; {_SEED_002} stage 5",
         vector_loads=True,

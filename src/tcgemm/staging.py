@@ -22,7 +22,7 @@ import threading
 
 import torch
 
-from . import registry
+from . import launch, registry
 from .problem import GemmProblem, _aligned16, layout_of
 
 # Below this many multiply-adds the copy is not worth it (the GEMM itself takes microseconds).
@@ -112,6 +112,12 @@ class _CopyLaunch:
         self._ok = driver.CUresult.CUDA_SUCCESS
         self._handle = kernel.handle
         self._stream = tc_driver.current_stream(device)
+        # Through ctypes where the driver library loads, as the GEMMs' repeat launches (launch.libcuda): at
+        # 1024^3 a staged tf32/int8 call spent ~48 us of host time on its copy through cuda.bindings.
+        found = launch.libcuda()
+        self._raw_launch = found[0] if found is not None else None
+        self._raw_handle = int(kernel.handle)
+        self._raw_stream = tc_driver._RAW_STREAM or tc_driver._raw_stream
         self._device = device
         self._lock = threading.Lock()
         self._threads, types = _ENTRIES[entry]
@@ -126,7 +132,13 @@ class _CopyLaunch:
         with self._lock:
             for slot, value in zip(self._values, args, strict=True):
                 slot.value = value
-            (err,) = self._launch(self._handle, *grid, self._threads, 1, 1, 0, self._stream(), self._params_addr, 0)
+            if self._raw_launch is not None:
+                gx, gy, gz = grid
+                err = self._raw_launch(self._raw_handle, gx, gy, gz, self._threads, 1, 1, 0,
+                                       self._raw_stream(self._device), self._params_addr, None)
+            else:
+                (err,) = self._launch(self._handle, *grid, self._threads, 1, 1, 0, self._stream(),
+                                      self._params_addr, 0)
         if err != self._ok:
             raise RuntimeError(f"cuLaunchKernel (staging copy) failed: {err}")
 
@@ -147,39 +159,85 @@ def _launcher(t: torch.Tensor, entry: str) -> _CopyLaunch | None:
     return _launchers[key]
 
 
-def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
-    """Fill ``buf`` (rows of ``buf.shape[-1]`` elements, contiguous: the padded storage of
-    :func:`aligned_copy`, or the caller's D in :func:`unpad`) from ``t`` with the copy kernels of
-    kernels/util/stage_copy.cu; False when they do not apply (CPU tensors, other element sizes,
-    grids beyond CUDA's limits, no NVRTC) and the caller should use torch's copy_."""
+@dataclasses.dataclass(frozen=True)
+class _CopyPlan:
+    """One copy kernel launch of stage_copy.cu with everything but the two addresses worked out."""
+
+    copier: _CopyLaunch
+    grid: tuple[int, int, int]
+    args: tuple[int, ...]  # the kernel's arguments, 0 where the addresses go
+    src: int  # slots of the source and destination addresses in ``args``
+    dst: int
+
+    def __call__(self, src_ptr: int, dst_ptr: int) -> None:
+        args = list(self.args)
+        args[self.src], args[self.dst] = src_ptr, dst_ptr
+        self.copier(self.grid, tuple(args))
+
+
+def _copy_plan(t: torch.Tensor, layout: str, ld: int) -> _CopyPlan | None:
+    """The copy of ``t`` into rows of ``ld`` elements (contiguous) in ``layout`` by the kernels of
+    kernels/util/stage_copy.cu, or None when they do not apply (CPU tensors, other element sizes, grids
+    beyond CUDA's limits, no NVRTC): a function of ``t``'s shape, strides, dtype and device only."""
     size = t.element_size()
     if not t.is_cuda or size not in _COPY_TYPES or t.numel() == 0:
-        return False
+        return None
     rows, cols = t.shape[-2], t.shape[-1]
     # dst[z][i][j] = t[z][i][j] (layout "r") or t[z][j][i] ("c": buf holds t transposed)
     s_i, s_j = (t.stride(-2), t.stride(-1)) if layout == "r" else (t.stride(-1), t.stride(-2))
     big_r, big_c = (rows, cols) if layout == "r" else (cols, rows)
     batch = t.shape[0] if t.dim() == 3 else 1
     s_b = t.stride(0) if t.dim() == 3 else 0
-    ld = buf.shape[-1]
     if batch > _MAX_GRID_YZ or min(s_i, s_j, s_b) < 0:
-        return False
+        return None
     if s_j == 1 or big_c == 1:  # rows of the source are rows of the destination: a byte-string copy per row
         copier = _launcher(t, "stage_rows")
         if copier is None:
-            return False
+            return None
         grid = (-(-big_c * size // _ROW_BYTES), min(big_r, _MAX_GRID_YZ), batch)
-        copier(grid, (t.data_ptr(), s_i * size, s_b * size, buf.data_ptr(), ld * size, big_r * ld * size, big_r,
-                      big_c * size))
-        return True
+        return _CopyPlan(copier, grid, (0, s_i * size, s_b * size, 0, ld * size, big_r * ld * size, big_r,
+                                        big_c * size), 0, 3)
     grid = (-(-big_c // _COPY_TILE), -(-big_r // _COPY_TILE), batch)
     if grid[1] > _MAX_GRID_YZ:
-        return False
+        return None
     copier = _launcher(t, "stage_copy")
     if copier is None:
+        return None
+    return _CopyPlan(copier, grid, (0, s_i, s_j, s_b, 0, ld, big_r * ld, big_r, big_c), 0, 4)
+
+
+def _device_copy(buf: torch.Tensor, t: torch.Tensor, layout: str) -> bool:
+    """Fill ``buf`` (rows of ``buf.shape[-1]`` elements, contiguous: the padded storage of
+    :func:`aligned_copy`, or the caller's D in :func:`unpad`) from ``t`` with the copy kernels of
+    kernels/util/stage_copy.cu; False when they do not apply and the caller should use torch's copy_."""
+    plan = _copy_plan(t, layout, buf.shape[-1])
+    if plan is None:
         return False
-    copier(grid, (t.data_ptr(), s_i, s_j, s_b, buf.data_ptr(), ld, big_r * ld, big_r, big_c))
+    plan(t.data_ptr(), buf.data_ptr())
     return True
+
+
+class PreparedCopy:
+    """:func:`aligned_copy` for the repeat path (tcgemm.fastpath): calls whose operand has the signature of
+    ``t`` (shape, strides, dtype, device) copy it into a new buffer of one padded shape, so the buffer's size
+    and the copy kernel's grid and arguments are worked out once; a call allocates the buffer and launches.
+    It returns the buffer itself, not the view aligned_copy gives: the prepared GEMM needs only its address."""
+
+    def __init__(self, t: torch.Tensor, layout: str) -> None:
+        self._layout = layout
+        per_vec = 16 // t.element_size()
+        rows, cols = t.shape[-2], t.shape[-1]
+        ld = -(-(rows if layout == "c" else cols) // per_vec) * per_vec
+        self._numel = (t.numel() // (rows * cols)) * (cols if layout == "c" else rows) * ld
+        self._dtype, self._device = t.dtype, t.device
+        self._plan = _copy_plan(t, layout, ld)
+
+    def __call__(self, t: torch.Tensor) -> torch.Tensor:
+        if self._plan is None:
+            return aligned_copy(t, self._layout)
+        buf = torch.empty(self._numel, dtype=self._dtype, device=self._device)
+        self._plan(t.data_ptr(), buf.data_ptr())
+        return buf
 
 
 def stage(a: torch.Tensor, b: torch.Tensor, problem: GemmProblem, arch: int,
