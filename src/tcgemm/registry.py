@@ -1073,7 +1073,7 @@ LADDER: tuple[KernelSpec, ...] = (
                   "ring hinted into L2 before the PDL wait, D written transposed",
         source="hopper/05_swap_ab_stream_k.cu",
         entry="swap_ab_stream_k",
-        precisions=("fp16", "bf16", "tf32"),
+        precisions=("fp16", "bf16"),
         # Configs by token tile, narrowest first: auto takes the first whose BLOCK_M covers M
         # (dispatch.pick_config). Stages: as many as fit twice per SM (~110 KB each), so one CTA's fixup and
         # epilogue overlap the other's loads, and a following GEMM's CTAs find room (pdl.cuh); the s12
@@ -1103,6 +1103,31 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=64, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        # A row-major (the tokens K-major); the weight B = W^T column-major (W as torch.nn.Linear stores it), or
+        # row-major (a K x N weight of torch.matmul: MN-major, wgmma's transposed A; W_K_MAJOR in the kernel).
+        layouts=("rc", "rr"),
+        min_blocks=2,  # registers for two CTAs per SM (64 tokens wanted 160 per thread uncapped)
+        persistent=True,
+        # (the TMA-store kernels' signature: the D map and flag arrive, unused; stream-K's workspace and counters)
+        tma_store=True,
+        pdl=True,
+        auto_max_m=64,
+    ),
+    # The same kernel for tf32, which wgmma reads K-major only: B column-major (a row-major B is staged).
+    KernelSpec(
+        name="swap_ab_stream_k_kmajor",
+        family="hopper",
+        stage=5,
+        technique="swap_ab_stream_k for tf32: both operands K-major",
+        source="hopper/05_swap_ab_stream_k.cu",
+        entry="swap_ab_stream_k",
+        precisions=("tf32",),
+        configs=(
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),
@@ -1111,10 +1136,9 @@ LADDER: tuple[KernelSpec, ...] = (
         min_arch=90,
         requires_aligned16=True,
         tma=True,
-        layouts=("rc",),  # both operands K-major: A row-major, the weight B = W^T column-major (F.linear)
-        min_blocks=2,  # registers for two CTAs per SM (64 tokens wanted 160 per thread uncapped)
+        layouts=("rc",),
+        min_blocks=2,
         persistent=True,
-        # (the TMA-store kernels' signature: the D map and flag arrive, unused; stream-K's workspace and counters)
         tma_store=True,
         pdl=True,
         auto_max_m=64,

@@ -44,7 +44,8 @@ def test_explain_rejects_unknown_arguments(fake_gpu):
 
 def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     """F.linear at a few tokens (A row-major, B = W.t()): the stream-K swap-AB kernel, its config by the
-    measured M and K ranges; past 16 rows, or with W row-major (X @ W), the general kernels."""
+    measured M and K ranges, with W stored N x K (B = W.t()) or K x N (X @ W, read MN-major); past 16 rows the
+    general kernels."""
     w = torch.randn(4096, 4096, dtype=torch.bfloat16)
     for m, config in ((1, "8x64x64q8s3g1"), (16, "16x64x64q8s2g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, dtype=torch.bfloat16), w.t())
@@ -54,7 +55,7 @@ def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     short_k = tcgemm.explain(torch.randn(1, 768, dtype=torch.bfloat16), gpt2_qkv.t())
     assert short_k.label == "swap_ab_stream_k:16x64x64q4s5g1"
     assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
-    assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).kernel != "swap_ab_stream_k"
+    assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).label == "swap_ab_stream_k:8x64x64q8s3g1"
     # 17..64 rows: only at narrow N and long K (Llama-3-70B TP8 qkv), where the general kernel makes 20 tiles.
     qkv = torch.randn(1280, 8192, dtype=torch.bfloat16)
     for m, config in ((32, "32x64x64q4s4g1"), (48, "64x64x64q4s3g1"), (64, "64x64x64q4s3g1")):

@@ -17,8 +17,10 @@ from tcgemm.check import check
 
 pytestmark = pytest.mark.gpu
 
-SPEC = registry.get("swap_ab_stream_k")
-CASES = [pytest.param(c.name, p, id=f"{c.name}-{p}") for c in SPEC.configs for p in SPEC.precisions if c.serves(p)]
+SPEC = registry.get("swap_ab_stream_k")  # fp16 and bf16: the weight K-major ("rc") or MN-major ("rr")
+SPECS = (SPEC, registry.get("swap_ab_stream_k_kmajor"))  # (tf32: K-major only)
+CASES = [pytest.param(s.name, c.name, p, layouts, id=f"{c.name}-{p}-{layouts}")
+         for s in SPECS for c in s.configs for p in s.precisions if c.serves(p) for layouts in s.layouts]
 # (M, N, K): Llama-3-70B TP8 qkv (10 tiles x 128 k-tiles: ~13 contributors a tile), Llama-3-8B o-proj and
 # down, GPT-2's 768 (fewer k-tiles than CTAs: one k-tile a CTA), ragged N and K, M past the token tile.
 SHAPES = [(1, 1280, 8192), (16, 4096, 4096), (5, 4096, 14336), (48, 768, 768), (3, 1000, 1000),
@@ -35,18 +37,18 @@ def _dtype(precision: str) -> torch.dtype:
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("config,precision", CASES)
-def test_decode_shapes(config, precision, shape):
+@pytest.mark.parametrize("kernel,config,precision,layouts", CASES)
+def test_decode_shapes(kernel, config, precision, layouts, shape):
     _hopper()
     m, n, k = shape
-    result = check(m, n, k, kernel=SPEC.name, config=config, precision=precision, layouts="rc")
+    result = check(m, n, k, kernel=kernel, config=config, precision=precision, layouts=layouts)
     assert result.unwritten == 0 and result.passed, result
 
 
-@pytest.mark.parametrize("config,precision", CASES)
-def test_alpha_beta_batch_fp32_out(config, precision):
+@pytest.mark.parametrize("kernel,config,precision,layouts", CASES)
+def test_alpha_beta_batch_fp32_out(kernel, config, precision, layouts):
     _hopper()
-    kw = dict(kernel=SPEC.name, config=config, precision=precision, layouts="rc")
+    kw = dict(kernel=kernel, config=config, precision=precision, layouts=layouts)
     for result in (check(9, 520, 2056, alpha=0.5, beta=-1.5, **kw), check(7, 264, 1032, batch=3, **kw),
                    check(12, 392, 3000, out_dtype=torch.float32 if precision != "tf32" else None, **kw)):
         assert result.unwritten == 0 and result.passed, result
@@ -60,7 +62,7 @@ def test_deterministic_across_calls_and_streams(precision):
     dtype = _dtype(precision)
     x = torch.randn(3, 8192, device="cuda").to(dtype)
     w = torch.randn(1280, 8192, device="cuda").to(dtype)
-    kw = dict(kernel=SPEC.name, precision=precision if precision == "tf32" else None)
+    kw = dict(kernel=SPECS[precision == "tf32"].name, precision=precision if precision == "tf32" else None)
     first = tcgemm.gemm(x, w.t(), **kw)
     assert torch.equal(tcgemm.gemm(x, w.t(), **kw), first)
     side = torch.cuda.Stream()
@@ -87,8 +89,9 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
     small = torch.randn(2304, 768, device="cuda", dtype=torch.bfloat16)
     choice = tcgemm.explain(torch.randn(1, 768, device="cuda", dtype=torch.bfloat16), small.t())
     assert choice.label == f"{SPEC.name}:16x64x64q4s5g1", choice
-    # Another layout (W row-major, X @ W) stays with the general kernels: nothing is copied for it.
-    assert tcgemm.explain(torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16), w).kernel != SPEC.name
+    # A K x N weight (X @ W, B row-major) is read in place, MN-major, by the same configs.
+    choice = tcgemm.explain(torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16), w)
+    assert choice.label == f"{SPEC.name}:8x64x64q8s3g1", choice
 
 
 def test_cuda_graph_replays_the_same_bits():
@@ -110,18 +113,21 @@ def test_cuda_graph_replays_the_same_bits():
         assert torch.equal(out, eager)
 
 
+@pytest.mark.parametrize("layouts", ["rc", "rr"])
 @pytest.mark.parametrize("m,n,k", [(1, 1280, 8192), (16, 4096, 14336), (3, 8192, 1024)])
-def test_error_no_worse_than_cublas(m, n, k):
+def test_error_no_worse_than_cublas(m, n, k, layouts):
     """The fixup adds fp32 partial sums; against a float64 reference its error (fp32 out, so rounding to
-    bf16 does not hide it) stays within cuBLAS's on the same inputs (mean relative error, 1.5x margin)."""
+    bf16 does not hide it) stays within cuBLAS's on the same inputs (mean relative error, 1.5x margin),
+    for the weight read K-major (W as Linear stores it) and MN-major (a K x N weight)."""
     _hopper()
     gen = torch.Generator(device="cuda").manual_seed(7)
     x = torch.randn(m, k, device="cuda", generator=gen).to(torch.bfloat16)
     w = torch.randn(n, k, device="cuda", generator=gen).to(torch.bfloat16)
+    b = w.t() if layouts == "rc" else w.t().contiguous()
     ref = x.double() @ w.double().t()
-    ours = tcgemm.gemm(x, w.t(), out_dtype=torch.float32)
-    theirs = torch.mm(x, w.t(), out_dtype=torch.float32)
-    assert tcgemm.explain(x, w.t(), out_dtype=torch.float32).kernel == SPEC.name
+    ours = tcgemm.gemm(x, b, out_dtype=torch.float32)
+    theirs = torch.mm(x, b, out_dtype=torch.float32)
+    assert tcgemm.explain(x, b, out_dtype=torch.float32).kernel == SPEC.name
     scale = ref.abs().mean()
     err_ours = ((ours.double() - ref).abs().mean() / scale).item()
     err_theirs = ((theirs.double() - ref).abs().mean() / scale).item()

@@ -14,7 +14,8 @@
 //    (BLOCK_N = 64 rows, or 128) is wgmma's A, in m64 atoms; the token tile (BLOCK_M = 8..64 rows of
 //    A) is wgmma's N, the narrow widths of wgmma_ops.cuh.  Both are K-major in shared memory (W's rows
 //    and A's rows each hold K contiguously), so the TMA boxes, the 128-byte swizzle and the
-//    descriptors are those of every other Hopper stage; only the roles change.  A tile holds BLOCK_N
+//    descriptors are those of every other Hopper stage; only the roles change.  (A 16-bit weight stored
+//    K x N, B row-major, is MN-major instead: see W_K_MAJOR.)  A tile holds BLOCK_N
 //    output features x BLOCK_M tokens, so the same N makes the same tiles whatever M is.
 //  * Big stages: KSUB boxes along k per stage, so that each weight row is read 512 bytes or 1 KB at a
 //    time rather than 128 (128-byte pieces of thousands of rows at once keep reopening DRAM rows), and
@@ -58,12 +59,19 @@
 #define L2_PREFETCH 0  // k-tiles of the weight hinted into L2 before the wait for the grid before (pdl.cuh)
 #endif
 
+// The weight (B = W^T) K-major (W row-major, as torch.nn.Linear stores it: "rc"), or MN-major for a
+// 16-bit B stored row-major (K x N, "rr"): wgmma reads a transposed 16-bit A from shared memory, so the
+// weight then arrives in boxes of 64 output features x BLOCK_K k (128-byte rows along N) instead of
+// BLOCK_N features x BLOCK_K k, and only its descriptors change. The tokens are always K-major (A row-major).
+constexpr bool W_K_MAJOR = B_LAYOUT == LAYOUT_COL;
+static_assert(A_LAYOUT == LAYOUT_ROW, "the tokens K-major (A row-major)");
 #if defined(PRECISION_TF32)
+static_assert(W_K_MAJOR, "wgmma reads tf32 K-major only");
 using Mma = WgmmaTf32<BLOCK_M>;
 #elif defined(PRECISION_BF16)
-using Mma = Wgmma<BLOCK_M, true, 0, 0>;  // both operands K-major
+using Mma = Wgmma<BLOCK_M, true, W_K_MAJOR ? 0 : 1, 0>;
 #else
-using Mma = Wgmma<BLOCK_M, false, 0, 0>;
+using Mma = Wgmma<BLOCK_M, false, W_K_MAJOR ? 0 : 1, 0>;
 #endif
 
 constexpr int ATOMS = BLOCK_N / 64;        // m64 wgmmas per k step
@@ -78,6 +86,8 @@ constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements 
 constexpr int K_STEPS = ROW_BYTES / 32;    // every wgmma reads 32 bytes of k per row
 constexpr int W_BOX = BLOCK_N * ROW_BYTES;   // one TMA box: BLOCK_K of k for every weight row of the tile
 constexpr int X_BOX = BLOCK_M * ROW_BYTES;   // 8-row swizzle atoms of 1024 bytes: boxes stay 1024-aligned
+constexpr int W_ATOM = 64 * ROW_BYTES;       // one m64 atom of the weight: 64 rows of k (K-major), 64 k rows (MN-major)
+constexpr int W_STEP = W_K_MAJOR ? 32 : 16 * ROW_BYTES;  // a wgmma's 16 k: 32 bytes along a row, or 16 rows
 constexpr int W_TILE = KSUB * W_BOX;
 constexpr int X_TILE = KSUB * X_BOX;
 constexpr int STAGE_BYTES = W_TILE + X_TILE;
@@ -148,7 +158,12 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                 const SwapTile c = swap_tile(t, tiles_m, tiles_n);
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)
-                    tma_prefetch_l2_3d(tma_w, kt * STAGE_K + j * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
+#pragma unroll
+                    for (int a = 0; a < (W_K_MAJOR ? 1 : ATOMS); ++a)
+                        if constexpr (W_K_MAJOR)
+                            tma_prefetch_l2_3d(tma_w, kt * STAGE_K + j * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
+                        else
+                            tma_prefetch_l2_3d(tma_w, c.n0 + 64 * a, kt * STAGE_K + j * BLOCK_K, g.batch_b ? c.z : 0);
                 if (++kt == ktiles) {
                     kt = 0;
                     ++t;
@@ -178,8 +193,14 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                 mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)  // (boxes wholly past K are zero-filled: they count their bytes)
-                    tma_load_3d(w_slot(s) + j * W_BOX, tma_w, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.n0,
-                                g.batch_b ? c.z : 0);
+#pragma unroll
+                    for (int a = 0; a < (W_K_MAJOR ? 1 : ATOMS); ++a)
+                        if constexpr (W_K_MAJOR)
+                            tma_load_3d(w_slot(s) + j * W_BOX, tma_w, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.n0,
+                                        g.batch_b ? c.z : 0);
+                        else  // (coordinates: n, then k)
+                            tma_load_3d(w_slot(s) + j * W_BOX + a * W_ATOM, tma_w, full + 8 * s, c.n0 + 64 * a,
+                                        kt * STAGE_K + j * BLOCK_K, g.batch_b ? c.z : 0);
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)
                     tma_load_3d(x_slot(s) + j * X_BOX, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.m0,
@@ -222,7 +243,8 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 #pragma unroll
                     for (int k = 0; k < K_STEPS; ++k)
                         Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(chain[j % CHAINS] + a * ATOM_ACC),
-                                 wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * 64 * ROW_BYTES + 32 * k),
+                                 W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k)
+                                           : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k, W_ATOM),
                                  wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
             wgmma_commit();
             // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
