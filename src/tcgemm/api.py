@@ -64,6 +64,10 @@ def _gemm(
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
+    if kernel == "auto" and config is None and c is None and out is None and a.dtype is torch.float32:
+        splits = _fp32_k_splits(a, b, precision, out_dtype)
+        if splits > 1:
+            return _fp32_split_k(a, b, alpha, splits)
     # A call seen before: the prepared launch (tcgemm.fastpath).
     fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
     prepared = fastpath.lookup(fast_key)
@@ -282,3 +286,52 @@ def kernels() -> list[dict[str, object]]:
         }
         for s in registry.all_specs()
     ]
+
+
+# fp32 (exact, CUDA cores) with few rows: the SIMT kernels' 128 x 64 tiles make N / 64 CTAs (64 at N = 4096)
+# that each walk all of K, at 0.28x of cuBLAS at 16 x 4096 x 4096 (2026-11-26-h100-explore-fp32-skinny-
+# f58699a.json). K is cut into S equal parts, the parts computed as the S entries of one strided batched GEMM
+# (each entry a view of A's columns and B's rows: nothing is copied), and the S partial products summed by
+# torch in entry order: deterministic, the partials in fp32 as cuBLAS's split-K keeps them.
+FP32_SPLIT_MAX_M = 256  # rows up to which the split is considered
+FP32_SPLIT_MIN_K = 512  # least k per part
+FP32_SPLIT_MAX = 16
+FP32_SPLIT_CTAS_PER_SM = 4  # parts until the GPU holds this many 128 x 64 tiles per SM
+
+
+def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, precision: str | None, out_dtype: torch.dtype | None) -> int:
+    """How many parts auto cuts K of an fp32 ``a @ b`` into (1: none)."""
+    if (precision not in (None, "fp32") or out_dtype not in (None, torch.float32) or b.dtype is not torch.float32
+            or a.dim() != 2 or b.dim() != 2 or not a.is_cuda or a.shape[0] > FP32_SPLIT_MAX_M
+            or a.shape[1] != b.shape[0] or a.device != b.device):
+        return 1
+    m, k = a.shape
+    n = b.shape[1]
+    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    return fp32_k_splits(m, n, k, device_info(index)[1])
+
+
+def fp32_k_splits(m: int, n: int, k: int, sms: int) -> int:
+    """Parts of K for an fp32 problem of few rows on ``sms`` SMs: the largest power of two that divides K,
+    leaves at least FP32_SPLIT_MIN_K per part and keeps the 128 x 64 tiles within FP32_SPLIT_CTAS_PER_SM per SM."""
+    if m > FP32_SPLIT_MAX_M or m == 0 or n == 0:
+        return 1
+    tiles = -(-m // 128) * -(-n // 64)
+    splits = 1
+    while (2 * splits <= FP32_SPLIT_MAX and k % (2 * splits) == 0 and k // (2 * splits) >= FP32_SPLIT_MIN_K
+           and tiles * 2 * splits <= FP32_SPLIT_CTAS_PER_SM * sms):
+        splits *= 2
+    return splits
+
+
+def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, alpha: float, splits: int) -> torch.Tensor:
+    m, k = a.shape
+    n = b.shape[1]
+    part = k // splits
+    a_parts = a.as_strided((splits, m, part), (part * a.stride(1), a.stride(0), a.stride(1)))
+    b_parts = b.as_strided((splits, part, n), (part * b.stride(0), b.stride(0), b.stride(1)))
+    partials = _gemm(a_parts, b_parts)
+    d = partials.sum(0)
+    if alpha != 1.0:
+        d.mul_(alpha)
+    return d

@@ -1,0 +1,22 @@
+"""fp32 with few rows: K cut into equal parts computed as one strided batched GEMM (tcgemm.api)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcgemm import api
+
+
+@pytest.mark.parametrize(("m", "n", "k", "splits"), [
+    (16, 4096, 4096, 8),     # 64 tiles of 128 x 64: 8 parts make 512 CTAs (<= 4 per SM on 132 SMs)
+    (128, 4096, 4096, 8),
+    (256, 4096, 4096, 4),    # 128 tiles
+    (16, 4096, 4095, 1),     # K odd: no equal parts
+    (16, 4096, 1024, 2),     # at least 512 k a part
+    (16, 4096, 512, 1),
+    (512, 4096, 4096, 1),    # enough rows: the tiles fill the GPU
+    (1, 64, 1 << 20, 16),    # at most 16 parts
+    (16, 1 << 16, 4096, 1),  # 1024 tiles already
+])
+def test_fp32_k_splits(m, n, k, splits):
+    assert api.fp32_k_splits(m, n, k, 132) == splits
