@@ -12,6 +12,7 @@ DLPack (tcgemm.interop): it sends differentiated and traced calls through the op
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -64,10 +65,10 @@ def _gemm(
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
-    if kernel == "auto" and config is None and c is None and out is None and a.dtype is torch.float32:
-        splits = _fp32_k_splits(a, b, precision, out_dtype)
+    if kernel == "auto" and config is None and c is None and a.dtype is torch.float32:
+        splits = _fp32_k_splits(a, b, precision, out_dtype, out)
         if splits > 1:
-            return _fp32_split_k(a, b, alpha, splits)
+            return _fp32_split_k(a, b, alpha, splits, out)
     # A call seen before: the prepared launch (tcgemm.fastpath).
     fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
     prepared = fastpath.lookup(fast_key)
@@ -218,6 +219,13 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
         raise TypeError(f"explain() got unexpected keyword argument(s) {', '.join(unknown)}; it takes gemm's")
     out = kwargs.get("out")
     kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
+    if kernel == "auto" and config is None and c is None and getattr(a, "dtype", None) is torch.float32:
+        splits = _fp32_k_splits(a, b, kwargs.get("precision"), kwargs.get("out_dtype"), out)
+        if splits > 1:  # (what _gemm runs: the batched GEMM of the parts, then their sum)
+            inner = explain(*_k_parts(a, b, splits))
+            why = (f"fp32 with {a.shape[0]} rows: K in {splits} parts of {a.shape[1] // splits} as one strided batched "
+                   f"GEMM, the partial products summed in order; ")
+            return dataclasses.replace(inner, reason=why + inner.reason)
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=kwargs.get("scale_a"), scale_b=kwargs.get("scale_b"))
     alpha, _scales = _fold_scales(a, kwargs.get("alpha", 1.0), kwargs.get("scale_a"), kwargs.get("scale_b"))
     args = dict(alpha=alpha, beta=kwargs.get("beta", 0.0), out=out, out_dtype=kwargs.get("out_dtype"),
@@ -294,16 +302,22 @@ def kernels() -> list[dict[str, object]]:
 # (each entry a view of A's columns and B's rows: nothing is copied), and the S partial products summed by
 # torch in entry order: deterministic, the partials in fp32 as cuBLAS's split-K keeps them.
 FP32_SPLIT_MAX_M = 256  # rows up to which the split is considered
+_TENSORS = (torch.Tensor, torch.nn.Parameter)  # plain tensors only (subclasses take the general path)
 FP32_SPLIT_MIN_K = 512  # least k per part
 FP32_SPLIT_MAX = 16
 FP32_SPLIT_CTAS_PER_SM = 4  # parts until the GPU holds this many 128 x 64 tiles per SM
 
 
-def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, precision: str | None, out_dtype: torch.dtype | None) -> int:
-    """How many parts auto cuts K of an fp32 ``a @ b`` into (1: none)."""
-    if (precision not in (None, "fp32") or out_dtype not in (None, torch.float32) or b.dtype is not torch.float32
-            or a.dim() != 2 or b.dim() != 2 or not a.is_cuda or a.shape[0] > FP32_SPLIT_MAX_M
-            or a.shape[1] != b.shape[0] or a.device != b.device):
+def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, precision: str | None, out_dtype: torch.dtype | None,
+                   out: torch.Tensor | None) -> int:
+    """How many parts auto cuts K of an fp32 ``a @ b`` (no C) into (1: none, and for anything unusual: the
+    general path validates and reports it)."""
+    if (precision not in (None, "fp32") or out_dtype not in (None, torch.float32) or type(b) not in _TENSORS
+            or type(a) not in _TENSORS or b.dtype is not torch.float32 or a.dim() != 2 or b.dim() != 2
+            or not a.is_cuda or a.shape[0] > FP32_SPLIT_MAX_M or a.shape[1] != b.shape[0] or a.device != b.device):
+        return 1
+    if out is not None and (type(out) not in _TENSORS or out.dtype is not torch.float32 or out.device != a.device
+                            or tuple(out.shape) != (a.shape[0], b.shape[1])):
         return 1
     m, k = a.shape
     n = b.shape[1]
@@ -324,14 +338,19 @@ def fp32_k_splits(m: int, n: int, k: int, sms: int) -> int:
     return splits
 
 
-def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, alpha: float, splits: int) -> torch.Tensor:
+def _k_parts(a: torch.Tensor, b: torch.Tensor, splits: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """A's columns and B's rows in ``splits`` equal parts along K, as batch entries (views)."""
     m, k = a.shape
-    n = b.shape[1]
     part = k // splits
-    a_parts = a.as_strided((splits, m, part), (part * a.stride(1), a.stride(0), a.stride(1)))
-    b_parts = b.as_strided((splits, part, n), (part * b.stride(0), b.stride(0), b.stride(1)))
-    partials = _gemm(a_parts, b_parts)
-    d = partials.sum(0)
+    return (a.as_strided((splits, m, part), (part * a.stride(1), a.stride(0), a.stride(1))),
+            b.as_strided((splits, part, b.shape[1]), (part * b.stride(0), b.stride(0), b.stride(1))))
+
+
+def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, alpha: float, splits: int,
+                  out: torch.Tensor | None) -> torch.Tensor:
+    # (out may even overlap a or b: the sum writes it after the batched GEMM has read them, in stream order)
+    partials = _gemm(*_k_parts(a, b, splits))
+    d = torch.sum(partials, 0, out=out) if out is not None else partials.sum(0)
     if alpha != 1.0:
         d.mul_(alpha)
     return d

@@ -557,6 +557,9 @@ def test_fp32_split_k_few_rows(m, n, k, layouts):
     err = ((d.double() - 0.5 * ref).norm() / (0.5 * ref).norm()).item()
     assert err < 1e-5, err
     assert torch.equal(tcgemm.gemm(a, b, alpha=0.5), d)
+    out = torch.full_like(d, float("nan"))
+    assert tcgemm.gemm(a, b, alpha=0.5, out=out) is out and torch.equal(out, d)
+    assert "parts" in tcgemm.explain(a, b).reason
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         captured = tcgemm.gemm(a, b, alpha=0.5)
