@@ -65,10 +65,10 @@ def _gemm(
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
-    if kernel == "auto" and config is None and c is None and a.dtype is torch.float32:
-        splits = _fp32_k_splits(a, b, precision, out_dtype, out)
+    if kernel == "auto" and config is None and a.dtype is torch.float32:
+        splits = _fp32_k_splits(a, b, precision, out_dtype, out, c, beta)
         if splits > 1:
-            return _fp32_split_k(a, b, alpha, splits, out)
+            return _fp32_split_k(a, b, c, alpha, beta, splits, out)
     # A call seen before: the prepared launch (tcgemm.fastpath).
     fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
     prepared = fastpath.lookup(fast_key)
@@ -219,8 +219,9 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
         raise TypeError(f"explain() got unexpected keyword argument(s) {', '.join(unknown)}; it takes gemm's")
     out = kwargs.get("out")
     kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
-    if kernel == "auto" and config is None and c is None and getattr(a, "dtype", None) is torch.float32:
-        splits = _fp32_k_splits(a, b, kwargs.get("precision"), kwargs.get("out_dtype"), out)
+    if kernel == "auto" and config is None and getattr(a, "dtype", None) is torch.float32:
+        splits = _fp32_k_splits(a, b, kwargs.get("precision"), kwargs.get("out_dtype"), out, c,
+                                kwargs.get("beta", 0.0))
         if splits > 1:  # (what _gemm runs: the batched GEMM of the parts, then their sum)
             inner = explain(*_k_parts(a, b, splits))
             why = (f"fp32 with {a.shape[0]} rows: K in {splits} parts of {a.shape[1] // splits} as one strided batched "
@@ -309,15 +310,20 @@ FP32_SPLIT_CTAS_PER_SM = 4  # parts until the GPU holds this many 128 x 64 tiles
 
 
 def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, precision: str | None, out_dtype: torch.dtype | None,
-                   out: torch.Tensor | None) -> int:
-    """How many parts auto cuts K of an fp32 ``a @ b`` (no C) into (1: none, and for anything unusual: the
-    general path validates and reports it)."""
+                   out: torch.Tensor | None, c: torch.Tensor | None = None, beta: float = 0.0) -> int:
+    """How many parts auto cuts K of an fp32 ``alpha a @ b + beta c`` into (1: none, and for anything unusual:
+    the general path validates and reports it)."""
     if (precision not in (None, "fp32") or out_dtype not in (None, torch.float32) or type(b) not in _TENSORS
             or type(a) not in _TENSORS or b.dtype is not torch.float32 or a.dim() != 2 or b.dim() != 2
             or not a.is_cuda or a.shape[0] > FP32_SPLIT_MAX_M or a.shape[1] != b.shape[0] or a.device != b.device):
         return 1
     if out is not None and (type(out) not in _TENSORS or out.dtype is not torch.float32 or out.device != a.device
                             or tuple(out.shape) != (a.shape[0], b.shape[1])):
+        return 1
+    if c is None and beta != 0.0:  # (the general path says what is missing)
+        return 1
+    if c is not None and (type(c) not in _TENSORS or c.dtype is not torch.float32 or c.device != a.device
+                          or c.dim() > 2 or not _broadcasts(c.shape, (a.shape[0], b.shape[1]))):
         return 1
     m, k = a.shape
     n = b.shape[1]
@@ -346,11 +352,21 @@ def _k_parts(a: torch.Tensor, b: torch.Tensor, splits: int) -> tuple[torch.Tenso
             b.as_strided((splits, part, b.shape[1]), (part * b.stride(0), b.stride(0), b.stride(1))))
 
 
-def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, alpha: float, splits: int,
-                  out: torch.Tensor | None) -> torch.Tensor:
-    # (out may even overlap a or b: the sum writes it after the batched GEMM has read them, in stream order)
+def _broadcasts(shape: torch.Size, to: tuple[int, int]) -> bool:
+    return all(s in (1, t) for s, t in zip(reversed(shape), reversed(to), strict=False))
+
+
+def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+                  splits: int, out: torch.Tensor | None) -> torch.Tensor:
+    # (out may even overlap a or b: it is written after the batched GEMM has read them, in stream order; with
+    # a C, which may be out itself, the result is formed apart and copied over.)
     partials = _gemm(*_k_parts(a, b, splits))
-    d = torch.sum(partials, 0, out=out) if out is not None else partials.sum(0)
+    blend = c is not None and beta != 0.0
+    d = torch.sum(partials, 0, out=out) if out is not None and not blend else partials.sum(0)
     if alpha != 1.0:
         d.mul_(alpha)
+    if blend:
+        d.add_(c, alpha=beta)
+        if out is not None:
+            return out.copy_(d)
     return d

@@ -560,6 +560,17 @@ def test_fp32_split_k_few_rows(m, n, k, layouts):
     out = torch.full_like(d, float("nan"))
     assert tcgemm.gemm(a, b, alpha=0.5, out=out) is out and torch.equal(out, d)
     assert "parts" in tcgemm.explain(a, b).reason
+    # With C: a bias row, a full matrix, and C updated in place (c = out), D = alpha A B + beta C.
+    for c in (torch.randn(n, device="cuda", generator=gen), torch.randn(m, n, device="cuda", generator=gen)):
+        want = 0.5 * ref + 1.5 * c.double()
+        got = tcgemm.gemm(a, b, c, alpha=0.5, beta=1.5)
+        assert ((got.double() - want).norm() / want.norm()).item() < 1e-5
+        if c.dim() == 2:
+            target = c.clone()
+            assert tcgemm.gemm(a, b, target, alpha=0.5, beta=1.5, out=target) is target
+            assert torch.equal(target, got)
+    with pytest.raises(ValueError, match="beta"):
+        tcgemm.gemm(a, b, beta=1.0)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         captured = tcgemm.gemm(a, b, alpha=0.5)
