@@ -126,11 +126,14 @@ def test_vectorized_builds_use_128_bit_loads():
 
 
 def test_warp_tiling_fits_two_ctas_per_sm_on_hopper():
-    """The final SIMT stage is tuned for 2 CTAs x 256 threads on the H100: at most 128 registers."""
+    """The final SIMT stage is tuned for 2 CTAs per SM on the H100: their registers fit the SM's 64K (at most
+    128 a thread at 256 threads, 256 at 128)."""
     for spec, defines in ALL_BUILDS:
-        if spec.name == "simt_warp_tiling" and dict(defines)["VEC"] == "4":
+        d = dict(defines)
+        if spec.name == "simt_warp_tiling" and d["VEC"] == "4":
             for arch in ("sm_90a",):
-                assert sass.resource_usage(jit.cubin(spec.source, defines, arch))["REG"] <= 128
+                regs = sass.resource_usage(jit.cubin(spec.source, defines, arch))["REG"]
+                assert 2 * int(d["THREADS"]) * regs <= 65536, (d, regs)
 
 
 def test_cluster_kernels_multicast_and_declare_their_cluster():
