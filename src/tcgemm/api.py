@@ -22,7 +22,7 @@ import torch
 from . import fastpath, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
-from .problem import GemmProblem, describe
+from .problem import GemmProblem, _overlaps, describe
 
 _INT32_MAX = 2**31 - 1
 
@@ -66,7 +66,7 @@ def _gemm(
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
     if kernel == "auto" and config is None and a.dtype is torch.float32:
-        splits = _fp32_k_splits(a, b, precision, out_dtype, out, c, beta)
+        splits = _fp32_k_splits(a, b, c, out, alpha, beta, precision, out_dtype)
         if splits > 1:
             return _fp32_split_k(a, b, c, alpha, beta, splits, out)
     # A call seen before: the prepared launch (tcgemm.fastpath).
@@ -220,8 +220,8 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
     out = kwargs.get("out")
     kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
     if kernel == "auto" and config is None and getattr(a, "dtype", None) is torch.float32:
-        splits = _fp32_k_splits(a, b, kwargs.get("precision"), kwargs.get("out_dtype"), out, c,
-                                kwargs.get("beta", 0.0))
+        splits = _fp32_k_splits(a, b, c, out, kwargs.get("alpha", 1.0), kwargs.get("beta", 0.0),
+                                kwargs.get("precision"), kwargs.get("out_dtype"))
         if splits > 1:  # (what _gemm runs: the batched GEMM of the parts, then their sum)
             inner = explain(*_k_parts(a, b, splits))
             why = (f"fp32 with {a.shape[0]} rows: K in {splits} parts of {a.shape[1] // splits} as one strided batched "
@@ -297,31 +297,38 @@ def kernels() -> list[dict[str, object]]:
     ]
 
 
-# fp32 (exact, CUDA cores) with few rows: the SIMT kernels' 128 x 64 tiles make N / 64 CTAs (64 at N = 4096)
-# that each walk all of K, at 0.28x of cuBLAS at 16 x 4096 x 4096 (2026-11-26-h100-explore-fp32-skinny-
-# f58699a.json). K is cut into S equal parts, the parts computed as the S entries of one strided batched GEMM
-# (each entry a view of A's columns and B's rows: nothing is copied), and the S partial products summed by
-# torch in entry order: deterministic, the partials in fp32 as cuBLAS's split-K keeps them.
-FP32_SPLIT_MAX_M = 256  # rows up to which the split is considered
-_TENSORS = (torch.Tensor, torch.nn.Parameter)  # plain tensors only (subclasses take the general path)
-FP32_SPLIT_MIN_K = 512  # least k per part
+# fp32 (exact, CUDA cores) with few tiles: the SIMT kernels' 128 x 64 tiles make N / 64 CTAs per 128 rows (64 at
+# 16 x 4096 x 4096, 128 at 1024^3) that each walk all of K, at 0.28x / 0.82x of cuBLAS there (CUDA graphs;
+# 2026-11-26-h100-explore-fp32-skinny-f58699a.json, 2026-11-26-h100-explore-fp32-ksplit.json). K is cut into
+# S equal parts, the parts computed as the S entries of one strided batched GEMM (each entry a view of A's
+# columns and B's rows: nothing is copied), and the S partial products summed by torch in entry order:
+# deterministic, the partials in fp32 as cuBLAS's split-K keeps them. At 1024^3 4 parts ran 61.0 us against
+# 67.4 unsplit (cuBLAS 55.5); at 2048 x 2048 x 1024 (512 tiles) splitting lost (219.6 / 235.6 against 193.1):
+# the parts stop at 4 tiles per SM.
+FP32_SPLIT_MIN_K = 256  # least k per part
 FP32_SPLIT_MAX = 16
 FP32_SPLIT_CTAS_PER_SM = 4  # parts until the GPU holds this many 128 x 64 tiles per SM
+_TENSORS = (torch.Tensor, torch.nn.Parameter)  # plain tensors only (subclasses take the general path)
 
 
-def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, precision: str | None, out_dtype: torch.dtype | None,
-                   out: torch.Tensor | None, c: torch.Tensor | None = None, beta: float = 0.0) -> int:
+def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None, alpha: Any,
+                   beta: Any, precision: str | None, out_dtype: torch.dtype | None) -> int:
     """How many parts auto cuts K of an fp32 ``alpha a @ b + beta c`` into (1: none, and for anything unusual:
     the general path validates and reports it)."""
+    if type(alpha) not in (int, float) or type(beta) not in (int, float):
+        return 1
     if (precision not in (None, "fp32") or out_dtype not in (None, torch.float32) or type(b) not in _TENSORS
             or type(a) not in _TENSORS or b.dtype is not torch.float32 or a.dim() != 2 or b.dim() != 2
-            or not a.is_cuda or a.shape[0] > FP32_SPLIT_MAX_M or a.shape[1] != b.shape[0] or a.device != b.device):
+            or not a.is_cuda or a.shape[1] != b.shape[0] or a.device != b.device):
         return 1
     if out is not None and (type(out) not in _TENSORS or out.dtype is not torch.float32 or out.device != a.device
                             or tuple(out.shape) != (a.shape[0], b.shape[1])):
         return 1
     if c is None and beta != 0.0:  # (the general path says what is missing)
         return 1
+    if out is not None and (_overlaps(out, a) or _overlaps(out, b) or (c is not None and _overlaps(out, c) and not (
+            out.data_ptr() == c.data_ptr() and out.shape == c.shape and out.stride() == c.stride()))):
+        return 1  # (the general path refuses it, naming the overlap)
     if c is not None and (type(c) not in _TENSORS or c.dtype is not torch.float32 or c.device != a.device
                           or c.dim() > 2 or not _broadcasts(c.shape, (a.shape[0], b.shape[1]))):
         return 1
@@ -332,9 +339,9 @@ def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, precision: str | None, out_
 
 
 def fp32_k_splits(m: int, n: int, k: int, sms: int) -> int:
-    """Parts of K for an fp32 problem of few rows on ``sms`` SMs: the largest power of two that divides K,
-    leaves at least FP32_SPLIT_MIN_K per part and keeps the 128 x 64 tiles within FP32_SPLIT_CTAS_PER_SM per SM."""
-    if m > FP32_SPLIT_MAX_M or m == 0 or n == 0:
+    """Parts of K for an fp32 problem on ``sms`` SMs: the largest power of two that divides K, leaves at least
+    FP32_SPLIT_MIN_K per part and keeps the 128 x 64 tiles within FP32_SPLIT_CTAS_PER_SM per SM (1: no split)."""
+    if m == 0 or n == 0:
         return 1
     tiles = -(-m // 128) * -(-n // 64)
     splits = 1
@@ -358,8 +365,7 @@ def _broadcasts(shape: torch.Size, to: tuple[int, int]) -> bool:
 
 def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
                   splits: int, out: torch.Tensor | None) -> torch.Tensor:
-    # (out may even overlap a or b: it is written after the batched GEMM has read them, in stream order; with
-    # a C, which may be out itself, the result is formed apart and copied over.)
+    # (with a C, which may be out itself, the result is formed apart and copied over)
     partials = _gemm(*_k_parts(a, b, splits))
     blend = c is not None and beta != 0.0
     d = torch.sum(partials, 0, out=out) if out is not None and not blend else partials.sum(0)

@@ -11,10 +11,12 @@ from tcgemm import api
     (16, 4096, 4096, 8),     # 64 tiles of 128 x 64: 8 parts make 512 CTAs (<= 4 per SM on 132 SMs)
     (128, 4096, 4096, 8),
     (256, 4096, 4096, 4),    # 128 tiles
+    (1024, 1024, 1024, 4),   # 128 tiles, 256 k a part
+    (1024, 2048, 1024, 2),   # 256 tiles
+    (2048, 2048, 1024, 1),   # 512 tiles fill the GPU
     (16, 4096, 4095, 1),     # K odd: no equal parts
-    (16, 4096, 1024, 2),     # at least 512 k a part
-    (16, 4096, 512, 1),
-    (512, 4096, 4096, 1),    # enough rows: the tiles fill the GPU
+    (16, 4096, 512, 2),      # at least 256 k a part
+    (16, 4096, 256, 1),
     (1, 64, 1 << 20, 16),    # at most 16 parts
     (16, 1 << 16, 4096, 1),  # 1024 tiles already
 ])
