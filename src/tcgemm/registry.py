@@ -815,6 +815,20 @@ LADDER: tuple[KernelSpec, ...] = (
             # The barrier watchdog's trap (now a faulting store, mbarrier.cuh) had cost 2.7 us of that: A/B in
             # one session, 18.5 / 18.4 us with the trap against 15.7 / 15.9 without at M = 128 (cuBLAS ~15.2),
             # 18.4 / 18.0 against 15.5 / 15.5 at M = 64 (2026-11-23-h100-ab-watchdog-*.json).
+            # 64-row tiles as wide as a wgmma goes, one consumer warpgroup: M = 300 rounds up to 320 rows
+            # (five tiles) where 128-row tiles compute 384. (exploratory: speed to be measured)
+            _cfg("64x256x64o", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=5,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=256, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(5, 64, 256) + _epilogue_smem(64, 256) // 2),
+            _cfg("64x256x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=5,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=256, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(5, 64, 256) + _epilogue_smem(64, 256) // 2),
+            _cfg("64x192x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=192, BLOCK_K=64, STAGES=5,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=192, EPI_PARTS=3,
+                 SMEM_BYTES=_hopper_smem(5, 64, 192) + _epilogue_smem(64, 192) // 3),
+            _cfg("64x128x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(7, 64, 128) + _epilogue_smem(64, 128)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
