@@ -118,7 +118,8 @@ def shape_for(case: Case, sms: int) -> Shape:
     spec, cfg = case.spec, case.cfg
     configs = [c.name for c in spec.configs]
     index = configs.index(cfg.name) + spec.precisions.index(case.precision)
-    layouts = spec.layouts[index % len(spec.layouts)]  # vary the layouts over a kernel's cases
+    served = [lay for lay in spec.layouts if cfg.serves_layouts(lay)]
+    layouts = served[index % len(served)]  # vary the layouts over a kernel's cases
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
     bk = cfg.get("BLOCK_K", 32)  # (the simt configs without a K tile: any K)
     # Configs that write D through TMA only need D's rows 16-byte aligned: N a multiple of 8 (16-bit D),

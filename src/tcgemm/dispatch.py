@@ -62,9 +62,13 @@ def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
 
 
 def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
-    """Why ``cfg`` cannot write this problem's D, or None. Configs built without the register-path
-    epilogue (D_FROM_REGISTERS=0) store D through TMA only, which needs D's rows 16-byte aligned."""
-    if not cfg.tma_d_only or tma.d_geometry(problem) is not None:
+    """Why ``cfg`` cannot serve this problem, or None: it is built for other layouts (tiles whose width is
+    not a multiple of 64 read B K-major only), or it has no register-path epilogue (D_FROM_REGISTERS=0)
+    and stores D through TMA only, which needs D's rows 16-byte aligned."""
+    if not cfg.serves_layouts(problem.layouts):
+        return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
+                f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
+    if not cfg.tma_d_only or tma.d_geometry(problem, tma.d_box_bytes(cfg)) is not None:
         return None
     return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "
             "16-byte aligned rows (leading dimension and batch stride multiples of 16 bytes); "

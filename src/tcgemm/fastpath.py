@@ -132,7 +132,7 @@ class Prepared:
             self._geo_b = (map_type, *tma.geometry(problem, cfg, "b"))
         self._d_geo = None
         if spec.tma_store and not cfg.get("STREAM_K"):  # (the stream-K kernel writes its transposed D itself)
-            geo = tma.d_geometry(problem)
+            geo = tma.d_geometry(problem, tma.d_box_bytes(cfg))
             if geo is not None:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
         self._tma_store = spec.tma_store

@@ -159,6 +159,9 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
     """Defines, grid and block of one launch; ``sms`` (the GPU's SM count) sizes persistent grids."""
     if problem.layouts not in spec.layouts:
         raise ValueError(f"kernel {spec.name!r} serves layouts {', '.join(spec.layouts)}, not {problem.layouts}")
+    if not cfg.serves_layouts(problem.layouts):
+        raise ValueError(f"config {cfg.name!r} of {spec.name} serves layouts {', '.join(cfg.layouts or ())}, "
+                         f"not {problem.layouts}; use kernel='auto' or another config")
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
     defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
     if spec.persistent:
@@ -177,7 +180,7 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
     builds = []
     for spec in registry.all_specs():
         for cfg in spec.configs:
-            for layouts in spec.layouts:
+            for layouts in (lay for lay in spec.layouts if cfg.serves_layouts(lay)):
                 for vec in (1, 4) if spec.vector_loads else (1,):
                     for precision in (p for p in spec.precisions if cfg.serves(p)):
                         for in_dtype, out_dtype in _precision_outputs(precision):
@@ -571,7 +574,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         maps = tma.maps(problem, p.config, a, b)
         grid = resident_grid(p, kernel, device)
         if p.spec.tma_store:
-            d_map = tma.d_map(problem, d)
+            d_map = tma.d_map(problem, d, p.config)
             if d_map is None and p.config.tma_d_only:
                 raise ValueError(f"config {p.config.name!r} of {p.spec.name} writes D through TMA stores only "
                                  "and cannot write this D (not 16-byte aligned); use kernel='auto'")

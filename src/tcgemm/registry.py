@@ -41,9 +41,15 @@ class TileConfig:
     # request coalescer, measured under the power cap): it puts the config ahead of the others for
     # problems with K >= long_k and leaves it out below. 0: an ordinary config.
     long_k: int = 0
+    # Operand layouts this config is built for (None: all of the kernel's). Tiles whose width is not a
+    # multiple of 64 need a K-major B: an MN-major B arrives in boxes of 64 columns.
+    layouts: tuple[str, ...] | None = None
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
+
+    def serves_layouts(self, layouts: str) -> bool:
+        return self.layouts is None or layouts in self.layouts
 
     @property
     def smem_bytes(self) -> int:
@@ -87,8 +93,8 @@ class TileConfig:
 
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
-         long_k: int = 0, **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k)
+         long_k: int = 0, layouts: tuple[str, ...] | None = None, **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, layouts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -815,6 +821,31 @@ LADDER: tuple[KernelSpec, ...] = (
             # The barrier watchdog's trap (now a faulting store, mbarrier.cuh) had cost 2.7 us of that: A/B in
             # one session, 18.5 / 18.4 us with the trap against 15.7 / 15.9 without at M = 128 (cuBLAS ~15.2),
             # 18.4 / 18.0 against 15.5 / 15.5 at M = 64 (2026-11-23-h100-ab-watchdog-*.json).
+            # Tiles whose width is not a multiple of 64, so that a problem's tiles make whole waves where N is 768
+            # or 2304 (GPT-2): 128 x 96 at 2048 x 768 (16 x 8 = 128 tiles on 132 SMs; cuBLAS runs nvjet 96 x 128
+            # there), 192 x 96 at 3000 x 768, 128 x 144 at 2048 x 2304 (16 x 16), 64 x 48 at 512 x 768. D goes
+            # out through boxes of 32-byte rows (D_BOX_BYTES, epilogue_tma.cuh), in column parts so that a bias row
+            # takes the epilogue's fast path, and B must be K-major
+            # (an MN-major B comes in boxes of 64 columns): layouts rc and cc only. (exploratory: speed to be measured)
+            _cfg("128x96x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96, BLOCK_K=64,
+                 STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
+            _cfg("128x96x64c1", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96,
+                 BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=96, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
+            _cfg("192x96x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=96, BLOCK_K=64,
+                 STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
+                 PRODUCER_REGS=40, CONSUMER_REGS=152,
+                 SMEM_BYTES=_hopper_smem(5, 192, 96) + _epilogue_smem(192, 96)),
+            _cfg("128x144x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
+                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
+                 SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
+            _cfg("192x128x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
+                 THREADS=512, CLUSTER_M=2, B_BOX_N=64, PRODUCER_REGS=40, CONSUMER_REGS=152, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(4, 192, 128) + _epilogue_smem(192, 128)),
+            _cfg("64x48x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48, BLOCK_K=64,
+                 STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
+                 SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
             # 64-row tiles as wide as a wgmma goes, one consumer warpgroup: M = 300 rounds up to 320 rows
             # (five tiles) where 128-row tiles compute 384. (exploratory: speed to be measured)
             _cfg("64x256x64o", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=5,

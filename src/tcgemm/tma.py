@@ -52,6 +52,7 @@ L2_PROMOTION = "L2_128B"
 # Tensor-map element types by torch dtype name (int8 and fp8 are copied as raw bytes).
 _MAP_TYPES = {"float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "int32": "INT32", "int8": "UINT8",
               "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
+_MAP_BYTES = {"FLOAT16": 2, "BFLOAT16": 2, "FLOAT32": 4, "TFLOAT32": 4, "INT32": 4, "UINT8": 1}
 
 
 def _element_bytes(problem: GemmProblem) -> int:
@@ -105,7 +106,12 @@ def encode(ptr: int, bf16: bool, dims: tuple[int, int, int], strides: tuple[int,
 def encode_typed(ptr: int, map_type: str, dims: tuple[int, int, int], strides: tuple[int, int],
                  box: tuple[int, int, int]) -> Any:
     """Like :func:`encode` for any element type: ``map_type`` names a ``CU_TENSOR_MAP_DATA_TYPE_*``
-    (``"FLOAT16"``, ``"FLOAT32"``, ``"UINT8"``, ...)."""
+    (``"FLOAT16"``, ``"FLOAT32"``, ``"UINT8"``, ...).
+    The swizzle spans the box's inner row: 128 bytes (every operand box), or 64 / 32 bytes (D's boxes for
+    tiles of 96 or 144 columns, kernels/include/epilogue_tma.cuh)."""
+    row_bytes = box[0] * _MAP_BYTES[map_type]
+    if row_bytes not in (128, 64, 32):
+        raise ValueError(f"a TMA box row of {row_bytes} bytes has no swizzle mode (128, 64 or 32 bytes)")
     d = _driver()
     dtype = getattr(d.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + map_type)
     err, tensor_map = d.cuTensorMapEncodeTiled(
@@ -117,7 +123,7 @@ def encode_typed(ptr: int, map_type: str, dims: tuple[int, int, int], strides: t
         [d.cuuint32_t(x) for x in box],
         [d.cuuint32_t(1)] * 3,
         d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        d.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        getattr(d.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{row_bytes}B"),
         getattr(d.CUtensorMapL2promotion, "CU_TENSOR_MAP_L2_PROMOTION_" + L2_PROMOTION),
         d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
     )
@@ -174,13 +180,15 @@ def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor
             encode_typed(b.data_ptr(), map_type, *geometry(problem, cfg, "b")))
 
 
-D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one 128-byte swizzled row (64 16-bit or 32 fp32 columns)
+D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one swizzled row (128 B: 64 16-bit or 32 fp32 columns)
 
 
-def d_geometry(problem: GemmProblem) -> tuple[tuple[int, int, int], tuple[int, int], tuple[int, int, int]] | None:
+def d_geometry(problem: GemmProblem, box_bytes: int = 128) -> tuple[tuple[int, int, int], tuple[int, int],
+                                                                    tuple[int, int, int]] | None:
     """(dims, byte strides, box) of D for the TMA-store epilogue, or None when TMA cannot write it:
-    D must be 16-bit or 32-bit (a 128-byte box row of 64 or 32 elements) with 16-byte aligned rows and
-    batch entries. (A kernel built without a staging buffer for its D type ignores the map.)"""
+    D must be 16-bit or 32-bit with 16-byte aligned rows and batch entries. A box row is ``box_bytes``
+    (the config's D_BOX_BYTES: 128, or 64 / 32 for tiles of 96 or 144 columns) of 16- or 32-bit elements.
+    (A kernel built without a staging buffer for its D type ignores the map.)"""
     size = problem.out_dtype.itemsize
     if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32):
         return None
@@ -188,12 +196,18 @@ def d_geometry(problem: GemmProblem) -> tuple[tuple[int, int, int], tuple[int, i
         return None
     row_bytes = problem.d_ld * size
     batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else problem.m * row_bytes
-    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), (128 // size, D_BOX, 1)
+    box = (box_bytes // size, D_BOX, 1)
+    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), box
 
 
-def d_map(problem: GemmProblem, d: torch.Tensor) -> Any | None:
+def d_box_bytes(cfg: TileConfig) -> int:
+    """The bytes of one row of ``cfg``'s staged D boxes (D_BOX_BYTES; 128 unless the tile's width needs less)."""
+    return cfg.get("D_BOX_BYTES", 128)
+
+
+def d_map(problem: GemmProblem, d: torch.Tensor, cfg: TileConfig) -> Any | None:
     """The tensor map of D for a TMA-store kernel, or None (the kernel then writes from registers)."""
-    geo = d_geometry(problem)
+    geo = d_geometry(problem, d_box_bytes(cfg))
     if geo is None or d.data_ptr() % 16:
         return None
     return encode_typed(d.data_ptr(), _MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)

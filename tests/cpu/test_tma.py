@@ -193,7 +193,7 @@ def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
                         lambda kernel, grid, block, smem, maps, args, device, **kw: seen.update(maps=maps, args=args))
     monkeypatch.setattr(tma, "maps", lambda *args: ("A", "B"))
     for n, flag in ((512, 1), (517, 0)):
-        monkeypatch.setattr(tma, "d_map", lambda problem, d, n=n: "D" if n % 8 == 0 else None)
+        monkeypatch.setattr(tma, "d_map", lambda problem, d, cfg, n=n: "D" if n % 8 == 0 else None)
         p = _out_problem(256, n, torch.bfloat16)
         d = torch.empty(256, n, dtype=torch.bfloat16)
         a = b = torch.empty(1, dtype=torch.bfloat16)
@@ -202,3 +202,13 @@ def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
         assert seen["maps"] == (("A", "B", "D") if flag else ("A", "B", "A"))
         # after the batch count: d_map_ok, then the split-K workspace and counters (null without SPLIT_K)
         assert int(seen["args"][-3]) == flag and int(seen["args"][-4]) == 1 and seen["args"][-2:] == (0, 0)
+
+
+def test_d_boxes_of_narrow_tiles_swizzle_their_row():
+    """A config with D_BOX_BYTES = 32 (tiles 48, 96 or 144 wide) gets D boxes of 32-byte rows: 16 columns of a
+    16-bit D, 8 of an fp32 one; the map's swizzle follows the box row (128, 64 or 32 bytes)."""
+    cfg = registry.get("wgmma_tma_store").config("128x96x64", "bf16")
+    assert tma.d_box_bytes(cfg) == 32
+    assert tma.d_geometry(_out_problem(300, 520, torch.bfloat16), 32)[2] == (16, 64, 1)
+    assert tma.d_geometry(_out_problem(300, 520, torch.float32), 32)[2] == (8, 64, 1)
+    assert tma.d_box_bytes(CFG) == 128

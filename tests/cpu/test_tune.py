@@ -89,7 +89,9 @@ def test_plan_on_meta_tensors_matches_dispatch():
     (p,) = tune.plan([(512, 512, 512)], "bf16", "rr", cc=90, sms=132)
     assert p.spec.family == "hopper" and p.key == CLASS
     assert p.heuristic is dispatch.pick_config(p.spec, _problem(512, 512, 512), 132)
-    assert [c.name for c in p.configs] == [c.name for c in p.spec.configs_for("bf16")]
+    assert [c.name for c in p.configs] == [c.name for c in p.spec.configs_for("bf16") if c.serves_layouts("rr")]
+    narrow = {c.name for c in p.spec.configs_for("bf16") if not c.serves_layouts("rr")}
+    assert narrow and not narrow & {c.name for c in p.configs}  # (tiles that need a K-major B: rc, cc only)
     (t,) = tune.plan([(1024, 1024, 1024)], "tf32", "rr")  # auto stages K-major copies: the key has their layouts
     assert t.spec.family == "hopper" and t.key.startswith("tf32:rc:") and t.layouts == "rr"
     with pytest.raises(ValueError, match="--layouts"):

@@ -17,6 +17,15 @@
 // chunk c ^ (r % 8).  One stmatrix matrix is 8 consecutive rows of one chunk
 // column, which the XOR spreads over 8 different bank quads: no conflicts.
 //
+// Tiles whose width is not a multiple of 64 (96 or 144 columns: whole waves
+// of tiles at N = 768 or 2304) stage boxes of 64- or 32-byte rows instead
+// (D_BOX_BYTES; the host encodes D's map with the matching 64B or 32B
+// swizzle).  The hardware XORs address bits [4, 7) with bits [7, 10), so with
+// rows of P bytes chunk c of row r sits at c ^ ((r * P / 128) % (P / 16)):
+// rows r and r + 1 of a 64-byte box share a 128-byte line and an XOR value,
+// and the 8 rows of a stmatrix matrix still land in 8 different bank quads
+// (4 XOR values x 2 halves of the line; 32-byte rows: 2 x 4).
+//
 // 32-bit D (fp32 or s32; configs with EPI_32BIT): a 128-byte row is 32 columns, so
 // the boxes are 64 rows x 32 columns, and there is no 32-bit stmatrix: each
 // thread stores its column pairs with 8-byte st.shared at the same swizzled
@@ -51,6 +60,13 @@ __device__ __forceinline__ unsigned pack_d2(float lo, float hi) {
     p.h[1] = from_float<elem_d>(hi);
     return p.u;
 }
+
+#ifndef D_BOX_BYTES
+#define D_BOX_BYTES 128  // bytes per staged box row: 128, or 64 / 32 for tiles of 96 or 144 columns (above)
+#endif
+
+// The swizzle's XOR value for row r of a staged box (the chunk index bits it flips).
+__device__ __forceinline__ int d_box_xor(int r) { return (r / (128 / D_BOX_BYTES)) % (D_BOX_BYTES / 16); }
 
 __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned y) {
     asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(addr), "r"(x), "r"(y) : "memory");
@@ -155,7 +171,9 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     constexpr bool INT = (Acc)0.5f == 0;          // s32 accumulators (int8): exact integer alpha, beta
     static_assert((sizeof(elem_d) == 2 && !INT) || (WIDE && sizeof(Acc) == 4),
                   "TMA-store epilogue: 16-bit or fp32 D from float sums, s32 D from s32 sums");
-    constexpr int BOX_COLS = 128 / sizeof(elem_d);  // columns per 128-byte swizzled row: 64 or 32
+    constexpr int BOX_COLS = D_BOX_BYTES / sizeof(elem_d);  // columns per swizzled box row (128 bytes: 64 or 32)
+    constexpr unsigned BOX_SIZE = 64 * D_BOX_BYTES;           // one box: 64 rows
+    static_assert(D_BOX_BYTES == 128 || D_BOX_BYTES == 64 || D_BOX_BYTES == 32, "a TMA swizzle span");
     static_assert((2 * NACC / PARTS) % BOX_COLS == 0, "whole boxes per part");
     // Part p of every tile uses buffer p % BUFS, so the part before last is always the other buffer's.
     static_assert((BUFS == 1 || BUFS == 2) && PARTS % BUFS == 0, "one buffer, or two taking parts in turn");
@@ -163,7 +181,8 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
     const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
-    const unsigned row_offset = (warp * 16 + (q % 2) * 8 + r8) * 128;
+    const int r_stm = warp * 16 + (q % 2) * 8 + r8;      // the box row this lane addresses for stmatrix
+    const unsigned row_offset = r_stm * D_BOX_BYTES;
     const int m_lo = m_wg + warp * 16 + lane / 4;       // rows this lane's values belong to: m_lo, m_lo + 8
     const int n_lane = n0 + 2 * (lane % 4);
     // C_ROW: pair p of the tile's bias (columns n0 + 2p, + 1) is in register p / 32 of lane p % 32; the
@@ -219,18 +238,21 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
                 // v[0..1], v[2..3]: columns 2 (lane % 4) + {0, 1} of 8-column block 2 pj, rows lane / 4 and
                 // + 8; v[4..7]: the same of block 2 pj + 1.  Column c of the part: box c / 32, 16-byte chunk
                 // (c % 32) / 4 of the row, swizzled by the row's index mod 8 (= lane / 4 here).
+                // (Rows rl and rl + 8 have the same XOR value: 8 rows span whole swizzle periods' worth of it.)
                 const int rl = warp * 16 + lane / 4;
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     const int c = 16 * pj + 8 * h + 2 * (lane % 4);
-                    const unsigned box = part_buf + (c / 32) * 8192 + (lane % 2) * 8;
-                    const int chunk = ((c % 32) / 4) ^ (lane / 4);
-                    st_shared_v2(box + rl * 128 + (chunk << 4), w[4 * h], w[4 * h + 1]);
-                    st_shared_v2(box + (rl + 8) * 128 + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
+                    const unsigned box = part_buf + (c / BOX_COLS) * BOX_SIZE + (lane % 2) * 8;
+                    const int chunk = ((c % BOX_COLS) / 4) ^ d_box_xor(rl);
+                    st_shared_v2(box + rl * D_BOX_BYTES + (chunk << 4), w[4 * h], w[4 * h + 1]);
+                    st_shared_v2(box + (rl + 8) * D_BOX_BYTES + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
                 }
             } else {
                 const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
-                const unsigned addr = part_buf + row_offset + (block / 8) * 8192 + (((block % 8) ^ r8) << 4);
+                constexpr int BOX_BLOCKS = BOX_COLS / 8;  // 8-column blocks (16-byte chunks) per box row
+                const unsigned addr = part_buf + row_offset + (block / BOX_BLOCKS) * BOX_SIZE +
+                                      (((block % BOX_BLOCKS) ^ d_box_xor(r_stm)) << 4);
                 stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
                             pack_d2(v[6], v[7]));
             }
@@ -240,7 +262,7 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
         if (wg_tid == 0) {
 #pragma unroll
             for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
-                tma_store_3d(tma_d, part_buf + b * 8192, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
+                tma_store_3d(tma_d, part_buf + b * BOX_SIZE, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);
             tma_store_commit();
         }
     }
