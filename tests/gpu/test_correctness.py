@@ -43,9 +43,9 @@ def _run(name: str, precision: str, **kw):
             pytest.skip(f"{kernel} serves 16-byte aligned operands only (auto falls back); see test_aligned_edges")
         # A one-row/one-column operand reads as either layout; detection may pick one the kernel lacks.
         # Configs of their own layouts (tiles not a multiple of 64 wide: B K-major) are checked below.
-        own = spec is not None and bool(config) and spec.config(config, precision).layouts is not None
+        own = spec.config(config, precision).layouts if spec is not None and config else None
         if spec is not None and (len(spec.layouts) < 4 or own) and "serves layouts" in str(exc):
-            pytest.skip(f"{name} reads layouts {', '.join(spec.layouts)} only (auto stages copies)")
+            pytest.skip(f"{name} reads layouts {', '.join(own or spec.layouts)} only (auto stages copies)")
         raise
     assert result.unwritten == 0, result
     assert result.passed, result
