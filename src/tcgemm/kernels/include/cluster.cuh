@@ -35,6 +35,13 @@ __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
+// The barrier after mbarrier initialisation: fence.mbarrier_init.release.cluster (mbar_init_fence, by the
+// initialising thread) already makes the inits visible to the cluster, so the arrival is relaxed: no
+// MEMBAR.GPU (which a release arrival costs).  Plain shared-memory stores before it are not published.
+__device__ __forceinline__ void cluster_sync_after_init() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
 // The shared::cluster address of the variable at local shared address `addr`
 // in CTA `rank` of this cluster.
 __device__ __forceinline__ unsigned cluster_map(unsigned addr, unsigned rank) {
