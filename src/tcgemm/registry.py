@@ -821,46 +821,44 @@ LADDER: tuple[KernelSpec, ...] = (
             # The barrier watchdog's trap (now a faulting store, mbarrier.cuh) had cost 2.7 us of that: A/B in
             # one session, 18.5 / 18.4 us with the trap against 15.7 / 15.9 without at M = 128 (cuBLAS ~15.2),
             # 18.4 / 18.0 against 15.5 / 15.5 at M = 64 (2026-11-23-h100-ab-watchdog-*.json).
-            # Tiles whose width is not a multiple of 64, so that a problem's tiles make whole waves where N is 768
-            # or 2304 (GPT-2): 128 x 96 at 2048 x 768 (16 x 8 = 128 tiles on 132 SMs; cuBLAS runs nvjet 96 x 128
-            # there), 192 x 96 at 3000 x 768, 128 x 144 at 2048 x 2304 (16 x 16), 64 x 48 at 512 x 768. D goes
-            # out through boxes of 32-byte rows (D_BOX_BYTES, epilogue_tma.cuh), in column parts so that a bias row
-            # takes the epilogue's fast path, and B must be K-major
-            # (an MN-major B comes in boxes of 64 columns): layouts rc and cc only. (exploratory: speed to be measured)
-            _cfg("128x96x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96, BLOCK_K=64,
-                 STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
-            _cfg("128x96x64n", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96, BLOCK_K=64,
+            # Tiles whose width is not a multiple of 64, so that a problem's tiles make whole waves where N is 768,
+            # 2304 or 4608 (GPT-2, Qwen2.5's qkv), as cuBLAS's nvjet tiles do (96 x 128, 128 x 144, 192 x 80, ...:
+            # 2026-11-26-h100-cublas-kernels-da74878.txt): 128 x 96 at 2048 x 768 (16 x 8 = 128 tiles on 132 SMs),
+            # 192 x 96 at 3000 x 768, 128 x 144 at 2048 x 2304 and 512 x 4608 (16 x 16, 4 x 32), 64 x 48 at 512 x
+            # 768. D goes out through boxes of 32-byte rows (D_BOX_BYTES, epilogue_tma.cuh), in column parts so that
+            # a bias row takes the epilogue's fast path; B must be K-major (an MN-major B comes in boxes of 64
+            # columns): layouts rc and cc only. CUDA graphs, bf16 rc, interleaved with cuBLAS (ratio cuBLAS time /
+            # ours; 2026-11-26-h100-explore-no-cluster-barrier-6ef9b66.json, ...-explore-narrow-picks-6ef9b66.json):
+            # 2048 x 768 x 768 128 x 96 n 1.00 (128 x 128 b2 0.87), 3000 x 768 x 768 192 x 96 0.93 (128 x 192 c1
+            # 0.85), 2048 x 2304 x 768 128 x 144 0.96 (0.86), 1024 x 4608 x 3584 0.97 (128 x 256 s4b2ot 0.69),
+            # 3000 x 3072 x 768 192 x 128 1.04 (0.92), 512 x 768 x 3072 64 x 48 1.02 (64 x 64 c2s13 0.90). speed:
+            # fitted to those runs (the estimate's pick against the best measured config over 35 shapes); 192 x 128
+            # stays below 128 x 256 (0.88x of it at 4096^3).
+            # Tried and removed: 128 x 96 in clusters along M sharing B, and without a cluster (0.93x / 0.93x of
+            # cuBLAS at 2048 x 768 x 768 against 1.00x along N sharing A, as cuBLAS's 2x1 does); 64 x 192 (1.03x
+            # there, but 0.61-0.73x at 300 x 4096-4608 x 3584-4096, where 128 x 128 made 0.80-0.86x); 64 x 256
+            # with and without EPI_OVERLAP, one consumer (0.64-0.67x at 300 x 4096-6144 x 4096: a lone warpgroup's
+            # m64n256 wgmmas with 40 KB of TMA writes per k-tile; ...-explore-m300-tiles-da74878.json).
+            _cfg("128x96x64n", ("fp16", "bf16"), speed=0.75, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96, BLOCK_K=64,
                  STAGES=7, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=96, D_BOX_BYTES=32,
                  EPI_PARTS=2, EPI_BUFS=2, SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
-            _cfg("128x96x64c1", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96,
-                 BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=96, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
-            _cfg("192x96x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=96, BLOCK_K=64,
+            _cfg("192x96x64", ("fp16", "bf16"), speed=0.9, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=96, BLOCK_K=64,
                  STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
                  PRODUCER_REGS=40, CONSUMER_REGS=152,
                  SMEM_BYTES=_hopper_smem(5, 192, 96) + _epilogue_smem(192, 96)),
-            _cfg("128x144x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
+            _cfg("128x144x64", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
-            _cfg("192x128x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
+            # 192 x 128, three consumer warpgroups of 64 accumulators each (152 registers: no spills, where 192 x 192
+            # spilled).
+            _cfg("192x128x64", ("fp16", "bf16"), speed=0.85, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=512, CLUSTER_M=2, B_BOX_N=64, PRODUCER_REGS=40, CONSUMER_REGS=152, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 192, 128) + _epilogue_smem(192, 128)),
-            _cfg("64x48x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48, BLOCK_K=64,
+            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48, BLOCK_K=64,
                  STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
-            # 64-row tiles as wide as a wgmma goes, one consumer warpgroup: M = 300 rounds up to 320 rows
-            # (five tiles) where 128-row tiles compute 384. (exploratory: speed to be measured)
-            _cfg("64x256x64o", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=5,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=256, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(5, 64, 256) + _epilogue_smem(64, 256) // 2),
-            _cfg("64x256x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=256, BLOCK_K=64, STAGES=5,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=256, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(5, 64, 256) + _epilogue_smem(64, 256) // 2),
-            _cfg("64x192x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=192, BLOCK_K=64, STAGES=5,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=192, EPI_PARTS=3,
-                 SMEM_BYTES=_hopper_smem(5, 64, 192) + _epilogue_smem(64, 192) // 3),
-            _cfg("64x128x64", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
+            # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
+            _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(7, 64, 128) + _epilogue_smem(64, 128)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
