@@ -207,7 +207,7 @@ def test_tma_store_launch_passes_three_maps_and_the_flag(monkeypatch):
 def test_d_boxes_of_narrow_tiles_swizzle_their_row():
     """A config with D_BOX_BYTES = 32 (tiles 48, 96 or 144 wide) gets D boxes of 32-byte rows: 16 columns of a
     16-bit D, 8 of an fp32 one; the map's swizzle follows the box row (128, 64 or 32 bytes)."""
-    cfg = registry.get("wgmma_tma_store").config("128x96x64", "bf16")
+    cfg = registry.get("wgmma_tma_store").config("128x96x64n", "bf16")
     assert tma.d_box_bytes(cfg) == 32
     assert tma.d_geometry(_out_problem(300, 520, torch.bfloat16), 32)[2] == (16, 64, 1)
     assert tma.d_geometry(_out_problem(300, 520, torch.float32), 32)[2] == (8, 64, 1)
