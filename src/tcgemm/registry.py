@@ -41,6 +41,10 @@ class TileConfig:
     # request coalescer, measured under the power cap): it puts the config ahead of the others for
     # problems with K >= long_k and leaves it out below. 0: an ordinary config.
     long_k: int = 0
+    # The estimate leaves this config out where K > max_k: small-N tiles (48 to 144 columns) win where their
+    # tiles fill whole waves at short K, and lose at long K by more than the estimate's one speed says
+    # (kernels with few multiply-adds per wgmma). 0: no bound.
+    max_k: int = 0
     # Operand layouts this config is built for (None: all of the kernel's). Tiles whose width is not a
     # multiple of 64 need a K-major B: an MN-major B arrives in boxes of 64 columns.
     layouts: tuple[str, ...] | None = None
@@ -93,8 +97,8 @@ class TileConfig:
 
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
-         long_k: int = 0, layouts: tuple[str, ...] | None = None, **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, layouts)
+         long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -833,32 +837,35 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.85), 2048 x 2304 x 768 128 x 144 0.96 (0.86), 1024 x 4608 x 3584 0.97 (128 x 256 s4b2ot 0.69),
             # 3000 x 3072 x 768 192 x 128 1.04 (0.92), 512 x 768 x 3072 64 x 48 1.02 (64 x 64 c2s13 0.90). speed:
             # fitted to those runs (the estimate's pick against the best measured config over 35 shapes); 192 x 128
-            # stays below 128 x 256 (0.88x of it at 4096^3).
+            # stays below 128 x 256 (0.88x of it at 4096^3). max_k: at long K these tiles lose more than the one speed
+            # says (300 x 4096 x 4096: 128 x 96 n 0.73x against 128 x 128 b2 0.86x; 128 x 1280 x 8192: 64 x 48 0.70x
+            # against 64 x 64 c2s13's 0.91x; 2026-11-26-h100-models-c26801c-p{1,2,3}.json).
             # Tried and removed: 128 x 96 in clusters along M sharing B, and without a cluster (0.93x / 0.93x of
             # cuBLAS at 2048 x 768 x 768 against 1.00x along N sharing A, as cuBLAS's 2x1 does); 64 x 192 (1.03x
             # there, but 0.61-0.73x at 300 x 4096-4608 x 3584-4096, where 128 x 128 made 0.80-0.86x); 64 x 256
             # with and without EPI_OVERLAP, one consumer (0.64-0.67x at 300 x 4096-6144 x 4096: a lone warpgroup's
             # m64n256 wgmmas with 40 KB of TMA writes per k-tile; ...-explore-m300-tiles-da74878.json).
-            _cfg("128x96x64n", ("fp16", "bf16"), speed=0.75, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96, BLOCK_K=64,
-                 STAGES=7, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=96, D_BOX_BYTES=32,
-                 EPI_PARTS=2, EPI_BUFS=2, SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
-            _cfg("192x96x64", ("fp16", "bf16"), speed=0.9, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=96, BLOCK_K=64,
-                 STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
+            _cfg("128x96x64n", ("fp16", "bf16"), speed=0.75, max_k=3584, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=96,
+                 BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=96,
+                 D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96)),
+            _cfg("192x96x64", ("fp16", "bf16"), speed=0.9, max_k=4096, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=96,
+                 BLOCK_K=64, STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
                  PRODUCER_REGS=40, CONSUMER_REGS=152,
                  SMEM_BYTES=_hopper_smem(5, 192, 96) + _epilogue_smem(192, 96)),
-            _cfg("128x144x64", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
+            _cfg("128x144x64", ("fp16", "bf16"), speed=0.95, max_k=4096, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
             # 192 x 128, three consumer warpgroups of 64 accumulators each (152 registers: no spills, where 192 x 192
             # spilled).
-            _cfg("192x128x64", ("fp16", "bf16"), speed=0.85, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
+            _cfg("192x128x64", ("fp16", "bf16"), speed=0.85, max_k=4096, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
                  THREADS=512, CLUSTER_M=2, B_BOX_N=64, PRODUCER_REGS=40, CONSUMER_REGS=152, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 192, 128) + _epilogue_smem(192, 128)),
-            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48, BLOCK_K=64,
-                 STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
+            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48,
+                 BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
-            _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
+            _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(7, 64, 128) + _epilogue_smem(64, 128)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
