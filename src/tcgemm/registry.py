@@ -864,21 +864,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48,
                  BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
-            # 64-row tiles with two consumer warpgroups side by side along N (WG_N, hopper_config.cuh): M = 300 in
-            # 320 rows (five tiles) where 128-row tiles compute 384, at the shared-memory traffic of 128 x 128.
-            # (exploratory: speed to be measured)
-            _cfg("64x256x64w", ("fp16", "bf16"), speed=0.05, BLOCK_M=64, BLOCK_N=256, WG_N=128, BLOCK_K=64, STAGES=5,
-                 THREADS=384, CLUSTER_M=1, B_BOX_N=256, EPI_PARTS=2,
-                 SMEM_BYTES=_hopper_smem(5, 64, 256) + _epilogue_smem(64, 256) // 2),
-            _cfg("64x224x64w", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=224, WG_N=112,
-                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=224, D_BOX_BYTES=32, EPI_PARTS=7,
-                 SMEM_BYTES=_hopper_smem(6, 64, 224) + _epilogue_smem(64, 224) // 7),
-            _cfg("64x192x64w", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=192, WG_N=96,
-                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=192, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(6, 64, 192) + _epilogue_smem(64, 192)),
-            _cfg("64x160x64w", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=160, WG_N=80,
-                 BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=160, D_BOX_BYTES=32, EPI_PARTS=5,
-                 SMEM_BYTES=_hopper_smem(7, 64, 160) + _epilogue_smem(64, 160) // 5),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

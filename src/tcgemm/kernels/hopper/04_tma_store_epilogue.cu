@@ -191,7 +191,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         setmaxnreg_inc<CONSUMER_REGS>();
         const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
         const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
-        const int cw_m = cw / CONSUMERS_N, cw_n = cw % CONSUMERS_N;  // this consumer's rows and columns of a tile
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
         const bool releaser = wg_tid < CLUSTER_M;
@@ -234,8 +233,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
-                const unsigned a_base = a_slot(s) + cw_m * M_ATOMS * A_CHUNK;  // = cw_m * WG_M rows of 128 bytes
-                const unsigned b_base = b_slot(s) + cw_n * B_WG_BYTES;
+                const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
+                const unsigned b_base = b_slot(s);
                 if constexpr (PROMOTE_NEXT) {
                     // `part` sums a group of PROMOTE_EVERY k-tiles (the second consumer's first group is
                     // half as long), added to the total once this k-tile's data is here; in between the
@@ -317,19 +316,19 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         walk.range(nu, nk0, nk1);
                     }
                     const unsigned buf = d_bufs + cw * D_BUF;
-                    const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + cw_m * WG_M;
+                    const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + cw * WG_M;
                     epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
                     if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
                         mbar_wait_guarded(full + 8 * s, phase);
                         wgmma_fence();
-                        mma_ktile_half<0>(acc, a_slot(s) + cw_m * A_CHUNK, b_slot(s), 0);
+                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
                         wgmma_commit();
                     }
                     epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0,
                                                                                         z, 1 + cw);
                     if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
                         wgmma_fence();
-                        mma_ktile_half<1>(acc, a_slot(s) + cw_m * A_CHUNK, b_slot(s), 0);
+                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
                         wgmma_commit();
                         if (++s == STAGES) {
                             s = 0;

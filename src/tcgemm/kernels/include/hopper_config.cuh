@@ -59,9 +59,6 @@
 #ifndef WG_M
 #define WG_M 64  // rows per consumer warpgroup: one wgmma (M = 64) per k step, or two (WG_M = 128; hopper_ktile.cuh)
 #endif
-#ifndef WG_N
-#define WG_N BLOCK_N  // columns per consumer warpgroup: the whole tile, or a share of it (consumers side by side along N)
-#endif
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
 #endif
@@ -102,27 +99,27 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
     !(defined(PRECISION_TF32) || defined(PRECISION_INT8) || defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2))
 typedef float acc_t;
 #if defined(PRECISION_BF16)
-using Mma = Wgmma<WG_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using Mma = Wgmma<BLOCK_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #else
-using Mma = Wgmma<WG_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using Mma = Wgmma<BLOCK_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #endif
 #elif defined(PRECISION_INT8)
 typedef int acc_t;  // exact s32 sums
-using Mma = WgmmaS8<WG_N>;
+using Mma = WgmmaS8<BLOCK_N>;
 using MmaHalf = WgmmaS8<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #elif defined(PRECISION_TF32)
 typedef float acc_t;  // fp32 bit patterns truncated to tf32 by the tensor cores (10_wgmma_kmajor.cu)
-using Mma = WgmmaTf32<WG_N>;
+using Mma = WgmmaTf32<BLOCK_N>;
 using MmaHalf = WgmmaTf32<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #elif defined(PRECISION_FP8E4M3)
 typedef float acc_t;
-using Mma = WgmmaE4m3<WG_N>;
+using Mma = WgmmaE4m3<BLOCK_N>;
 using MmaHalf = WgmmaE4m3<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #else
 typedef float acc_t;
-using Mma = WgmmaE5m2<WG_N>;
+using Mma = WgmmaE5m2<BLOCK_N>;
 using MmaHalf = WgmmaE5m2<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #endif
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
@@ -144,14 +141,9 @@ constexpr bool INT_ACC = false;
 
 // ---- tiles, slots and warpgroups ----
 constexpr int ELEM_BYTES = sizeof(elem_a);
-// Consumer warpgroup cw computes rows WG_M (cw / CONSUMERS_N) and columns WG_N (cw % CONSUMERS_N) of each tile.
-// Side by side along N (WG_N < BLOCK_N), two consumers of a 64-row tile share its A rows and each read half of
-// B: a 64 x 256 tile then reads shared memory like a 128 x 128 one (per k step 2 x (2 + 4) KB), where one
-// consumer issuing m64n256 wgmmas alone ran at 0.64x of cuBLAS (registry, wgmma_tma_store's 64-row tiles).
 constexpr int M_ATOMS = WG_M / 64;         // m64 wgmmas per k step of a consumer
-constexpr int ATOM_ACC = WG_N / 2;         // accumulators per thread of one m64 x WG_N wgmma
-constexpr int CONSUMERS_N = BLOCK_N / WG_N;
-constexpr int CONSUMERS = BLOCK_M / WG_M * CONSUMERS_N;  // consumer warpgroups (the producer is warpgroup 0)
+constexpr int ATOM_ACC = BLOCK_N / 2;      // accumulators per thread of one m64 x BLOCK_N wgmma
+constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;
@@ -159,7 +151,6 @@ constexpr int B_TILE = BLOCK_N * ROW_BYTES;
 constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-tile
 constexpr int A_CHUNK = 64 * ROW_BYTES;  // one MN-major box (16-bit only): 64 m x BLOCK_K k
 constexpr int B_CHUNK = 64 * ROW_BYTES;
-constexpr int B_WG_BYTES = B_K_MAJOR ? WG_N * ROW_BYTES : WG_N / 64 * B_CHUNK;  // a consumer's share of the B slot
 constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-major: k rows per wgmma
 
 // ---- the cluster's shape (hopper_cluster.cuh) ----
@@ -176,7 +167,7 @@ constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sc
 
 // ---- D staging (hopper_epilogue.cuh): a buffer per consumer warpgroup, between the ring and the barriers ----
 constexpr bool D_STAGED = sizeof(elem_d) == 2 || EPI_32BIT;
-constexpr int ATOM_BUF = 64 * (WG_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block (16-bit columns)
+constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block (16-bit columns)
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;       // column parts of a 32-bit D: twice as many
 
@@ -186,10 +177,6 @@ static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int
 static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per WG_M rows");
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
-static_assert(BLOCK_N % WG_N == 0 && (WG_N % 64 == 0 || (B_K_MAJOR && WG_N % 8 == 0)),
-              "consumers along N: whole shares of the tile, MN-major B in whole boxes of 64 columns");
-static_assert(WG_N == BLOCK_N || (!PROMOTE && !OVERLAP && SPLIT_K == 1 && !TAIL_SPLIT),
-              "consumers along N: 16-bit, tf32 and int8 tiles without split-K, tail split or EPI_OVERLAP");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
 static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && (B_PART % (B_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<B_PART>),
               "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");

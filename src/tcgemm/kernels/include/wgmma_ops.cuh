@@ -3,7 +3,7 @@
 // fences and the accumulator layout are there); include that one.
 //
 //   Wgmma<N, BF16, TRANS_A, TRANS_B>   f32 += f16/bf16, m64nNk16; TRANS_* = 1: an MN-major operand.
-//                                      N = 48 ... 256 for the CTA tiles (80 ... 144: whole waves of
+//                                      N = 48 ... 256 for the CTA tiles (96, 144: whole waves of
 //                                      tiles at N = 768, 2304), 8, 16, 32 for the few
 //                                      tokens of the swap-AB decode kernel (hopper/05_swap_ab_stream_k.cu)
 //   WgmmaTf32<N>  f32 += tf32 x tf32, m64nNk8    (both operands K-major: tf32, s8 and fp8 have no
@@ -211,57 +211,6 @@ struct Wgmma<64, BF16, TRANS_A, TRANS_B> {
 };
 
 template <bool BF16, int TRANS_A, int TRANS_B>
-struct Wgmma<80, BF16, TRANS_A, TRANS_B> {
-    static __device__ __forceinline__ void mma(float (&d)[40], unsigned long long desc_a,
-                                               unsigned long long desc_b, int scale_d) {
-        if constexpr (BF16)
-            asm volatile(
-                "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-                "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
-                "{"
-                "%0, %1, %2, %3, %4, %5, %6, %7,"
-                " %8, %9, %10, %11, %12, %13, %14, %15,"
-                " %16, %17, %18, %19, %20, %21, %22, %23,"
-                " %24, %25, %26, %27, %28, %29, %30, %31,"
-                " %32, %33, %34, %35, %36, %37, %38, %39"
-                "}, %40, %41, p, 1, 1, %43, %44;\n}\n"
-                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
-                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-                  "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-                  "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-                  "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
-                : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-        else
-            asm volatile(
-                "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-                "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
-                "{"
-                "%0, %1, %2, %3, %4, %5, %6, %7,"
-                " %8, %9, %10, %11, %12, %13, %14, %15,"
-                " %16, %17, %18, %19, %20, %21, %22, %23,"
-                " %24, %25, %26, %27, %28, %29, %30, %31,"
-                " %32, %33, %34, %35, %36, %37, %38, %39"
-                "}, %40, %41, p, 1, 1, %43, %44;\n}\n"
-                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
-                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-                  "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-                  "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-                  "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
-                : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-    }
-};
-
-template <bool BF16, int TRANS_A, int TRANS_B>
 struct Wgmma<96, BF16, TRANS_A, TRANS_B> {
     static __device__ __forceinline__ void mma(float (&d)[48], unsigned long long desc_a,
                                                unsigned long long desc_b, int scale_d) {
@@ -314,69 +263,6 @@ struct Wgmma<96, BF16, TRANS_A, TRANS_B> {
                   "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
                   "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
-                : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-    }
-};
-
-template <bool BF16, int TRANS_A, int TRANS_B>
-struct Wgmma<112, BF16, TRANS_A, TRANS_B> {
-    static __device__ __forceinline__ void mma(float (&d)[56], unsigned long long desc_a,
-                                               unsigned long long desc_b, int scale_d) {
-        if constexpr (BF16)
-            asm volatile(
-                "{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
-                "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
-                "{"
-                "%0, %1, %2, %3, %4, %5, %6, %7,"
-                " %8, %9, %10, %11, %12, %13, %14, %15,"
-                " %16, %17, %18, %19, %20, %21, %22, %23,"
-                " %24, %25, %26, %27, %28, %29, %30, %31,"
-                " %32, %33, %34, %35, %36, %37, %38, %39,"
-                " %40, %41, %42, %43, %44, %45, %46, %47,"
-                " %48, %49, %50, %51, %52, %53, %54, %55"
-                "}, %56, %57, p, 1, 1, %59, %60;\n}\n"
-                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
-                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-                  "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-                  "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-                  "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
-                  "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
-                  "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
-                : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-        else
-            asm volatile(
-                "{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
-                "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
-                "{"
-                "%0, %1, %2, %3, %4, %5, %6, %7,"
-                " %8, %9, %10, %11, %12, %13, %14, %15,"
-                " %16, %17, %18, %19, %20, %21, %22, %23,"
-                " %24, %25, %26, %27, %28, %29, %30, %31,"
-                " %32, %33, %34, %35, %36, %37, %38, %39,"
-                " %40, %41, %42, %43, %44, %45, %46, %47,"
-                " %48, %49, %50, %51, %52, %53, %54, %55"
-                "}, %56, %57, p, 1, 1, %59, %60;\n}\n"
-                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
-                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-                  "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-                  "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-                  "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
-                  "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
-                  "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
     }
 };
