@@ -118,9 +118,13 @@ def shape_for(case: Case, sms: int) -> Shape:
     spec, cfg = case.spec, case.cfg
     configs = [c.name for c in spec.configs]
     index = configs.index(cfg.name) + spec.precisions.index(case.precision)
-    served = [lay for lay in spec.layouts if cfg.serves_layouts(lay)]
+    flip = {"r": "c", "c": "r"}
+    served = [lay for lay in spec.layouts  # (D_TRANSPOSED: the transposed problem's layouts are B's and A's flipped)
+              if cfg.serves_layouts(flip[lay[1]] + flip[lay[0]] if cfg.get("D_TRANSPOSED") else lay)]
     layouts = served[index % len(served)]  # vary the layouts over a kernel's cases
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
+    if cfg.get("D_TRANSPOSED"):  # the kernel's M is D's N (tcgemm.problem.transposed_store)
+        bm, bn = bn, bm
     bk = cfg.get("BLOCK_K", 32)  # (the simt configs without a K tile: any K)
     # Configs that write D through TMA only need D's rows 16-byte aligned: N a multiple of 8 (16-bit D),
     # 4 (32-bit D). 24 is both; 5 leaves N odd elsewhere.

@@ -15,7 +15,7 @@ HEADER = '''\
 // fences and the accumulator layout are there); include that one.
 //
 //   Wgmma<N, BF16, TRANS_A, TRANS_B>   f32 += f16/bf16, m64nNk16; TRANS_* = 1: an MN-major operand.
-//                                      N = 48 ... 256 for the CTA tiles (96, 144: whole waves of
+//                                      N = 48 ... 256 for the CTA tiles (80 ... 160: whole waves of
 //                                      tiles at N = 768, 2304), 8, 16, 32 for the few
 //                                      tokens of the swap-AB decode kernel (hopper/05_swap_ab_stream_k.cu)
 //   WgmmaTf32<N>  f32 += tf32 x tf32, m64nNk8    (both operands K-major: tf32, s8 and fp8 have no
@@ -63,7 +63,7 @@ KINDS = {
 }
 WIDTHS = {"WgmmaTf32": (8, 16, 32, 64, 128, 192, 256), "WgmmaS8": (64, 128, 192, 256),
           "WgmmaE4m3": (64, 128, 192, 256), "WgmmaE5m2": (64, 128, 192, 256)}
-WIDTHS_16BIT = (8, 16, 32, 48, 64, 96, 128, 144, 192, 256)
+WIDTHS_16BIT = (8, 16, 32, 48, 64, 80, 96, 128, 144, 152, 160, 192, 256)
 
 
 def _operands(regs: int, con: str, indent: str) -> tuple[str, str]:

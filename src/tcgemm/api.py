@@ -22,7 +22,7 @@ import torch
 from . import fastpath, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
-from .problem import GemmProblem, _overlaps, describe
+from .problem import GemmProblem, _overlaps, describe, transposed_store
 
 _INT32_MAX = 2**31 - 1
 
@@ -89,7 +89,8 @@ def _gemm(
 
     d = out
     if d is None:
-        shape = (problem.batch, problem.m, problem.n) if max(a.dim(), b.dim()) == 3 else (problem.m, problem.n)
+        rows, cols = (problem.n, problem.m) if problem.d_transposed else (problem.m, problem.n)
+        shape = (problem.batch, rows, cols) if max(a.dim(), b.dim()) == 3 else (rows, cols)
         d = torch.empty(shape, dtype=problem.out_dtype, device=device)
     if d.numel() == 0:
         return d
@@ -179,6 +180,8 @@ def resolve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, problem: G
             spec, cfg = select(problem, arch, sms, kernel, config)
     if spec is None or cfg is None:
         spec, cfg = select(problem, arch, sms, kernel, config)  # raises KernelUnavailable, with the reason
+    if cfg.get("D_TRANSPOSED") and not problem.d_transposed:  # the config runs D^T = B^T A^T, written transposed
+        problem, t = transposed_store(problem, t)
     return a, b, problem, t, spec, cfg
 
 
@@ -264,7 +267,9 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
                           "its grid fills the GPU at any shape")
         else:
             why_config = (f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
-                          + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else ""))
+                          + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else "")
+                          + ("; computes D^T with the token count as the wgmma's N and writes it transposed"
+                             if cfg.get("D_TRANSPOSED") else ""))
         reason = why_kernel + "; " + why_config
         if staged:
             reason += f"; staged copies of {', '.join(staged)} (alignment or a layout the kernel cannot read)"

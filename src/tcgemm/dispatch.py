@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import registry, tma, tuned
-from .problem import GemmProblem
+from .problem import GemmProblem, transposed_store
 from .registry import KernelSpec, TileConfig
 from .schedule import TAIL_ESTIMATE_MIN_KTILES, cluster_units, tail_split
 
@@ -65,10 +65,14 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
     """Why ``cfg`` cannot serve this problem, or None: it is built for other layouts (tiles whose width is
     not a multiple of 64 read B K-major only), or it has no register-path epilogue (D_FROM_REGISTERS=0)
     and stores D through TMA only, which needs D's rows 16-byte aligned."""
+    if bool(cfg.get("D_TRANSPOSED")) != problem.d_transposed:
+        return (f"config {cfg.name!r} computes D^T and writes it transposed (the token count as the wgmma's N); "
+                "it runs the transposed problem, which auto chooses where it estimates it faster"
+                if cfg.get("D_TRANSPOSED") else f"config {cfg.name!r} does not write D transposed")
     if not cfg.serves_layouts(problem.layouts):
         return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
-    if not cfg.tma_d_only or tma.d_geometry(problem, tma.d_box_bytes(cfg)) is not None:
+    if not cfg.tma_d_only or tma.d_geometry(problem, cfg) is not None:
         return None
     return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "
             "16-byte aligned rows (leading dimension and batch stride multiples of 16 bytes); "
@@ -84,6 +88,11 @@ def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
+    """The config with the least estimated time (see _pick)."""
+    return _pick(spec, problem, sms)[0]
+
+
+def _pick(spec: KernelSpec, problem: GemmProblem, sms: int) -> tuple[TileConfig, float]:
     """The config with the least estimated time: rounds of work units over the GPU's CTA slots
     (a last, partial round costs a whole one) times the multiply-adds of one unit, divided by the
     config's measured relative speed. Ties go to the first config (the registry orders by preference).
@@ -107,7 +116,7 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
         # measured range admits the problem (stream_k_admits), else the widest token tile.
         covering = [c for c in configs if stream_k_admits(c, problem)]
-        return covering[0] if covering else max(configs, key=lambda c: c["BLOCK_M"])
+        return (covering[0] if covering else max(configs, key=lambda c: c["BLOCK_M"])), 0.0
     configs = [c for c in configs if c.long_k] + [c for c in configs if not c.long_k]
     slots = sms * max(1, spec.min_blocks)
 
@@ -135,7 +144,33 @@ def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
         # clearly better, not a rounding tie; a tail split's gain is no rounding
         if c < (0.9999 if cfg.name in split_tail else 0.98) * cost(best):
             best = cfg
-    return best
+    return best, cost(best)
+
+
+def transposed_problem(problem: GemmProblem) -> GemmProblem | None:
+    """The problem D_TRANSPOSED configs run for ``problem`` (tcgemm.problem.transposed_store), or None where
+    they cannot: a column-major out (already D^T), or not a 16-bit GEMM with a 16-bit D."""
+    if problem.swapped or problem.d_transposed or problem.precision not in ("fp16", "bf16"):
+        return None
+    if problem.out_dtype.itemsize != 2:
+        return None
+    return transposed_store(problem, {"a": None, "b": None})[0]
+
+
+def _orientation(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
+    """pick_config's config for ``problem``, or for its transposed problem (the tokens as the wgmma's N:
+    configs with D_TRANSPOSED) where that is estimated clearly faster: at M = 300, tiles of 152 or 160 tokens
+    cover 304 or 320 rows where 64-row multiples of M compute 384."""
+    cfg, normal = _pick(spec, problem, sms)
+    pt = transposed_problem(problem)
+    if pt is None or not any(c.get("D_TRANSPOSED") for c in spec.configs_for(problem.precision)):
+        return cfg
+    configs = [c for c in spec.configs_for(problem.precision)
+               if c.get("D_TRANSPOSED") and config_refuses(c, pt) is None and not 0 < c.max_k < pt.k]
+    if not configs:
+        return cfg
+    cfg_t, transposed = _pick(spec, pt, sms)
+    return cfg_t if transposed < 0.98 * normal else cfg
 
 
 @lru_cache(maxsize=1)
@@ -181,7 +216,7 @@ def select(
         tuned_cfg = tuned.lookup(problem, spec, arch, sms)
         if tuned_cfg is not None and config_refuses(tuned_cfg, problem) is None:
             return spec, tuned_cfg
-        return spec, pick_config(spec, problem, sms)
+        return spec, _orientation(spec, problem, sms)
     spec = registry.get(kernel)
     reason = why_not(spec, problem, arch)
     if reason is not None:
@@ -202,6 +237,12 @@ def _specialist_takes(spec: KernelSpec, problem: GemmProblem, config: str | None
 
 def _explicit(spec: KernelSpec, config: str, problem: GemmProblem) -> TileConfig:
     cfg = spec.config(config, problem.precision)
+    if cfg.get("D_TRANSPOSED") and not problem.d_transposed:  # (the caller runs it on the transposed problem)
+        pt = transposed_problem(problem)
+        if pt is None:
+            raise KernelUnavailable(f"config {cfg.name!r} of {spec.name} writes D transposed: fp16/bf16 inputs, a "
+                                    "16-bit row-major D only; use kernel='auto' or another config")
+        problem = pt
     reason = config_refuses(cfg, problem)
     if reason is not None:
         raise KernelUnavailable(f"kernel {spec.name!r} cannot serve this problem: {reason}")

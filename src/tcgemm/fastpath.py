@@ -111,7 +111,7 @@ class Prepared:
         self._raw_stream = driver._RAW_STREAM or driver._raw_stream
         self._device = device
         self._torch_device = torch.device("cuda", device)  # (parsed once: torch.empty takes it as it is)
-        self._swapped = problem.swapped
+        self._swapped = problem.swapped or problem.d_transposed  # the kernel's A is the call's b
         # The aligned copies of a and b made per call, in these layouts (tcgemm.staging), else None.
         self._copies = tuple(staging.PreparedCopy(t, layout) if layout is not None else None
                              for t, layout in zip((a, b), staged, strict=True))
@@ -132,7 +132,7 @@ class Prepared:
             self._geo_b = (map_type, *tma.geometry(problem, cfg, "b"))
         self._d_geo = None
         if spec.tma_store and not cfg.get("STREAM_K"):  # (the stream-K kernel writes its transposed D itself)
-            geo = tma.d_geometry(problem, tma.d_box_bytes(cfg))
+            geo = tma.d_geometry(problem, cfg)
             if geo is not None:
                 self._d_geo = (tma._MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)
         self._tma_store = spec.tma_store
@@ -141,7 +141,8 @@ class Prepared:
         self._maps_b: dict[int, tuple[int, Any]] = {}
         self._maps_d: dict[int, tuple[int, Any]] = {}
         # Stages nothing and writes a new row-major output as it is: new_output() may serve the call.
-        self.direct = (staged == (None, None) and padded_ld is None and not problem.swapped)
+        self.direct = (staged == (None, None) and padded_ld is None and not problem.swapped
+                       and not problem.d_transposed)
 
         # The parameter block: one ctypes value per kernel argument, in TCGEMM_KERNEL order.
         c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 
@@ -92,6 +92,10 @@ class GemmProblem:
     alpha: float
     beta: float
     swapped: bool  # True: computing D^T = B^T A^T (a column-major out)
+    # True: the kernel computes D^T = B^T A^T (operands swapped, m and n exchanged) and writes each tile
+    # transposed into the row-major D (configs with D_TRANSPOSED: the token count as the wgmma's N); see
+    # transposed_store. D's ld and batch stride are D's own.
+    d_transposed: bool = False
 
     @property
     def flops(self) -> float:
@@ -355,3 +359,16 @@ def describe(
         alpha=float(alpha), beta=beta, swapped=swapped,
     )
     return problem, {"a": a, "b": b, "c": c_expanded if c_strides is not None else None, "out": out}
+
+
+def transposed_store(problem: GemmProblem, tensors: dict[str, Any]) -> tuple[GemmProblem, dict[str, Any]]:
+    """The problem a D_TRANSPOSED config runs for ``problem``: D^T (N x M) = B^T (N x K) @ A^T (K x M), the
+    same tensors as views with their roles exchanged (B's is A's, A's B's; layouts flipped), C's strides
+    exchanged, D unchanged (the kernel writes its tiles of D^T transposed). ``tensors`` as describe returns."""
+    if problem.swapped or problem.d_transposed:
+        raise ValueError("transposed_store: the problem is already transposed")
+    c = problem.c_strides
+    t = dict(tensors)
+    t["a"], t["b"] = tensors["b"], tensors["a"]
+    return replace(problem, m=problem.n, n=problem.m, a=problem.b.flipped(), b=problem.a.flipped(),
+                   c_strides=(c[1], c[0], c[2]) if c is not None else None, d_transposed=True), t

@@ -864,6 +864,28 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48,
                  BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
+            # D written transposed (D_TRANSPOSED; problem.transposed_store): the kernel computes D^T = W X^T with the
+            # weight's rows (features) as BLOCK_M and the tokens as BLOCK_N, the wgmma's N, which may be any multiple of
+            # 8: M = 300 tokens in two tiles of 152 or 160 (304 or 320 rows) where 64-row multiples of M compute 384.
+            # cuBLAS does the same at M = 300 (nvjet 64x152 2x1, 192x80 1x2, 128x104 4x1: features x tokens;
+            # 2026-11-26-h100-cublas-kernels-da74878.txt). Clusters along the features share the token tile. The
+            # estimate weighs the transposed problem against the problem as given (dispatch._orientation).
+            # (exploratory: speed to be measured)
+            _cfg("64x160x64Tc2", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=160,
+                 BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(7, 64, 160) + _epilogue_smem(64, 160)),
+            _cfg("64x152x64T", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
+                 BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(7, 64, 152) + _epilogue_smem(64, 152)),
+            _cfg("128x160x64Tc2", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=160,
+                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160)),
+            _cfg("128x152x64T", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
+                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            _cfg("192x80x64Tc2", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=40, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 PRODUCER_REGS=40, CONSUMER_REGS=152, SMEM_BYTES=_hopper_smem(5, 192, 80) + _epilogue_smem(192, 80)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

@@ -273,6 +273,7 @@ def padded_output(problem: GemmProblem, spec: registry.KernelSpec, out: torch.Te
     size = problem.out_dtype.itemsize
     per_vec = 16 // size
     if ((out is not None and not out.is_contiguous()) or not spec.tma_store or size != 2 or problem.swapped
+            or problem.d_transposed
             or problem.n % per_vec == 0 or problem.m * problem.n * problem.k * problem.batch < MIN_MACS):
         return None
     ld = -(-problem.n // per_vec) * per_vec

@@ -183,31 +183,36 @@ def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor
 D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one swizzled row (128 B: 64 16-bit or 32 fp32 columns)
 
 
-def d_geometry(problem: GemmProblem, box_bytes: int = 128) -> tuple[tuple[int, int, int], tuple[int, int],
-                                                                    tuple[int, int, int]] | None:
-    """(dims, byte strides, box) of D for the TMA-store epilogue, or None when TMA cannot write it:
-    D must be 16-bit or 32-bit with 16-byte aligned rows and batch entries. A box row is ``box_bytes``
-    (the config's D_BOX_BYTES: 128, or 64 / 32 for tiles of 96 or 144 columns) of 16- or 32-bit elements.
-    (A kernel built without a staging buffer for its D type ignores the map.)"""
+def d_geometry(problem: GemmProblem, cfg: TileConfig | None = None) -> tuple[tuple[int, int, int], tuple[int, int],
+                                                                            tuple[int, int, int]] | None:
+    """(dims, byte strides, box) of D for ``cfg``'s TMA-store epilogue, or None when TMA cannot write it:
+    D must be 16-bit or 32-bit with 16-byte aligned rows and batch entries. A box is 64 rows of D_BOX_BYTES
+    (128, or 64 / 32 for tiles of 96 or 144 columns) of 16- or 32-bit elements; with D_TRANSPOSED (the
+    problem's m and n are D's columns and rows: problem.d_transposed) BLOCK_N rows (tokens) of 64 16-bit
+    columns. (A kernel built without a staging buffer for its D type ignores the map.)"""
     size = problem.out_dtype.itemsize
     if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32):
         return None
     if (problem.d_ld * size) % 16 or (problem.d_batch_stride * size) % 16:
         return None
+    transposed = cfg is not None and bool(cfg.get("D_TRANSPOSED"))
+    if transposed and size != 2:
+        return None
+    cols, rows = (problem.m, problem.n) if problem.d_transposed else (problem.n, problem.m)
     row_bytes = problem.d_ld * size
-    batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else problem.m * row_bytes
-    box = (box_bytes // size, D_BOX, 1)
-    return (problem.n, problem.m, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), box
+    batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else rows * row_bytes
+    box = (64, cfg["BLOCK_N"], 1) if transposed else (d_box_bytes(cfg) // size, D_BOX, 1)
+    return (cols, rows, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), box
 
 
-def d_box_bytes(cfg: TileConfig) -> int:
+def d_box_bytes(cfg: TileConfig | None) -> int:
     """The bytes of one row of ``cfg``'s staged D boxes (D_BOX_BYTES; 128 unless the tile's width needs less)."""
-    return cfg.get("D_BOX_BYTES", 128)
+    return cfg.get("D_BOX_BYTES", 128) if cfg is not None else 128
 
 
 def d_map(problem: GemmProblem, d: torch.Tensor, cfg: TileConfig) -> Any | None:
     """The tensor map of D for a TMA-store kernel, or None (the kernel then writes from registers)."""
-    geo = d_geometry(problem, d_box_bytes(cfg))
+    geo = d_geometry(problem, cfg)
     if geo is None or d.data_ptr() % 16:
         return None
     return encode_typed(d.data_ptr(), _MAP_TYPES[str(problem.out_dtype).removeprefix("torch.")], *geo)

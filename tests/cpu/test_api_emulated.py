@@ -36,8 +36,12 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -
     if p.c_strides is not None:
         row, col, bat = p.c_strides
         D = D + p.beta * torch.as_strided(c, (p.batch, p.m, p.n), (bat, row, col), c.storage_offset()).double()
-    out = torch.as_strided(d, (p.batch, p.m, p.n), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
-    out.copy_(D.to(d.dtype))
+    if p.d_transposed:  # the kernel's tile of D^T goes out transposed: D^T[i, j] is D[j, i]
+        out = torch.as_strided(d, (p.batch, p.n, p.m), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
+        out.copy_(D.transpose(1, 2).to(d.dtype))
+    else:
+        out = torch.as_strided(d, (p.batch, p.m, p.n), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
+        out.copy_(D.to(d.dtype))
     emulate.calls.append((plan, problem))
     emulate.operands.append((a, b))
     emulate.scales.append(scales)
@@ -328,3 +332,33 @@ def test_unaligned_16bit_out_argument_goes_through_a_padded_buffer(fake_gpu):
     tcgemm.gemm(a, b, out=wide[:, :601])
     assert fake_gpu.calls[-1][1].d_ld == 603
     torch.testing.assert_close(wide[:, :601].double(), expect, rtol=2e-2, atol=5e-2)
+
+
+@pytest.mark.parametrize("layouts", ["rc", "rr"])
+def test_transposed_store_config_swaps_operands_and_writes_d(layouts, fake_gpu):
+    """A D_TRANSPOSED config (the tokens as the wgmma's N) runs D^T = B^T A^T: the launch gets the operands
+    exchanged, m and n exchanged, C's strides exchanged, and D as the caller's row-major tensor; a bias, alpha
+    and beta with a full C, and a batch come out as torch's."""
+    from tcgemm.registry import get
+
+    cfg = next(c for c in get("wgmma_tma_store").configs if c.get("D_TRANSPOSED"))
+    gen = torch.Generator().manual_seed(3)
+    a = torch.randn(300, 264, generator=gen).to(torch.bfloat16)
+    w = torch.randn(520, 264, generator=gen).to(torch.bfloat16)
+    b = w.t() if layouts == "rc" else w.t().contiguous()
+    bias = torch.randn(520, generator=gen).to(torch.bfloat16)
+    full = torch.randn(300, 520, generator=gen).to(torch.bfloat16)
+    kw = dict(kernel="wgmma_tma_store", config=cfg.name)
+    ref = a.double() @ b.double()
+    for c, alpha, beta, want in ((None, 1.0, 0.0, ref), (bias, 1.0, 1.0, ref + bias.double()),
+                                 (full, 0.5, -1.5, 0.5 * ref - 1.5 * full.double())):
+        d = tcgemm.gemm(a, b, c, alpha=alpha, beta=beta, **kw)
+        plan, problem = fake_gpu.calls[-1]
+        assert plan.config is cfg and problem.d_transposed and (problem.m, problem.n) == (520, 300)
+        assert fake_gpu.operands[-1][0].data_ptr() == b.data_ptr()  # the kernel's A: the weight
+        assert d.shape == (300, 520) and d.is_contiguous()
+        torch.testing.assert_close(d.double(), want, rtol=2e-2, atol=2e-1)
+    a3 = torch.randn(2, 300, 264, generator=gen).to(torch.bfloat16)
+    d3 = tcgemm.gemm(a3, b, **kw)
+    torch.testing.assert_close(d3.double(), a3.double() @ b.double(), rtol=2e-2, atol=2e-1)
+    assert tcgemm.explain(a, b, **kw).config == cfg.name

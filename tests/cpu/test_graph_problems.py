@@ -9,7 +9,7 @@ import torch
 
 import graph_problems as gp
 from tcgemm import dispatch, fastpath, launch, registry
-from tcgemm.problem import describe
+from tcgemm.problem import describe, transposed_store
 
 CASES = gp.cases()
 
@@ -39,17 +39,19 @@ def test_each_config_gets_a_problem_it_serves(case, sms):
     spec, cfg = case.spec, case.cfg
     shape = gp.shape_for(case, sms)
     assert shape.layouts in spec.layouts
-    assert shape.m % cfg["BLOCK_M"] and shape.n % cfg["BLOCK_N"], shape  # ragged edges
     assert max(shape.m, shape.n) <= 8192 and shape.k <= 4096, shape  # modest
     problem = _problem(case, shape)
     assert (problem.m, problem.n, problem.k, problem.layouts) == (shape.m, shape.n, shape.k, shape.layouts)
     assert problem.precision == case.precision
     assert problem.a.aligned16 and problem.b.aligned16
     assert dispatch.why_not(spec, problem, max(spec.min_arch, 90)) is None
-    assert dispatch.config_refuses(cfg, problem) is None
     # What gemm(kernel=, config=) selects is this config.
     chosen = dispatch.select(problem, max(spec.min_arch, 90), sms, case.kernel, case.config)
     assert chosen == (spec, cfg)
+    if cfg.get("D_TRANSPOSED"):  # the problem the config runs (gemm transposes it after selecting)
+        problem = transposed_store(problem, {"a": None, "b": None})[0]
+    assert problem.m % cfg["BLOCK_M"] and problem.n % cfg["BLOCK_N"], shape  # ragged edges
+    assert dispatch.config_refuses(cfg, problem) is None
     p = launch.plan(problem, spec, cfg, sms)
     path = gp.special_path(cfg)
     ktiles = -(-shape.k // cfg["BLOCK_K"]) if "BLOCK_K" in cfg.params else 0

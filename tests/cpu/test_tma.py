@@ -209,6 +209,6 @@ def test_d_boxes_of_narrow_tiles_swizzle_their_row():
     16-bit D, 8 of an fp32 one; the map's swizzle follows the box row (128, 64 or 32 bytes)."""
     cfg = registry.get("wgmma_tma_store").config("128x96x64n", "bf16")
     assert tma.d_box_bytes(cfg) == 32
-    assert tma.d_geometry(_out_problem(300, 520, torch.bfloat16), 32)[2] == (16, 64, 1)
-    assert tma.d_geometry(_out_problem(300, 520, torch.float32), 32)[2] == (8, 64, 1)
+    assert tma.d_geometry(_out_problem(300, 520, torch.bfloat16), cfg)[2] == (16, 64, 1)
+    assert tma.d_geometry(_out_problem(300, 520, torch.float32), cfg)[2] == (8, 64, 1)
     assert tma.d_box_bytes(CFG) == 128

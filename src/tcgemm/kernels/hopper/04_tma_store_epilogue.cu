@@ -339,7 +339,15 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     continue;
                 }
             }
-            if constexpr (D_STAGED) {
+            if constexpr (kDTransposed) {  // (the host launches these with D's map, and a 16-bit D, only)
+                if constexpr (sizeof(elem_d) == 2)
+                    epilogue_tma_store_transposed(gz, acc, d_bufs + cw * D_BUF, tma_d, cd.m0 + cw * WG_M, cd.n0,
+                                                  g.batch_d ? c.z : 0, 1 + cw);
+                else
+                    watchdog_fault();
+                continue;
+            }
+            if constexpr (D_STAGED && !kDTransposed) {
                 if (tma_d != nullptr) {  // stmatrix -> shared -> TMA store, overlapping the next tile
                     store_tile_staged(gz, g, acc, d_bufs + cw * D_BUF, tma_d, cd, cw);
                     continue;

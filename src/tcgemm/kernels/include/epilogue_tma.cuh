@@ -268,6 +268,74 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     }
 }
 
+// D written transposed (16-bit D; configs with D_TRANSPOSED, hopper_config.cuh): the kernel computes D^T = B^T A^T
+// with the weight as its A (64-row blocks: features) and the tokens as its B (BLOCK_N: any multiple of 8, so
+// that M = 300 tokens take two tiles of 152), and this warpgroup's 64 x NTOK tile of D^T goes out as an NTOK x
+// 64 tile of D: stmatrix.trans writes each 8 x 8 block transposed into a buffer of NTOK rows (tokens) of 128
+// bytes (64 features), 128-byte swizzled, and one TMA store writes it at (features m_wg, tokens n0) of D's
+// map (box 64 x NTOK).  C (beta != 0) is read element-wise at the transposed problem's strides, except a bias
+// (per feature: c_row = 1, c_col = 0 here), which each lane loads once for its two rows.
+template <bool SCALE, bool BIAS, bool ANY, typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
+                                                                 const TmaDesc* tma_d, int m_wg, int n0, int z,
+                                                                 int bar_id) {
+    static_assert(sizeof(elem_d) == 2, "transposed TMA-store epilogue: 16-bit D");
+    const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
+    const int q = lane / 8, r8 = lane % 8;
+    const int m_lo = m_wg + warp * 16 + lane / 4;  // this lane's rows (features): m_lo, m_lo + 8
+    const int n_lane = n0 + 2 * (lane % 4);
+    float b_lo = 0.0f, b_hi = 0.0f;
+    if constexpr (BIAS) {
+        if (m_lo < g.M) b_lo = g.beta * to_float(g.C[(i64)m_lo * g.c_row]);
+        if (m_lo + 8 < g.M) b_hi = g.beta * to_float(g.C[(i64)(m_lo + 8) * g.c_row]);
+    }
+    if (wg_tid == 0) tma_store_wait_read<0>();  // the previous tile's store has read the buffer
+    warpgroup_bar_sync(bar_id);
+#pragma unroll
+    for (int jp = 0; jp < NACC / 8; ++jp) {  // 16 tokens per step: four 8 x 8 blocks, one stmatrix.x4.trans
+        float v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
+        if constexpr (BIAS) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) v[i] += (i / 2) % 2 ? b_hi : b_lo;
+        }
+        if constexpr (ANY) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+            }
+        }
+        // Block q of the x4 holds features 8 (q % 2) .. + 7 of this warp's 16 and tokens 16 jp + 8 (q / 2) .. + 7;
+        // stored transposed, its row r8 is token 16 jp + 8 (q / 2) + r8, its 16 bytes the feature chunk 2 warp + q % 2.
+        const int row = 16 * jp + 8 * (q / 2) + r8;
+        const int chunk = 2 * warp + q % 2;
+        stmatrix_x4_trans(buf + row * 128 + ((chunk ^ (row % 8)) << 4), pack_d2(v[0], v[1]), pack_d2(v[2], v[3]),
+                          pack_d2(v[4], v[5]), pack_d2(v[6], v[7]));
+    }
+    fence_proxy_async();
+    warpgroup_bar_sync(bar_id);
+    if (wg_tid == 0) {
+        tma_store_3d(tma_d, buf, m_wg, n0, z);  // D's map: x = features (D's columns), y = tokens (D's rows)
+        tma_store_commit();
+    }
+}
+
+template <typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store_transposed(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
+                                                              const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
+    if (g.beta != 0.0f && g.c_col == 0 && g.c_row == 1) {
+        epilogue_tma_store_transposed_as<true, true, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    } else if (g.beta != 0.0f) {
+        epilogue_tma_store_transposed_as<true, false, true>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    } else if (g.alpha != 1.0f) {
+        epilogue_tma_store_transposed_as<true, false, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    } else {
+        epilogue_tma_store_transposed_as<false, false, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+    }
+}
+
 // READ: which reads of C this call site may need (CRead::None: the caller knows beta = 0; CRead::Row:
 // the caller knows C is none or a bias row).
 template <int PARTS, int BUFS, int FIRST = 0, int LAST = PARTS, CRead READ = CRead::Any, typename Acc, int NACC>

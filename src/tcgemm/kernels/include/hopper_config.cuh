@@ -59,6 +59,9 @@
 #ifndef WG_M
 #define WG_M 64  // rows per consumer warpgroup: one wgmma (M = 64) per k step, or two (WG_M = 128; hopper_ktile.cuh)
 #endif
+#ifndef D_TRANSPOSED
+#define D_TRANSPOSED 0  // 1: the tile is of D^T (the host swapped the operands) and goes out transposed into D
+#endif
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
 #endif
@@ -85,6 +88,7 @@ constexpr bool kWaveSnake = WAVE_SNAKE != 0;
 constexpr bool kGpcOrder = GPC_ORDER != 0;
 constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
 constexpr bool OVERLAP = EPI_OVERLAP;  // hopper_epilogue.cuh
+constexpr bool kDTransposed = D_TRANSPOSED != 0;  // epilogue_tma.cuh: epilogue_tma_store_transposed
 
 constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
@@ -167,7 +171,8 @@ constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sc
 
 // ---- D staging (hopper_epilogue.cuh): a buffer per consumer warpgroup, between the ring and the barriers ----
 constexpr bool D_STAGED = sizeof(elem_d) == 2 || EPI_32BIT;
-constexpr int ATOM_BUF = 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block (16-bit columns)
+// (D_TRANSPOSED: BLOCK_N rows of 64 16-bit features, one part)
+constexpr int ATOM_BUF = kDTransposed ? BLOCK_N * 128 : 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;       // column parts of a 32-bit D: twice as many
 
@@ -194,6 +199,10 @@ static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the coun
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
+static_assert(!D_TRANSPOSED || (!D_FROM_REGISTERS && ELEM_BYTES == 2 && M_ATOMS == 1 && SPLIT_K == 1 && !TAIL_SPLIT &&
+                                !OVERLAP && EPI_PARTS == 1 && B_K_MAJOR && BLOCK_N <= 256),
+              "D_TRANSPOSED: 16-bit inputs, TMA stores only, m64 blocks, no split-K / tail split / EPI_OVERLAP, "
+              "the tokens K-major (any multiple of 8)");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
