@@ -870,22 +870,21 @@ LADDER: tuple[KernelSpec, ...] = (
             # cuBLAS does the same at M = 300 (nvjet 64x152 2x1, 192x80 1x2, 128x104 4x1: features x tokens;
             # 2026-11-26-h100-cublas-kernels-da74878.txt). Clusters along the features share the token tile. The
             # estimate weighs the transposed problem against the problem as given (dispatch._orientation).
-            # (exploratory: speed to be measured)
-            _cfg("64x160x64Tc2", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=160,
-                 BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(7, 64, 160) + _epilogue_smem(64, 160)),
-            _cfg("64x152x64T", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
+            # CUDA graphs, bf16 rc, ratio to cuBLAS (2026-11-26-h100-explore-transposed-fe34b33.json): 300 x 6144 x
+            # 4096 128 x 152 T 0.93 (192 x 96 0.88), 300 x 28672 x 4096 0.94 (128 x 256 c1 0.75), 300 x 7168 x 8192
+            # 1.00 (128 x 192 c1 0.79); 300 x 4096 x 4096 64 x 152 T 1.08 (128 x 128 b2 0.85), 300 x 3584 x 18944
+            # 0.95 (0.73); 3000 x 768 x 3072 128 x 160 Tc2 0.93 (192 x 96 0.89); 512 x 4096 x 4096 0.36-0.65 against
+            # 0.95 (the estimate keeps those on 128-row tiles). speed: from those runs. Tried and removed: 64 x 160
+            # Tc2 and 192 x 80 Tc2 (never the best there; 0.58-0.89 and 0.48-1.07).
+            _cfg("64x152x64T", ("fp16", "bf16"), speed=0.7, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(7, 64, 152) + _epilogue_smem(64, 152)),
-            _cfg("128x160x64Tc2", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=160,
+            _cfg("128x160x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=160,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160)),
-            _cfg("128x152x64T", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
+            _cfg("128x152x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("192x80x64Tc2", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
-                 BLOCK_K=64, STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=40, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 PRODUCER_REGS=40, CONSUMER_REGS=152, SMEM_BYTES=_hopper_smem(5, 192, 80) + _epilogue_smem(192, 80)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

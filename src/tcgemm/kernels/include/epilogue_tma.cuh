@@ -291,11 +291,14 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
     }
     if (wg_tid == 0) tma_store_wait_read<0>();  // the previous tile's store has read the buffer
     warpgroup_bar_sync(bar_id);
+    // 16 tokens per step: four 8 x 8 blocks, one stmatrix.x4.trans; a last 8 (NTOK an odd multiple of 8), x2.
 #pragma unroll
-    for (int jp = 0; jp < NACC / 8; ++jp) {  // 16 tokens per step: four 8 x 8 blocks, one stmatrix.x4.trans
+    for (int jp = 0; jp < (NACC + 4) / 8; ++jp) {
+        constexpr int LAST = NACC / 8;  // (the x2 step, where NACC % 8 == 4)
+        const int nv = jp == LAST ? 4 : 8;
         float v[8];
 #pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
+        for (int i = 0; i < 8; ++i) v[i] = i < nv ? (SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i]) : 0.0f;
         if constexpr (BIAS) {
 #pragma unroll
             for (int i = 0; i < 8; ++i) v[i] += (i / 2) % 2 ? b_hi : b_lo;
@@ -304,15 +307,18 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
                 const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                if (i < nv && m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
             }
         }
         // Block q of the x4 holds features 8 (q % 2) .. + 7 of this warp's 16 and tokens 16 jp + 8 (q / 2) .. + 7;
         // stored transposed, its row r8 is token 16 jp + 8 (q / 2) + r8, its 16 bytes the feature chunk 2 warp + q % 2.
         const int row = 16 * jp + 8 * (q / 2) + r8;
         const int chunk = 2 * warp + q % 2;
-        stmatrix_x4_trans(buf + row * 128 + ((chunk ^ (row % 8)) << 4), pack_d2(v[0], v[1]), pack_d2(v[2], v[3]),
-                          pack_d2(v[4], v[5]), pack_d2(v[6], v[7]));
+        const unsigned addr = buf + row * 128 + ((chunk ^ (row % 8)) << 4);
+        if (jp == LAST)
+            stmatrix_x2_trans(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]));  // (lanes 16 .. 31: addresses unused)
+        else
+            stmatrix_x4_trans(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]), pack_d2(v[6], v[7]));
     }
     fence_proxy_async();
     warpgroup_bar_sync(bar_id);

@@ -93,7 +93,13 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
                  : "memory");
 }
 
-// The same, each 8 x 8 matrix stored transposed: the value a lane holds at (row r, columns 2c, 2c + 1) of
+// Two 8 x 8 matrices stored transposed (lanes 0 .. 15 give the rows' addresses).
+__device__ __forceinline__ void stmatrix_x2_trans(unsigned addr, unsigned r0, unsigned r1) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(r0), "r"(r1)
+                 : "memory");
+}
+
+// Four 8 x 8 matrices, each stored transposed: the value a lane holds at (row r, columns 2c, 2c + 1) of
 // matrix q lands at rows 2c, 2c + 1, column r of the 8 rows whose addresses lanes 8q .. 8q + 7 give.
 __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
     asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
