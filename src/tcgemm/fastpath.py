@@ -141,8 +141,7 @@ class Prepared:
         self._maps_b: dict[int, tuple[int, Any]] = {}
         self._maps_d: dict[int, tuple[int, Any]] = {}
         # Stages nothing and writes a new row-major output as it is: new_output() may serve the call.
-        self.direct = (staged == (None, None) and padded_ld is None and not problem.swapped
-                       and not problem.d_transposed)
+        self.direct = (staged == (None, None) and padded_ld is None and not problem.swapped)
 
         # The parameter block: one ctypes value per kernel argument, in TCGEMM_KERNEL order.
         c_row, c_col, c_batch = problem.c_strides or (0, 0, 0)
@@ -246,6 +245,8 @@ class Prepared:
         row-major) from raw addresses: the repeat call of tcgemm.nn.Linear, for prepared launches that
         stage nothing (``self.direct``). The caller checked the operands' signature."""
         d = torch.empty(shape, dtype=self._out_dtype, device=self._torch_device)
+        if self._swapped:  # (a direct launch with swapped operands writes D transposed: problem.d_transposed)
+            a_ptr, b_ptr = b_ptr, a_ptr
         self._go(a_ptr, b_ptr, c_ptr, d.data_ptr())
         return d
 

@@ -79,3 +79,27 @@ def test_repeat_calls_under_autograd_match_torch(bias):
         if bias:
             assert _rel(layer.bias.grad, ref.bias.grad) < 1e-2, step
     assert layer(xa).grad_fn is not None
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_repeat_calls_of_a_transposed_store(bias):
+    """At 300 tokens auto runs some layers as D^T = W X^T written transposed (D_TRANSPOSED configs: the tokens as
+    the wgmma's N): the first call and the prepared repeat calls (operands exchanged on the raw addresses) give
+    torch's result, eager and inside a CUDA graph."""
+    torch.manual_seed(0)
+    layer = tcgemm.nn.Linear(4096, 4096, bias=bias, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(300, 4096, device="cuda", dtype=torch.bfloat16)
+    assert tcgemm.explain(x, layer.weight.t(), layer.bias, beta=1.0 if bias else 0.0).config.endswith("T")
+    with torch.inference_mode():
+        for _ in range(3):
+            with launch.trace() as ran:
+                y = layer(x)
+            assert ran and ran[-1].endswith("T")
+            assert _rel(y, F.linear(x, layer.weight, layer.bias)) < 1e-2
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            yg = layer(x)
+        yg.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert _rel(yg, F.linear(x, layer.weight, layer.bias)) < 1e-2
