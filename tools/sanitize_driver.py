@@ -40,6 +40,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1),
                            cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
                            k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0), cfg.get("GPC_ORDER", 0),
+                           cfg.get("D_TRANSPOSED", 0), cfg.get("D_BOX_BYTES", 128),
                            cfg.name if cfg.get("STREAM_K") else "")  # (each stream-K config: its own ring)
                 if variant in seen and not all_configs:
                     continue
