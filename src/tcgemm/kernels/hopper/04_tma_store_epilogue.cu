@@ -17,7 +17,9 @@
 //      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
 //                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow
 //      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE)
-//      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas
+//      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas; boxes of
+//                           32-byte rows for tiles 48-144 wide (D_BOX_BYTES); D^T written transposed
+//                           (D_TRANSPOSED: the host exchanged the operands, the tokens are the wgmma's N)
 //    and all input types: fp16/bf16 (K- or MN-major), tf32, int8, fp8 (K-major; registry entry
 //    wgmma_tma_store_kmajor), with 16- or 32-bit D.
 //
