@@ -838,8 +838,9 @@ LADDER: tuple[KernelSpec, ...] = (
             # 3000 x 3072 x 768 192 x 128 1.04 (0.92), 512 x 768 x 3072 64 x 48 1.02 (64 x 64 c2s13 0.90). speed:
             # fitted to those runs (the estimate's pick against the best measured config over 35 shapes); 192 x 128
             # stays below 128 x 256 (0.88x of it at 4096^3). max_k: at long K these tiles lose more than the one speed
-            # says (300 x 4096 x 4096: 128 x 96 n 0.73x against 128 x 128 b2 0.86x; 128 x 1280 x 8192: 64 x 48 0.70x
-            # against 64 x 64 c2s13's 0.91x; 2026-11-26-h100-models-c26801c-p{1,2,3}.json).
+            # says (300 x 4096 x 4096: 128 x 96 n 0.73x against 128 x 128 b2 0.86x; 2026-11-26-h100-models-c26801c-
+            # p{1,2,3}.json); 64 x 48 was measured up to K = 3072 only (at 128 x 1280 x 8192 0.70x, no better than
+            # 64 x 64 c2s13's 0.68-0.70x).
             # Tried and removed: 128 x 96 in clusters along M sharing B, and without a cluster (0.93x / 0.93x of
             # cuBLAS at 2048 x 768 x 768 against 1.00x along N sharing A, as cuBLAS's 2x1 does); 64 x 192 (1.03x
             # there, but 0.61-0.73x at 300 x 4096-4608 x 3584-4096, where 128 x 128 made 0.80-0.86x); 64 x 256
