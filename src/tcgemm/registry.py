@@ -864,11 +864,13 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(4, 192, 128) + _epilogue_smem(192, 128)),
             # 128 x 224 and 128 x 112: four rounds of 128 x 224 tiles (97% full) at M = 512, N = 28672 (Llama-3-8B's
             # gate_up) where 128 x 256 makes 85%; one round of 128 x 112 (128 tiles) at 512 x 3584 where 128 x 128
-            # leaves 20 SMs idle. (exploratory: speed to be measured)
-            _cfg("128x224x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
+            # leaves 20 SMs idle. CUDA graphs, bf16 rc, ratio to cuBLAS (2026-11-26-h100-explore-224-79ea865.json):
+            # 512 x 3584 x 3584 / x 18944 128 x 112 0.97x / 0.98x (128 x 128 b2 0.88x), 512 x 7168 x 8192 128 x 224
+            # 1.13x (128 x 256 1.00x), 512 x 28672 x 4096 0.94x (0.92x); 0.89x / 0.84x of 128 x 256 at 4096^3.
+            _cfg("128x224x64", ("fp16", "bf16"), speed=0.9, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
                  BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=112, D_BOX_BYTES=64, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
-            _cfg("128x112x64", ("fp16", "bf16"), speed=0.05, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
+            _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
             _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48,
