@@ -69,6 +69,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
         return (f"config {cfg.name!r} computes D^T and writes it transposed (the token count as the wgmma's N); "
                 "it runs the transposed problem, which auto chooses where it estimates it faster"
                 if cfg.get("D_TRANSPOSED") else f"config {cfg.name!r} does not write D transposed")
+    if not cfg.writes(problem.out_dtype.itemsize):
+        return (f"config {cfg.name!r} writes a 16-bit D only (its tile does not split into the 32-bit epilogue's "
+                "parts); use kernel='auto' or another config")
     if not cfg.serves_layouts(problem.layouts):
         return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")

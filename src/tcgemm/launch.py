@@ -184,7 +184,7 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                 for vec in (1, 4) if spec.vector_loads else (1,):
                     for precision in (p for p in spec.precisions if cfg.serves(p)):
                         for in_dtype, out_dtype in _precision_outputs(precision):
-                            if cfg.get("D_TRANSPOSED") and out_dtype.itemsize != 2:
+                            if not cfg.writes(out_dtype.itemsize):
                                 continue  # (writes a 16-bit D only: dispatch refuses the others)
                             builds.append(
                                 (spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision))

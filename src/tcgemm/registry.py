@@ -55,6 +55,16 @@ class TileConfig:
     def serves_layouts(self, layouts: str) -> bool:
         return self.layouts is None or layouts in self.layouts
 
+    def writes(self, d_bytes: int) -> bool:
+        """Whether the staged epilogue of this config can write a D of ``d_bytes`` per element: a 32-bit D goes
+        through twice the column parts (EPI_32BIT), each a whole number of 16-column steps, which tiles 48, 96,
+        112 or 144 wide do not split into; D_TRANSPOSED writes a 16-bit D only."""
+        if d_bytes == 2 or not (self.get("D_BOX_BYTES") or self.get("D_TRANSPOSED")):
+            return True
+        if self.get("D_TRANSPOSED"):
+            return False
+        return (self["BLOCK_N"] // 2) % (8 * self.get("EPI_PARTS", 1) * d_bytes // 2) == 0
+
     @property
     def smem_bytes(self) -> int:
         """Dynamic shared memory the launch needs (0: the kernel uses static shared memory only)."""

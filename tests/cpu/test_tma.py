@@ -212,3 +212,18 @@ def test_d_boxes_of_narrow_tiles_swizzle_their_row():
     assert tma.d_geometry(_out_problem(300, 520, torch.bfloat16), cfg)[2] == (16, 64, 1)
     assert tma.d_geometry(_out_problem(300, 520, torch.float32), cfg)[2] == (8, 64, 1)
     assert tma.d_box_bytes(CFG) == 128
+
+
+def test_tiles_that_cannot_split_a_32bit_d_are_refused_for_it():
+    """A 32-bit D goes through twice the column parts, each whole 16-column steps: tiles 48, 96, 112 or 144 wide
+    (and the transposed store) write a 16-bit D only; dispatch refuses them for an fp32 D and auto picks others."""
+    from tcgemm import dispatch
+
+    spec = registry.get("wgmma_tma_store")
+    for name in ("128x96x64n", "192x96x64", "128x144x64", "128x112x64", "64x48x64", "128x152x64T"):
+        cfg = spec.config(name, "bf16")
+        assert cfg.writes(2) and not cfg.writes(4), name
+        assert dispatch.config_refuses(cfg, _out_problem(2048, 768, torch.float32)) is not None, name
+    assert spec.config("128x224x64", "bf16").writes(4) and spec.config("192x128x64", "bf16").writes(4)
+    for m, n in ((2048, 768), (512, 3584), (3000, 768), (512, 768)):
+        assert dispatch.pick_config(spec, _out_problem(m, n, torch.float32), 132).writes(4)

@@ -179,6 +179,7 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     static_assert((BUFS == 1 || BUFS == 2) && PARTS % BUFS == 0, "one buffer, or two taking parts in turn");
     constexpr unsigned PART_BYTES = 64 * (2 * NACC / PARTS) * sizeof(elem_d);
     constexpr int PART_JP = NACC / 8 / PARTS;  // 16-column steps per part
+    static_assert(PART_JP * 8 * PARTS == NACC, "each part a whole number of 16-column steps (TileConfig.writes)");
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
     const int q = lane / 8, r8 = lane % 8;               // this lane addresses row r8 of stmatrix matrix q
     const int r_stm = warp * 16 + (q % 2) * 8 + r8;      // the box row this lane addresses for stmatrix
