@@ -171,11 +171,9 @@ def _orientation(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig
     cover 304 or 320 rows where 64-row multiples of M compute 384."""
     cfg, normal = _pick(spec, problem, sms)
     pt = transposed_problem(problem)
-    if pt is None or not any(c.get("D_TRANSPOSED") for c in spec.configs_for(problem.precision)):
-        return cfg
-    configs = [c for c in spec.configs_for(problem.precision)
-               if c.get("D_TRANSPOSED") and config_refuses(c, pt) is None and not 0 < c.max_k < pt.k]
-    if not configs:
+    # (_pick's candidates for pt: the D_TRANSPOSED configs that serve it; none, and the problem stays as given)
+    if pt is None or not any(config_refuses(c, pt) is None and not 0 < c.max_k < pt.k
+                             for c in spec.configs_for(problem.precision)):
         return cfg
     cfg_t, transposed = _pick(spec, pt, sms)
     return cfg_t if transposed < TRANSPOSED_MARGIN * normal else cfg
