@@ -48,6 +48,9 @@ class TileConfig:
     # Operand layouts this config is built for (None: all of the kernel's). Tiles whose width is not a
     # multiple of 64 need a K-major B: an MN-major B arrives in boxes of 64 columns.
     layouts: tuple[str, ...] | None = None
+    # Run only where named (kernel="name", config="...", or measured by `tcgemm tune`): kept to measure
+    # against the others, out of the estimate's reach (it counts a k split as free, so it would take them).
+    named_only: bool = False
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -107,8 +110,10 @@ class TileConfig:
 
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
-         long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, **params: int) -> TileConfig:
-    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts)
+         long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
+         **params: int) -> TileConfig:
+    return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
+                      named_only)
 
 
 @dataclass(frozen=True, eq=False)
@@ -948,6 +953,26 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64b2k3", ("fp16", "bf16"), speed=0.45, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2, SPLIT_K=3,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # Named only, to measure at Llama-3-70B TP8's qkv (N = 1280, K = 8192; M = 128, 512): bigger tiles
+            # in more k ranges, so each CTA reads less of A and B per multiply-add (L2 traffic), and 120 units
+            # fill the SMs.
+            _cfg("128x256x64b2k6", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                 STAGES=3, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=6,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
+            _cfg("128x128x64k12", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+                 THREADS=384, CLUSTER_M=1, B_BOX_N=128, SPLIT_K=12,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
+            # Small tiles in 4 k ranges, for few tiles at moderate K: GPT-2's fc2 (N = 768, K = 3072), 16 or 32 tiles
+            # of 64 x 48 at M = 64 / 128: CUDA graphs 1.00x / 1.02x cuBLAS against 0.83x / 0.85x unsplit, 64 x 64
+            # in 4 1.09x / 0.98x; at K = 768 a split loses (0.71x against 1.05x)
+            # (2026-11-26-h100-explore-gpt2-small-m-<commit>.json). epilogue = 20 k-tiles: what fits both (each
+            # unit's partial tile written, counted and read back); max_k: measured to 3072 only.
+            _cfg("64x48x64k4", ("fp16", "bf16"), speed=0.3, epilogue=20, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64,
+                 BLOCK_N=48, BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32, SPLIT_K=4,
+                 SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
+            _cfg("64x64x64k4", ("fp16", "bf16"), speed=0.35, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
+                 THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
+                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
@@ -1188,7 +1213,9 @@ LADDER: tuple[KernelSpec, ...] = (
         # M = 64 14.8 against 20.8, cuBLAS 11.7 and 13.3) and elsewhere lose to it (N = 4096, K = 4096 at
         # M = 64: 19.6 against 15.5; GPT-2's qkv, K = 768: 6.9 against 4.8; N = 8192, K = 3584: 28.7 against
         # 24.5) (2026-11-25-h100-explore-swap-ab-narrow-b8e42f5.json): auto takes them only in the measured
-        # winning range, N <= 2048 and K >= 8192 (at M = 128 the 64-token config's 20.0 us is a tie). On an
+        # winning range, N <= 2048 and K >= 8192, the 64-token config up to M = 128 (two token tiles: 15.3 us
+        # against 20.2 for the general kernel's pick, cuBLAS 13.5; the 128-token config 17.6; H100, CUDA graphs,
+        # 2026-11-26-h100-explore-qkv70-42030cd.json; an earlier run had 20.0, a tie). On an
         # H200, same shape, CUDA graphs: M = 64 32-token 12.1 us, M = 128 64-token 13.7, the general kernel
         # 21.2 and 21.2, cuBLAS 11.7 and 11.8 (2026-11-25-h200-explore-configs-45eec90.json).
         configs=(
@@ -1197,7 +1224,7 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
             _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
-            _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=64, auto_min_k=8192, auto_max_n=2048),
+            _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
         ),
         seed=_SEED_HOPPER,
@@ -1212,7 +1239,7 @@ LADDER: tuple[KernelSpec, ...] = (
         # (the TMA-store kernels' signature: the D map and flag arrive, unused; stream-K's workspace and counters)
         tma_store=True,
         pdl=True,
-        auto_max_m=64,
+        auto_max_m=128,
     ),
     # The same kernel for tf32, which wgmma reads K-major only: B column-major (a row-major B is staged).
     KernelSpec(
