@@ -50,6 +50,13 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-25-h100-models-a7883c2.json", "2026-11-25-h100-models-a7883c2.png",
       "2026-11-25-h100-decode-step-a7883c2.json",
       "2026-11-25-h100-host-time-0a77b2f.json", "2026-11-25-h100-llama-transformers-d844113.json"]),
+    ("real models at f2eed47: decoder-layer Linears at M = 1…8192 and at M = 3, 48, 300, 3000 (empty tune "
+     "cache), three processes each; the README's table",
+     ["2026-11-26-h100-models-f2eed47-p1.json", "2026-11-26-h100-models-f2eed47-p2.json",
+      "2026-11-26-h100-models-f2eed47-p3.json", "2026-11-26-h100-models-odd-m-f2eed47-p1.json",
+      "2026-11-26-h100-models-odd-m-f2eed47-p2.json", "2026-11-26-h100-models-odd-m-f2eed47-p3.json"]),
+    ("GPU tests at 42030cd: every kernel and config, the configs of their own layouts (16-bit D) included",
+     ["2026-11-26-h100-gpu-tests-42030cd.log"]),
     ("GPU tests at 56431c8 (every kernel, config and CUDA-graph capture; one test's operand layout fixed "
      "after it) and their property test; the stream-K tests at a7883c2; compute-sanitizer on the decode "
      "kernel (74bc2ba)",

@@ -964,14 +964,16 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Small tiles in 4 k ranges, for few tiles at moderate K: GPT-2's fc2 (N = 768, K = 3072), 16 or 32 tiles
             # of 64 x 48 at M = 64 / 128: CUDA graphs 1.00x / 1.02x cuBLAS against 0.83x / 0.85x unsplit, 64 x 64
-            # in 4 1.09x / 0.98x; at K = 768 a split loses (0.71x against 1.05x)
-            # (2026-11-26-h100-explore-gpt2-small-m-<commit>.json). epilogue = 20 k-tiles: what fits both (each
-            # unit's partial tile written, counted and read back); max_k: measured to 3072 only.
+            # in 4 1.09x / 0.98x; at K = 768 a split loses: 5.7 us against 3.9, the reduction's ~1.8 us of fixed
+            # cost (2026-11-26-h100-explore-gpt2-small-m-42030cd.json). epilogue = 20 k-tiles: what fits both;
+            # max_k: measured to K = 4096 (the estimate's picks at 32-128 rows, N 256-2048, K 2048-4096: 0.80-1.14x
+            # against 0.63-1.01x for the configs it took before, one loss, 0.90x against 0.93x at 64 x 768 x 2048;
+            # 2026-11-26-h100-explore-k4-picks-{rc,rr}-f2eed47.json).
             _cfg("64x48x64k4", ("fp16", "bf16"), speed=0.3, epilogue=20, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64,
                  BLOCK_N=48, BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
-            _cfg("64x64x64k4", ("fp16", "bf16"), speed=0.35, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
+            _cfg("64x64x64k4", ("fp16", "bf16"), speed=0.35, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64,
+                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
         ),
         seed=_SEED_HOPPER,
@@ -1214,8 +1216,9 @@ LADDER: tuple[KernelSpec, ...] = (
         # M = 64: 19.6 against 15.5; GPT-2's qkv, K = 768: 6.9 against 4.8; N = 8192, K = 3584: 28.7 against
         # 24.5) (2026-11-25-h100-explore-swap-ab-narrow-b8e42f5.json): auto takes them only in the measured
         # winning range, N <= 2048 and K >= 8192, the 64-token config up to M = 128 (two token tiles: 15.3 us
-        # against 20.2 for the general kernel's pick, cuBLAS 13.5; the 128-token config 17.6; H100, CUDA graphs,
-        # 2026-11-26-h100-explore-qkv70-42030cd.json; an earlier run had 20.0, a tie). On an
+        # against 20.5 for the general kernel's pick, cuBLAS 13.3; the 128-token config 17.6; split-K tiles of the
+        # general kernel 18.1-35.3; H100, CUDA graphs, 2026-11-26-h100-explore-{qkv70,split-k-qkv70}-42030cd.json;
+        # an earlier run had 20.0, a tie). On an
         # H200, same shape, CUDA graphs: M = 64 32-token 12.1 us, M = 128 64-token 13.7, the general kernel
         # 21.2 and 21.2, cuBLAS 11.7 and 11.8 (2026-11-25-h200-explore-configs-45eec90.json).
         configs=(

@@ -50,18 +50,19 @@ def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     for m, config in ((1, "8x64x64q8s3g1"), (16, "16x64x64q8s2g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, dtype=torch.bfloat16), w.t())
         assert choice.label == f"swap_ab_stream_k:{config}", choice
-        assert "specialist for M <= 64" in choice.reason and "K >= " in choice.reason
+        assert "specialist for M <= 128" in choice.reason and "K >= " in choice.reason
     gpt2_qkv = torch.randn(2304, 768, dtype=torch.bfloat16)
     short_k = tcgemm.explain(torch.randn(1, 768, dtype=torch.bfloat16), gpt2_qkv.t())
     assert short_k.label == "swap_ab_stream_k:16x64x64q4s5g1"
     assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).label == "swap_ab_stream_k:8x64x64q8s3g1"
-    # 17..64 rows: only at narrow N and long K (Llama-3-70B TP8 qkv), where the general kernel makes 20 tiles.
+    # 17..128 rows: only at narrow N and long K (Llama-3-70B TP8 qkv), where the general kernel makes 20 tiles.
     qkv = torch.randn(1280, 8192, dtype=torch.bfloat16)
-    for m, config in ((32, "32x64x64q4s4g1"), (48, "64x64x64q4s3g1"), (64, "64x64x64q4s3g1")):
+    for m, config in ((32, "32x64x64q4s4g1"), (48, "64x64x64q4s3g1"), (64, "64x64x64q4s3g1"), (128, "64x64x64q4s3g1")):
         choice = tcgemm.explain(torch.randn(m, 8192, dtype=torch.bfloat16), qkv.t())
         assert choice.label == f"swap_ab_stream_k:{config}" and "N <= 2048" in choice.reason, choice
-    assert tcgemm.explain(torch.randn(65, 8192, dtype=torch.bfloat16), qkv.t()).kernel != "swap_ab_stream_k"
+    assert tcgemm.explain(torch.randn(129, 8192, dtype=torch.bfloat16), qkv.t()).kernel != "swap_ab_stream_k"
+    assert tcgemm.explain(torch.randn(128, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     # A config of the general kernels named under auto goes to them, even at one row.
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w.t(), config="64x64x64").kernel == (
         "wgmma_tma_store")
