@@ -20,8 +20,11 @@ TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
 # slower than without it and than 128 x 128 tiles, which the estimate had ranked last (CUDA graphs, H200:
 # 2048 x 2304 x 768 over 20.9 us against 19.1 and 16.2; 8192 x 768 x 768 22.4 against 19.4 and 17.2;
 # 2026-11-25-h200-explore-configs-45eec90.json), while at K = 4096 it ties (512 x 28672: 203.8 against
-# 202.4). The kernel's own rule is unchanged: a named TAIL_SPLIT config still splits.
-TAIL_ESTIMATE_MIN_KTILES = 32
+# 202.4). At K = 3072 (48 k-tiles) it lost too: 8192 x 768 x 3072 (GPT-2's fc2) 0.86x cuBLAS against 0.99x
+# for 128 x 128 and 1.02x for 192 x 128 tiles (CUDA graphs, H100; 2026-11-26-h100-explore-gpt2-8192-6bd15ac.json);
+# at K = 3584 (56) it still wins (512 x 37888 x 3584: 0.97x against 0.93x for 128 x 192). The kernel's own rule
+# is unchanged: a named TAIL_SPLIT config still splits.
+TAIL_ESTIMATE_MIN_KTILES = 56
 
 
 def cluster_units(m: int, n: int, batch: int, block_m: int, block_n: int, ctas_m: int, ctas_n: int) -> int:
