@@ -959,6 +959,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64b2k6", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
                  STAGES=3, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=6,
                  SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # Named only, to measure at the weight gradients of GPT-2's MLP (768 x 3072 x 4096, A column-major):
+            # 96 tiles of 192 x 128 in 4 k ranges make 384 units, 2.9 rounds.
+            _cfg("192x128x64k4", ("fp16", "bf16"), named_only=True, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
+                 THREADS=512, CLUSTER_M=2, B_BOX_N=64, PRODUCER_REGS=40, CONSUMER_REGS=152, EPI_PARTS=2, EPI_BUFS=2,
+                 SPLIT_K=4, SMEM_BYTES=_hopper_smem(4, 192, 128) + _epilogue_smem(192, 128)),
             _cfg("128x128x64k12", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128, SPLIT_K=12,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
