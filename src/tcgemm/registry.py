@@ -885,6 +885,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x224x64", ("fp16", "bf16"), speed=0.9, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
                  BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=112, D_BOX_BYTES=64, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
+            # 128 x 176 (cuBLAS's nvjet 176x128 1x2 at 512 x 28672 x 4096: 652 tiles, 4.94 rounds, against 3.39 of
+            # 128 x 256 and 3.88 of 128 x 224; Nsight, 2026-11-26-h100-ncu-mid-shapes-59b3035.txt). Named only
+            # until measured.
+            _cfg("128x176x64", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=176,
+                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=88, D_BOX_BYTES=32, EPI_PARTS=11,
+                 SMEM_BYTES=_hopper_smem(5, 128, 176) + _epilogue_smem(128, 176) // 11),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
