@@ -882,7 +882,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # leaves 20 SMs idle. CUDA graphs, bf16 rc, ratio to cuBLAS (2026-11-26-h100-explore-224-79ea865.json):
             # 512 x 3584 x 3584 / x 18944 128 x 112 0.97x / 0.98x (128 x 128 b2 0.88x), 512 x 7168 x 8192 128 x 224
             # 1.13x (128 x 256 1.00x), 512 x 28672 x 4096 0.94x (0.92x); 0.89x / 0.84x of 128 x 256 at 4096^3.
-            _cfg("128x224x64", ("fp16", "bf16"), speed=0.9, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
+            # Speed 1.0: per multiply-add 128 x 224 runs as fast as 128 x 256; what it lost at 4096^3 was the
+            # fifth round its 608 tiles need (of 4.6) where 128 x 256 fills four. At M = 3000 its whole rounds beat
+            # 128 x 256's tail split: 3000 x 7168 x 8192 0.96x against 0.89x, 3000 x 3584 x 3584 0.95x against
+            # 0.90x, x 18944 1.00x against 0.94x (2026-11-26-h100-explore-176-224-b70b1b9.json).
+            _cfg("128x224x64", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
                  BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=112, D_BOX_BYTES=64, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
             # 128 x 176 (cuBLAS's nvjet 176x128 1x2 at 512 x 28672 x 4096: 652 tiles, 4.94 rounds, against 3.39 of
