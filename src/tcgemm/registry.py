@@ -794,8 +794,13 @@ LADDER: tuple[KernelSpec, ...] = (
             # 38.6 for s4b2o; 36.3 against 27.7 for 128 x 128 at 512 x 4096 x 4096; 1.37x cuBLAS's time at
             # 4096^3 against s4b2o's 1.00x (2026-11-26-h100-explore-128x192-3aa6577.json): speed 0.8 in the
             # estimate, which then takes it only where it fills a round the wider tile leaves part empty.
-            _cfg("128x192x64c1", ("fp16", "bf16"), speed=0.8, BLOCK_M=128, BLOCK_N=192, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=1, B_BOX_N=192, EPI_PARTS=3,
+            # Speed 0.95, epilogue 1 since 12be5fd (tools/fit_estimate.py over the explorations of 2026-11-26):
+            # one round of 128 tiles at 512 x 6144 x 4096 1.00x cuBLAS against 0.89x for 112 tiles of 128 x 224,
+            # 1024 x 3072 x 3072 the same, 8192 x 768 x 3072 1.01x against 0.99x for 128 x 128
+            # (2026-11-26-h100-explore-224-picks-12be5fd.json, ...-gpt2-8192-6bd15ac.json); the k-tile of
+            # epilogue keeps it off GPT-2's K = 768 shapes, where 128 x 144 and 192 x 128 measured faster.
+            _cfg("128x192x64c1", ("fp16", "bf16"), speed=0.95, epilogue=1, BLOCK_M=128, BLOCK_N=192, BLOCK_K=64,
+                 STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=192, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(4, 128, 192) + _epilogue_smem(128, 192) // 3),
             # Skinny problems (decode-like M <= 128): twice the CTAs of 128 x 128, each streaming its own B.
             # (Split-K over these, 128 x 64 x 64 with SPLIT_K = 2, ran faster with B in L2 (18.5 against
