@@ -55,8 +55,9 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-26-h100-models-f2eed47-p1.json", "2026-11-26-h100-models-f2eed47-p2.json",
       "2026-11-26-h100-models-f2eed47-p3.json", "2026-11-26-h100-models-odd-m-f2eed47-p1.json",
       "2026-11-26-h100-models-odd-m-f2eed47-p2.json", "2026-11-26-h100-models-odd-m-f2eed47-p3.json"]),
-    ("GPU tests at 42030cd: every kernel and config, the configs of their own layouts (16-bit D) included",
-     ["2026-11-26-h100-gpu-tests-42030cd.log"]),
+    ("GPU tests at 709e52c (every kernel and config, the split-K and 128 x 176 configs of this day included) and "
+     "at 42030cd (the configs of their own layouts, 16-bit D)",
+     ["2026-11-26-h100-gpu-tests-709e52c.log", "2026-11-26-h100-gpu-tests-42030cd.log"]),
     ("GPU tests at 56431c8 (every kernel, config and CUDA-graph capture; one test's operand layout fixed "
      "after it) and their property test; the stream-K tests at a7883c2; compute-sanitizer on the decode "
      "kernel (74bc2ba)",

@@ -874,7 +874,10 @@ LADDER: tuple[KernelSpec, ...] = (
                  BLOCK_K=64, STAGES=5, THREADS=512, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32, EPI_PARTS=2, EPI_BUFS=2,
                  PRODUCER_REGS=40, CONSUMER_REGS=152,
                  SMEM_BYTES=_hopper_smem(5, 192, 96) + _epilogue_smem(192, 96)),
-            _cfg("128x144x64", ("fp16", "bf16"), speed=0.95, max_k=4096, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
+            # 128 x 144 at speed 0.96 (0.95 until 709e52c): ahead of 128 x 192 (no cluster) where the two tie in the
+            # estimate, as at 2048 x 4608 x 3584 (Qwen's qkv): 0.98x cuBLAS against 0.92x
+            # (2026-11-26-h100-explore-192c1-picks-709e52c.json).
+            _cfg("128x144x64", ("fp16", "bf16"), speed=0.96, max_k=4096, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
             # 192 x 128, three consumer warpgroups of 64 accumulators each (152 registers: no spills, where 192 x 192
