@@ -50,11 +50,12 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-25-h100-models-a7883c2.json", "2026-11-25-h100-models-a7883c2.png",
       "2026-11-25-h100-decode-step-a7883c2.json",
       "2026-11-25-h100-host-time-0a77b2f.json", "2026-11-25-h100-llama-transformers-d844113.json"]),
-    ("real models at f2eed47: decoder-layer Linears at M = 1…8192 and at M = 3, 48, 300, 3000 (empty tune "
-     "cache), three processes each; the README's table",
-     ["2026-11-26-h100-models-f2eed47-p1.json", "2026-11-26-h100-models-f2eed47-p2.json",
-      "2026-11-26-h100-models-f2eed47-p3.json", "2026-11-26-h100-models-odd-m-f2eed47-p1.json",
-      "2026-11-26-h100-models-odd-m-f2eed47-p2.json", "2026-11-26-h100-models-odd-m-f2eed47-p3.json"]),
+    ("real models at f196fac: decoder-layer Linears at M = 1…8192 and at M = 3, 48, 300, 3000 (empty tune "
+     "cache), three processes each; the README's table; the default bf16 sweep (rc) of the same run",
+     ["2026-11-26-h100-models-f196fac-p1.json", "2026-11-26-h100-models-f196fac-p2.json",
+      "2026-11-26-h100-models-f196fac-p3.json", "2026-11-26-h100-models-odd-m-f196fac-p1.json",
+      "2026-11-26-h100-models-odd-m-f196fac-p2.json", "2026-11-26-h100-models-odd-m-f196fac-p3.json",
+      "2026-11-26-h100-bench-bf16-rc-default-f196fac.json"]),
     ("GPU tests at 709e52c (every kernel and config, the split-K and 128 x 176 configs of this day included) and "
      "at 42030cd (the configs of their own layouts, 16-bit D)",
      ["2026-11-26-h100-gpu-tests-709e52c.log", "2026-11-26-h100-gpu-tests-42030cd.log"]),

@@ -1,0 +1,51 @@
+"""tools/fit_estimate.py: scores auto's pick against the configs measured at a shape, and --set moves the pick."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from tcgemm import registry
+
+_PATH = Path(__file__).resolve().parents[2] / "tools" / "fit_estimate.py"
+_spec = importlib.util.spec_from_file_location("fit_estimate", _PATH)
+assert _spec is not None and _spec.loader is not None
+fit_estimate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fit_estimate)
+
+
+def _label(name: str) -> str:
+    return registry.get("wgmma_tma_store").config(name, "bf16").describe()
+
+
+def _write(path: Path, rows: list[tuple[str, float]], shape: tuple[int, int, int] = (8192, 768, 3072)) -> str:
+    m, n, k = shape
+    data = [{"kernel": "wgmma_tma_store", "config": _label(name), "m": m, "n": n, "k": k, "precision": "bf16",
+             "layouts": "rc", "ms": us / 1e3, "graph_us": us} for name, us in rows]
+    data.append({"kernel": "cublas", "config": "torch.matmul", "m": m, "n": n, "k": k, "precision": "bf16",
+                 "layouts": "rc", "ms": 0.06, "graph_us": 60.0})
+    path.write_text(json.dumps({"environment": {}, "rows": data}))
+    return str(path)
+
+
+def test_scores_auto_against_the_fastest_measured(tmp_path):
+    # Configs timed at GPT-2's fc2 (M = 8192), auto's pick among them measured slower than the fastest.
+    times = {"128x128x64b2": 61.0, "128x192x64c1": 60.0, "192x128x64": 59.0}
+    f = _write(tmp_path / "x.json", list(times.items()))
+    data = fit_estimate.load([f])
+    assert data == {(8192, 768, 3072, "rc"): times}
+    loss, rows = fit_estimate.score(data)
+    assert len(rows) == 1 and rows[0][2] in data[(8192, 768, 3072, "rc")]
+    assert rows[0][3] == "192x128x64" and abs(loss - (1 - 59.0 / times[rows[0][2]])) < 1e-9
+
+
+def test_one_config_alone_is_not_scored(tmp_path):
+    assert fit_estimate.load([_write(tmp_path / "x.json", [("128x128x64b2", 61.0)])]) == {}
+
+
+def test_set_rejects_unknown_configs():
+    with pytest.raises(SystemExit, match="CONFIG=SPEED"):
+        fit_estimate.apply("no_such_config=1.0")
