@@ -8,6 +8,7 @@
 #        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr] [EXTRA_RUNS="precision/layouts/kernels/shapes ..."]
 #        [MODELS=1 (host time per call, the model-shape benchmark, the transformers example; issue 25)]
+#        [MODEL_RUNS=3 [ODD_TOKENS=3,48,300,3000] (the model benchmark alone, in N processes)]
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
@@ -66,6 +67,21 @@ if [ -z "${SKIP_SANITIZE:-}" ]; then
 step "compute-sanitizer: memcheck, racecheck, synccheck over every kernel"
 bash tools/sanitize.sh "$OUT/sanitize.json" "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" ${SANITIZE_FILTER:+"$SANITIZE_FILTER"} \
   || status=1
+fi
+
+# MODEL_RUNS=N: only the model benchmark, N processes (the README's table is the median of three) at the
+# default token counts and, with ODD_TOKENS=list (e.g. 3,48,300,3000), N more there: models-p<i>.json and
+# odd-p<i>.json (no host-time, plot or transformers runs: the device returns 8 files at most).
+if [ -n "${MODEL_RUNS:-}" ]; then
+for i in $(seq "$MODEL_RUNS"); do
+  step "model shapes, process $i of $MODEL_RUNS"
+  timeout 300 python3 -m tcgemm bench --model "${MODEL_NAMES:-all}" --no-train ${MODEL_BUDGET:+--budget "$MODEL_BUDGET"} \
+    --json "$OUT/models-p$i.json" 2>&1 | grep -v "━" | tail -3 || status=1
+  if [ -n "${ODD_TOKENS:-}" ]; then
+    timeout 300 python3 -m tcgemm bench --model "${MODEL_NAMES:-all}" --no-train --tokens "$ODD_TOKENS" \
+      --json "$OUT/odd-p$i.json" 2>&1 | grep -v "━" | tail -3 || status=1
+  fi
+done
 fi
 
 if [ -n "${MODELS:-}" ]; then

@@ -732,9 +732,6 @@ LADDER: tuple[KernelSpec, ...] = (
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             _cfg("128x256x64c1", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=1, B_BOX_N=256, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            _cfg("128x256x64s4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384,
-                 CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=2,
-                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x256x64g16", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, GROUP_M=16,
                  SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
@@ -955,35 +952,14 @@ LADDER: tuple[KernelSpec, ...] = (
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=128, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            # Split-K over the big tiles, for narrow N at long K (Llama-3-70B TP8 qkv, N = 1280, K = 8192: 5 or 10
-            # tile columns). Named only (speed 0.25) until measured. (Three stages at 128 x 256: split-K's 1 KB of
-            # static shared memory leaves four no room.)
-            _cfg("128x256x64b2k2", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
-            _cfg("128x256x64b2k3", ("fp16", "bf16"), speed=0.25, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=3,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
             # 128 x 128 in three k ranges: at 512 x 1280 x 8192 (CUDA graphs, H100) 27.0 us against 32.6 for
-            # 128 x 64, cuBLAS 19.8; 48.0 against 27.9 for 128 x 128 unsplit at 512 x 4096 x 4096; 128 x 256 split
-            # in 2 or 3 slower everywhere measured (2026-11-26-h100-explore-split-k-6db8162.json). Speed 0.45:
-            # the estimate takes it only where unsplit tiles leave most of the SMs idle through a long K.
+            # 128 x 64, cuBLAS 19.8; 48.0 against 27.9 for 128 x 128 unsplit at 512 x 4096 x 4096. Speed 0.45:
+            # the estimate takes it only where unsplit tiles leave most of the SMs idle through a long K. Removed
+            # (slower everywhere measured): 128 x 256 in 2, 3 or 6 k ranges, 128 x 128 in 12, 192 x 128 in 4
+            # (2026-11-26-h100-explore-split-k-6db8162.json, ...-split-k-qkv70-42030cd.json,
+            # ...-dw-split-k-6b5f1fc.json); the 128 x 256 ones also spilled 8 bytes with a 32-bit D under NVRTC 13.5.
             _cfg("128x128x64b2k3", ("fp16", "bf16"), speed=0.45, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2, SPLIT_K=3,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            # Named only, to measure at Llama-3-70B TP8's qkv (N = 1280, K = 8192; M = 128, 512): bigger tiles
-            # in more k ranges, so each CTA reads less of A and B per multiply-add (L2 traffic), and 120 units
-            # fill the SMs.
-            _cfg("128x256x64b2k6", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
-                 STAGES=3, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, SPLIT_K=6,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256) // 2),
-            # Named only, to measure at the weight gradients of GPT-2's MLP (768 x 3072 x 4096, A column-major):
-            # 96 tiles of 192 x 128 in 4 k ranges make 384 units, 2.9 rounds.
-            _cfg("192x128x64k4", ("fp16", "bf16"), named_only=True, BLOCK_M=192, BLOCK_N=128, BLOCK_K=64, STAGES=4,
-                 THREADS=512, CLUSTER_M=2, B_BOX_N=64, PRODUCER_REGS=40, CONSUMER_REGS=152, EPI_PARTS=2, EPI_BUFS=2,
-                 SPLIT_K=4, SMEM_BYTES=_hopper_smem(4, 192, 128) + _epilogue_smem(192, 128)),
-            _cfg("128x128x64k12", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
-                 THREADS=384, CLUSTER_M=1, B_BOX_N=128, SPLIT_K=12,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # Small tiles in 4 k ranges, for few tiles at moderate K: GPT-2's fc2 (N = 768, K = 3072), 16 or 32 tiles
             # of 64 x 48 at M = 64 / 128: CUDA graphs 1.00x / 1.02x cuBLAS against 0.83x / 0.85x unsplit, 64 x 64
