@@ -92,3 +92,17 @@ def test_128x192_where_it_fills_the_round(m, n, k, name):
     """128 x 192 tiles (speed 0.8) win where they fill a round that 128 x 256 leaves a quarter empty (measured on
     the H100, 2026-11-26-h100-explore-128x192-3aa6577.json), and nowhere else among these."""
     assert dispatch.pick_config(registry.get("wgmma_tma_store"), _problem(m, n, k), 132).name == name
+
+
+def test_named_only_configs_run_only_when_named():
+    """A config kept to measure (named_only) is never the estimate's pick, however cheap it looks, and runs
+    when named."""
+    cheap = dataclasses.replace(_NARROW, name="128x64cheap", speed=100.0, named_only=True)
+    spec = _spec(_BIG, cheap)
+    for m, n, k in ((128, 14336, 4096), (4096, 14336, 4096), (16, 768, 768)):
+        assert dispatch.pick_config(spec, _problem(m, n, k), 132).name == "128x128c2"
+    named = [c for c in registry.get("wgmma_tma_store").configs_for("bf16") if c.named_only]
+    assert named, "the registry keeps a named-only config to measure (128x176x64)"
+    p = _problem(512, 28672, 4096, precision="bf16", layouts="rc")
+    assert dispatch.select(p, 90, 132)[1].name not in {c.name for c in named}
+    assert dispatch.select(p, 90, 132, kernel="wgmma_tma_store", config=named[0].name)[1] is named[0]
