@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from . import fastpath, launch, registry, staging
+from . import emulation, fastpath, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, _overlaps, describe, transposed_store
@@ -66,7 +66,10 @@ def _gemm(
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
     if kernel == "auto" and config is None and a.dtype is torch.float32:
-        splits = _fp32_k_splits(a, b, c, out, alpha, beta, precision, out_dtype)
+        route, splits = _fp32_route(a, b, c, out, alpha, beta, precision, out_dtype)
+        if route == "3xtf32":
+            a3, b3 = emulation.split_operands(a, b)
+            return _gemm(a3, b3, c, alpha=alpha, beta=beta, out=out, precision="tf32")
         if splits > 1:
             return _fp32_split_k(a, b, c, alpha, beta, splits, out)
     # A call seen before: the prepared launch (tcgemm.fastpath).
@@ -223,8 +226,17 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
     out = kwargs.get("out")
     kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
     if kernel == "auto" and config is None and getattr(a, "dtype", None) is torch.float32:
-        splits = _fp32_k_splits(a, b, c, out, kwargs.get("alpha", 1.0), kwargs.get("beta", 0.0),
-                                kwargs.get("precision"), kwargs.get("out_dtype"))
+        route, splits = _fp32_route(a, b, c, out, kwargs.get("alpha", 1.0), kwargs.get("beta", 0.0),
+                                    kwargs.get("precision"), kwargs.get("out_dtype"))
+        if route == "3xtf32":  # (what _gemm runs: the split copies, then one tf32 GEMM over 3K)
+            a3, b3 = emulation.split_operands(a, b, fill=False)
+            inner = explain(a3, b3, c, **{**kwargs, "precision": "tf32"})
+            why = (f"fp32 as 3xTF32: each operand split into tf32 parts (x = hi + lo) and the three products "
+                   f"hi*lo + lo*hi + hi*hi summed as one tf32 GEMM over K = {3 * a.shape[1]}, estimated faster "
+                   f"than the fp32 CUDA cores here (tcgemm.emulation); ")
+            return dataclasses.replace(inner, precision="fp32", technique="3xTF32 on " + inner.technique,
+                                       staged=("a", "b", *(s for s in inner.staged if s not in ("a", "b"))),
+                                       reason=why + inner.reason)
         if splits > 1:  # (what _gemm runs: the batched GEMM of the parts, then their sum)
             inner = explain(*_k_parts(a, b, splits))
             why = (f"fp32 with {a.shape[0]} rows: K in {splits} parts of {a.shape[1] // splits} as one strided batched "
@@ -316,31 +328,36 @@ FP32_SPLIT_CTAS_PER_SM = 4  # parts until the GPU holds this many 128 x 64 tiles
 _TENSORS = (torch.Tensor, torch.nn.Parameter)  # plain tensors only (subclasses take the general path)
 
 
-def _fp32_k_splits(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None, alpha: Any,
-                   beta: Any, precision: str | None, out_dtype: torch.dtype | None) -> int:
-    """How many parts auto cuts K of an fp32 ``alpha a @ b + beta c`` into (1: none, and for anything unusual:
-    the general path validates and reports it)."""
+def _fp32_route(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None, alpha: Any,
+                beta: Any, precision: str | None, out_dtype: torch.dtype | None) -> tuple[str, int]:
+    """How auto runs an fp32 ``alpha a @ b + beta c``: ("3xtf32", 1) on tf32 tensor cores (tcgemm.emulation),
+    ("cuda_cores", parts of K), or ("general", 1) for anything unusual (the general path validates and reports
+    it)."""
+    general = ("general", 1)
     if type(alpha) not in (int, float) or type(beta) not in (int, float):
-        return 1
+        return general
     if (precision not in (None, "fp32") or out_dtype not in (None, torch.float32) or type(b) not in _TENSORS
             or type(a) not in _TENSORS or b.dtype is not torch.float32 or a.dim() != 2 or b.dim() != 2
             or not a.is_cuda or a.shape[1] != b.shape[0] or a.device != b.device):
-        return 1
+        return general
     if out is not None and (type(out) not in _TENSORS or out.dtype is not torch.float32 or out.device != a.device
                             or tuple(out.shape) != (a.shape[0], b.shape[1])):
-        return 1
+        return general
     if c is None and beta != 0.0:  # (the general path says what is missing)
-        return 1
+        return general
     if out is not None and (_overlaps(out, a) or _overlaps(out, b) or (c is not None and _overlaps(out, c) and not (
             out.data_ptr() == c.data_ptr() and out.shape == c.shape and out.stride() == c.stride()))):
-        return 1  # (the general path refuses it, naming the overlap)
+        return general  # (the general path refuses it, naming the overlap)
     if c is not None and (type(c) not in _TENSORS or c.dtype is not torch.float32 or c.device != a.device
                           or c.dim() > 2 or not _broadcasts(c.shape, (a.shape[0], b.shape[1]))):
-        return 1
+        return general
     m, k = a.shape
     n = b.shape[1]
     index = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    return fp32_k_splits(m, n, k, device_info(index)[1])
+    arch, sms, _ = device_info(index)
+    if emulation.use_3xtf32(m, n, k, arch):
+        return "3xtf32", 1
+    return "cuda_cores", fp32_k_splits(m, n, k, sms)
 
 
 def fp32_k_splits(m: int, n: int, k: int, sms: int) -> int:

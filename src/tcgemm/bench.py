@@ -24,7 +24,7 @@ import torch
 
 from . import launch, registry, staging
 from ._version import __version__
-from .api import device_info, resolve
+from .api import device_info, explain, resolve
 from .check import TOLERANCE, random_operand, reference, relative_error
 from .entry import gemm
 from .problem import describe
@@ -387,8 +387,13 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
                                                            kernel, cfg_name or None)
         except ValueError:  # this kernel does not serve the precision/shape: nothing to time
             continue
+        config_label = cfg.describe()
         if kernel == "auto":
             label = f"auto ({spec.name}{', staged' if staged_a is not a0 else ''})"
+            choice = explain(a0, b0, out=out, precision=prec_arg)
+            if choice.technique.startswith("3xTF32"):  # fp32 on tf32 tensor cores (tcgemm.emulation)
+                label = f"auto (3xtf32: {choice.kernel})"
+                config_label = registry.get(choice.kernel).config(choice.config, "tf32").describe()
         plan = launch.plan(problem, spec, cfg, sms)
         attrs = launch.kernel_for(plan, arch, torch.cuda.current_device()).attributes
 
@@ -417,7 +422,7 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
                 with cublas_precision(precision):
                     graph_us, paired_graph_us = time_graphs(kernel_graph, cublas_graph, len(sets))
         row = BenchRow(
-            kernel=label, config=cfg.describe(),
+            kernel=label, config=config_label,
             m=m, n=n, k=k, precision=precision, ms=med, tflops=flops / med / 1e9,
             pct_cublas=100.0 * (paired_ms or cublas_ms) / med if cublas_ms else None, error=err,
             passed=err <= TOLERANCE[precision], registers=attrs.num_regs, smem_bytes=attrs.shared_size_bytes,

@@ -91,6 +91,7 @@ _I64, _PTR, _INT = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
 _ENTRIES = {
     "stage_copy": (_COPY_TILE * 8, (_PTR, _I64, _I64, _I64, _PTR, _I64, _I64, _INT, _INT)),
     "stage_rows": (_ROW_THREADS, (_PTR, _I64, _I64, _PTR, _I64, _I64, _INT, _INT)),
+    "split_tf32": (_COPY_TILE * 8, (_PTR, _I64, _I64, _PTR, _I64, _INT, _INT, _INT)),
 }
 
 
@@ -291,3 +292,42 @@ def unpad(buf: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
     if not _device_copy(d, view, "r"):
         d.copy_(view)
     return d
+
+
+# The three K-blocks of split_tf32's rows (kernels/util/stage_copy.cu): A3 = [hi' | lo | hi], B3 = [lo | hi' | hi].
+_A_BLOCKS, _B_BLOCKS = ("hi_finite", "lo", "hi"), ("lo", "hi_finite", "hi")
+
+
+def split_parts(x: torch.Tensor) -> dict[str, torch.Tensor]:
+    """hi (x rounded to tf32, ties away; truncated where rounding would overflow), hi_finite (hi, 0 where x is
+    inf or NaN) and lo (x - hi, 0 where x is inf or NaN) of an fp32 tensor: split_tf32's arithmetic in torch."""
+    bits = x.contiguous().view(torch.int32)
+    rounded = (bits + 0x1000) & ~0x1FFF
+    overflow = (rounded & 0x7F800000) == 0x7F800000
+    hi = torch.where(overflow, bits & ~0x1FFF, rounded).view(torch.float32)
+    finite = torch.isfinite(x)
+    hi = torch.where(finite, hi, x)
+    zero = torch.zeros((), dtype=x.dtype, device=x.device)
+    return {"hi": hi, "hi_finite": torch.where(finite, hi, zero), "lo": torch.where(finite, x - hi, zero)}
+
+
+def split_tf32(x: torch.Tensor, b_side: bool, fill: bool = True) -> torch.Tensor:
+    """The K-major three-block copy of an fp32 operand for a GEMM over 3K on tf32 tensor cores
+    (tcgemm.emulation): ``x`` is A (M x K) or, with ``b_side``, B (K x N), any strides. Returns a (rows, 3K)
+    view, rows 16-byte aligned: A3 (M x 3K) or B3^T (N x 3K, whose transpose is the GEMM's column-major B).
+    ``fill=False``: the buffer only, nothing launched (tcgemm.explain)."""
+    src = x.t() if b_side else x  # rows of the copy: A's rows, B's columns
+    rows, k = src.shape
+    ld = -(-3 * k // 4) * 4
+    buf = torch.empty((rows, ld), dtype=torch.float32, device=x.device)
+    if not fill:
+        return buf[:, : 3 * k]
+    copier = _launcher(x, "split_tf32") if x.is_cuda else None
+    grid = (-(-k // _COPY_TILE), -(-rows // _COPY_TILE), 1)
+    if copier is None or grid[1] > _MAX_GRID_YZ or min(src.stride()) < 0:
+        parts = split_parts(src)
+        for block, name in enumerate(_B_BLOCKS if b_side else _A_BLOCKS):
+            buf[:, block * k:(block + 1) * k] = parts[name]
+    else:
+        copier(grid, (src.data_ptr(), src.stride(0), src.stride(1), buf.data_ptr(), ld, rows, k, int(b_side)))
+    return buf[:, : 3 * k]

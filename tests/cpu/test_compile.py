@@ -180,3 +180,15 @@ def test_stage4_wgmma_descriptors_stay_in_uniform_registers(name, precision, lay
     for gap in gaps:
         assert not any("R2UR" in line for line in gap), f"{name}: descriptor moved into uniform registers per wgmma"
         assert len(gap) <= 12, f"{name}: {len(gap)} instructions between two wgmmas"
+
+
+@pytest.mark.parametrize("elem", ["unsigned char", "unsigned short", "unsigned int"])
+def test_staging_copies_compile(elem):
+    """kernels/util/stage_copy.cu (tcgemm.staging): the tiled and row copies and split_tf32 (3xTF32's operand
+    copies, tcgemm.emulation) compile for the Hopper GPU without local memory."""
+    cubin = jit.compile_source("util/stage_copy.cu", jit.as_defines([("ELEM", elem)]), "sm_90a")
+    text = sass.disassemble(cubin)
+    for entry in ("stage_copy", "stage_rows", "split_tf32"):
+        assert entry in text
+    assert not sass.has_local_memory(text)
+    assert sass.instruction_mix(text)["FADD"] > 0  # split_tf32's lo = x - hi

@@ -590,6 +590,65 @@ def test_placement_probe_finds_every_sm_once():
     assert all(len(g) <= 18 for g in gpcs), gpcs  # a GPC has at most 9 TPCs on GH100
 
 
+def _in_layout(t: torch.Tensor, layout: str) -> torch.Tensor:
+    return t.t().contiguous().t() if layout == "c" else t
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+@pytest.mark.parametrize("m,n,k", [(1000, 1003, 997), (777, 1531, 2049), (1024, 1024, 1024)])
+def test_fp32_as_3xtf32(m, n, k, layouts):
+    """fp32 products large enough run as 3xTF32 (tcgemm.emulation): against a float64 reference no worse than
+    cuBLAS's fp32 (CUDA cores, TF32 off) on the same inputs, poisoned output written, C and beta applied, inf
+    and NaN where fp32 puts them, the same bits on every call and inside a CUDA graph."""
+    from tcgemm import emulation
+
+    assert emulation.use_3xtf32(m, n, k, 90)
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a = _in_layout(torch.randn(m, k, device="cuda", generator=gen), layouts[0])
+    b = _in_layout(torch.randn(k, n, device="cuda", generator=gen), layouts[1])
+    assert "3xTF32" in tcgemm.explain(a, b).reason
+    ref = a.double() @ b.double()
+    out = torch.full((m, n), float("nan"), device="cuda")
+    d = tcgemm.gemm(a, b, out=out)
+    assert d is out
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        cublas = a @ b
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    err = ((d.double() - ref).norm() / ref.norm()).item()
+    cublas_err = ((cublas.double() - ref).norm() / ref.norm()).item()
+    assert err <= 1.5 * cublas_err + 1e-8 and err < 1e-5, (err, cublas_err)
+    assert torch.equal(tcgemm.gemm(a, b), d)
+    c = torch.randn(m, n, device="cuda", generator=gen)
+    want = 0.5 * ref + 2.0 * c.double()
+    got = tcgemm.gemm(a, b, c, alpha=0.5, beta=2.0)
+    assert ((got.double() - want).norm() / want.norm()).item() < 1e-5
+    bias = torch.randn(n, device="cuda", generator=gen)
+    got = tcgemm.gemm(a, b, bias, beta=1.0)
+    assert ((got.double() - (ref + bias.double())).norm() / ref.norm()).item() < 1e-5
+    # inf and NaN: where fp32 puts them (a row of A with an inf, a column of B with a NaN)
+    a2, b2 = a.clone(), b.clone()
+    a2[3, 5], b2[7, 11] = float("inf"), float("nan")
+    special = tcgemm.gemm(a2, b2)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        expected = a2 @ b2
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    assert torch.equal(special.isnan(), expected.isnan()) and torch.equal(special.isinf(), expected.isinf())
+    finite = torch.isfinite(expected)
+    assert torch.equal(torch.sign(special[finite.logical_not() & special.isinf()]),
+                       torch.sign(expected[finite.logical_not() & expected.isinf()]))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = tcgemm.gemm(a, b)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(captured, d)
+
+
 @pytest.mark.parametrize("layouts", ["rr", "rc", "cr"])
 @pytest.mark.parametrize("m,n,k", [(16, 4096, 4096), (3, 1000, 2048), (200, 520, 8192)])
 def test_fp32_split_k_few_rows(m, n, k, layouts):

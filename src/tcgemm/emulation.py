@@ -1,0 +1,54 @@
+"""fp32 GEMMs on tf32 tensor cores (3xTF32): when auto runs an fp32 product there, and how.
+
+An fp32 number is the sum of two tf32 numbers to within 2^-22 of itself: x = hi + lo, hi = x rounded to tf32,
+lo = x - hi (rounded to tf32 in turn). A product a b is then ha hb + ha lb + la hb to within ~2^-22 |a b|,
+where fp32's own rounding of a product is 2^-24 |a b| and a K-long sum adds its rounding on top, so the
+error against a float64 reference stays at fp32's (the GPU tests compare it with cuBLAS's on the same inputs).
+tcgemm forms the three terms as one tf32 GEMM over 3K: a staging kernel (``split_tf32`` in
+kernels/util/stage_copy.cu) writes each operand once as three K-blocks of a K-major copy (A3 = [hi' lo hi],
+B3 = [lo hi' hi]), and the tf32 Hopper kernel sums A3 B3 with alpha, beta and C as any GEMM does.
+
+The tf32 tensor cores run ~7x the fp32 CUDA cores' rate on the H100 (tf32 dense ~495 TFLOP/s against 67), so
+three tf32 products and the copies beat one fp32 product wherever the product is large against its operands;
+where it is not (a few rows against a large weight: the copies would write 3x the weight's bytes per call), the
+CUDA-core kernels keep it. Inputs beyond fp32's normal range differ from IEEE fp32 in one way: a lo part below
+the smallest normal float may be flushed by the tensor cores, so products of numbers below ~1e-34 lose bits that
+fp32's denormals would keep. inf and NaN reach D as fp32 forms them (see split_tf32).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .staging import split_tf32
+
+# The cost model of the choice (H100, measured on this project's kernels, 2026-11-26 results): the fp32 CUDA-core
+# kernels' rate at large sizes (4096^3: 46 TFLOP/s, cuBLAS 52), the tf32 kernel's (4096^3: 363), the copies'
+# bandwidth (a read and three writes of each operand) and two launches of fixed cost.
+FP32_CUDA_CORE_FLOPS = 46e12
+TF32_TENSOR_FLOPS = 330e12
+COPY_BYTES_PER_S = 2.8e12
+FIXED_S = 6e-6
+MIN_ARCH = 90  # the K-major tf32 wgmma kernel
+MARGIN = 0.85  # 3xTF32 only where it is estimated clearly faster (the model is rough at mid sizes)
+
+
+def estimated_seconds(m: int, n: int, k: int) -> tuple[float, float]:
+    """(fp32 on CUDA cores, 3xTF32) estimated seconds for an M x N x K product."""
+    flops = 2.0 * m * n * k
+    copies = 4.0 * (m * k + n * k) * 4  # each operand read once and written three times, 4 bytes a value
+    return flops / FP32_CUDA_CORE_FLOPS, copies / COPY_BYTES_PER_S + 3 * flops / TF32_TENSOR_FLOPS + FIXED_S
+
+
+def use_3xtf32(m: int, n: int, k: int, arch: int) -> bool:
+    """Whether auto runs an M x N x K fp32 product as 3xTF32 on ``arch`` (compute capability * 10)."""
+    if arch < MIN_ARCH or min(m, n, k) == 0 or 3 * k >= 2**31:
+        return False
+    cuda_cores, tensor_cores = estimated_seconds(m, n, k)
+    return tensor_cores < MARGIN * cuda_cores
+
+
+def split_operands(a: torch.Tensor, b: torch.Tensor, fill: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """A3 (M x 3K, row-major) and B3 (3K x N, column-major): the tf32 GEMM whose product is a @ b at fp32's
+    accuracy (``fill=False``: the buffers only, nothing launched)."""
+    return split_tf32(a, b_side=False, fill=fill), split_tf32(b, b_side=True, fill=fill).t()
