@@ -69,7 +69,8 @@ def _gemm(
         route, splits = _fp32_route(a, b, c, out, alpha, beta, precision, out_dtype)
         if route == "3xtf32":
             a3, b3 = emulation.split_operands(a, b)
-            return _gemm(a3, b3, c, alpha=alpha, beta=beta, out=out, precision="tf32")
+            return _gemm(a3, b3, c, alpha=alpha, beta=beta, out=out, precision="tf32", kernel=emulation.KERNEL,
+                         config=emulation.config_for(a3, b3, device_info(_index(a))[1]))
         if splits > 1:
             return _fp32_split_k(a, b, c, alpha, beta, splits, out)
     # A call seen before: the prepared launch (tcgemm.fastpath).
@@ -230,13 +231,16 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
                                     kwargs.get("precision"), kwargs.get("out_dtype"))
         if route == "3xtf32":  # (what _gemm runs: the split copies, then one tf32 GEMM over 3K)
             a3, b3 = emulation.split_operands(a, b, fill=False)
-            inner = explain(a3, b3, c, **{**kwargs, "precision": "tf32"})
+            inner = explain(a3, b3, c, **{**kwargs, "precision": "tf32", "kernel": emulation.KERNEL,
+                                          "config": emulation.config_for(a3, b3, device_info(_index(a))[1])})
             why = (f"fp32 as 3xTF32: each operand split into tf32 parts (x = hi + lo) and the three products "
                    f"hi*lo + lo*hi + hi*hi summed as one tf32 GEMM over K = {3 * a.shape[1]}, estimated faster "
                    f"than the fp32 CUDA cores here (tcgemm.emulation); ")
+            why += (f"{inner.kernel} config {inner.config}: of the configs that promote partial sums to fp32 "
+                    f"({', '.join(emulation.CONFIGS)}), least estimated time")
             return dataclasses.replace(inner, precision="fp32", technique="3xTF32 on " + inner.technique,
                                        staged=("a", "b", *(s for s in inner.staged if s not in ("a", "b"))),
-                                       reason=why + inner.reason)
+                                       how="estimate", reason=why)
         if splits > 1:  # (what _gemm runs: the batched GEMM of the parts, then their sum)
             inner = explain(*_k_parts(a, b, splits))
             why = (f"fp32 with {a.shape[0]} rows: K in {splits} parts of {a.shape[1] // splits} as one strided batched "
@@ -353,8 +357,7 @@ def _fp32_route(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: t
         return general
     m, k = a.shape
     n = b.shape[1]
-    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    arch, sms, _ = device_info(index)
+    arch, sms, _ = device_info(_index(a))
     if emulation.use_3xtf32(m, n, k, arch):
         return "3xtf32", 1
     return "cuda_cores", fp32_k_splits(m, n, k, sms)
@@ -379,6 +382,10 @@ def _k_parts(a: torch.Tensor, b: torch.Tensor, splits: int) -> tuple[torch.Tenso
     part = k // splits
     return (a.as_strided((splits, m, part), (part * a.stride(1), a.stride(0), a.stride(1))),
             b.as_strided((splits, part, b.shape[1]), (part * b.stride(0), b.stride(0), b.stride(1))))
+
+
+def _index(t: torch.Tensor) -> int:
+    return t.device.index if t.device.index is not None else torch.cuda.current_device()
 
 
 def _broadcasts(shape: torch.Size, to: tuple[int, int]) -> bool:

@@ -90,12 +90,12 @@ def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
             and (not max_n or problem.n <= max_n))
 
 
-def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
-    """The config with the least estimated time (see _pick)."""
-    return _pick(spec, problem, sms)[0]
+def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
+    """The config with the least estimated time (see _pick); ``among``: only these (named-only ones too)."""
+    return _pick(spec, problem, sms, among)[0]
 
 
-def _pick(spec: KernelSpec, problem: GemmProblem, sms: int) -> tuple[TileConfig, float]:
+def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> tuple[TileConfig, float]:
     """The config with the least estimated time: rounds of work units over the GPU's CTA slots
     (a last, partial round costs a whole one) times the multiply-adds of one unit, divided by the
     config's measured relative speed. Ties go to the first config (the registry orders by preference).
@@ -116,7 +116,7 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int) -> tuple[TileConfig,
     configs are never taken."""
     configs = [c for c in spec.configs_for(problem.precision)
                if config_refuses(c, problem) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
-               and not c.named_only]
+               and (c.name in among if among else not c.named_only)]
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
         # measured range admits the problem (stream_k_admits), else the widest token tile.

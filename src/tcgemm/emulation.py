@@ -18,9 +18,21 @@ fp32's denormals would keep. inf and NaN reach D as fp32 forms them (see split_t
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import torch
 
+from . import registry
+from .dispatch import pick_config
+from .problem import describe
 from .staging import split_tf32
+
+# The tf32 kernel and its configs that promote partial sums to an fp32 total every few k-tiles
+# (PROMOTE_PARTIALS, kernels/include/hopper_ktile.cuh): the tensor cores' own adds into the accumulators are
+# not rounded to nearest, and over a K of thousands their error grows with K (3xTF32 with one accumulator at
+# 4096 x 4096 x 14336: 1e-4 against cuBLAS's fp32 2e-6), where fp32's rounded adds grow as its square root.
+KERNEL = "wgmma_tma_store_kmajor"
+CONFIGS = ("128x192x32p4", "128x128x32p4")
 
 # The cost model of the choice (H100, measured on this project's kernels, 2026-11-26 results): the fp32 CUDA-core
 # kernels' rate at large sizes (4096^3: 46 TFLOP/s, cuBLAS 52), the tf32 kernel's (4096^3: 363), the copies'
@@ -52,3 +64,16 @@ def split_operands(a: torch.Tensor, b: torch.Tensor, fill: bool = True) -> tuple
     """A3 (M x 3K, row-major) and B3 (3K x N, column-major): the tf32 GEMM whose product is a @ b at fp32's
     accuracy (``fill=False``: the buffers only, nothing launched)."""
     return split_tf32(a, b_side=False, fill=fill), split_tf32(b, b_side=True, fill=fill).t()
+
+
+@lru_cache(maxsize=256)
+def _config(m: int, n: int, k3: int, sms: int) -> str:
+    a3 = torch.empty((m, k3), dtype=torch.float32, device="meta")
+    b3 = torch.empty((n, k3), dtype=torch.float32, device="meta").t()
+    problem, _ = describe(a3, b3, precision="tf32")
+    return pick_config(registry.get(KERNEL), problem, sms, among=CONFIGS).name
+
+
+def config_for(a3: torch.Tensor, b3: torch.Tensor, sms: int) -> str:
+    """The promoting config (CONFIGS) the 3xTF32 GEMM of ``a3 @ b3`` runs, by auto's estimate."""
+    return _config(a3.shape[0], b3.shape[1], a3.shape[1], sms)

@@ -1066,6 +1066,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x32es6", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
+            # The 3xTF32 GEMMs of fp32 products (tcgemm.emulation; named only, never tf32's auto): partial sums
+            # promoted to an fp32 total every PROMOTE_EVERY k-tiles (hopper_ktile.cuh), since the tensor cores'
+            # unrounded adds alone left 3e-5 / 1e-4 of error at K = 4096 / 14336 (cuBLAS fp32 1e-6 / 2e-6).
+            _cfg("128x128x32p4", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, PROMOTE_PARTIALS=1, PROMOTE_EVERY=4,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
+            _cfg("128x128x32p1", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, PROMOTE_PARTIALS=1, PROMOTE_EVERY=1,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
+            _cfg("128x192x32p4", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=192, BLOCK_K=32, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0, PROMOTE_PARTIALS=1,
+                 PROMOTE_EVERY=4, SMEM_BYTES=_hopper_smem(4, 128, 192) + _epilogue_smem(128, 192) // 3),
             # fp8 configs stage a fp32 D too (EPI_32BIT): 0.90x / 0.82x of torch._scaled_mm(out_dtype=float32)
             # at 4096^3 / 8192^3 against 0.80x / 0.76x from registers (2026-11-23-h100-explore-fp8-fp32-out.json).
             # fp8: 128 x 128 (acc + partial sums = 128 registers). What took it from 0.89x to 0.97x of

@@ -126,11 +126,16 @@ typedef float acc_t;
 using Mma = WgmmaE5m2<BLOCK_N>;
 using MmaHalf = WgmmaE5m2<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-bit only)
 #endif
+// Partial sums promoted to an fp32 total every PROMOTE_EVERY k-tiles (hopper_ktile.cuh): fp8 always; tf32 where a
+// config asks (PROMOTE_PARTIALS=1: the 3xTF32 GEMMs of fp32 products, tcgemm/emulation.py).
+#ifndef PROMOTE_PARTIALS
 #if defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2)
-constexpr bool PROMOTE = true;  // fp8 partial sums (hopper_ktile.cuh)
+#define PROMOTE_PARTIALS 1
 #else
-constexpr bool PROMOTE = false;
+#define PROMOTE_PARTIALS 0
 #endif
+#endif
+constexpr bool PROMOTE = PROMOTE_PARTIALS != 0;
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
 // Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (hopper_sched.cuh),

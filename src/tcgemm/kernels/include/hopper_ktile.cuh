@@ -15,6 +15,11 @@
 // error exactly, every 4 an error 1.8% larger, for 2-8% more speed; config p1 promotes every k-tile).
 // fp32 D keeps what bf16 rounding hides: every 4 k-tiles gave 2.7x _scaled_mm's error (3.39e-4
 // against 1.26e-4), every k-tile exactly its error, so fp32 D promotes every k-tile by default.
+// tf32 products of fp32 operands (3xTF32, tcgemm/emulation.py): the tensor cores' adds into the
+// accumulators are not rounded to nearest, and on a K of thousands their error grows with K where fp32's
+// rounded adds grow as its square root (3xTF32 at 4096 x 4096 x 14336, one accumulator: 1e-4 against
+// cuBLAS's fp32 2e-6).  Configs with PROMOTE_PARTIALS=1 keep each group's sum short and add the groups
+// with rounded fp32 adds, as fp8 does.
 // Where the adds go: waiting for a group's wgmmas to retire empties this warpgroup's queue on the
 // tensor cores, so the other consumer must have work queued meanwhile.  Groups of several k-tiles
 // (PROMOTE_NEXT) are added at the start of the next group, after its first k-tile's data has arrived,
