@@ -65,19 +65,17 @@ def _gemm(
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
-    if kernel == "auto" and config is None and a.dtype is torch.float32:
-        route, splits = _fp32_route(a, b, c, out, alpha, beta, precision, out_dtype)
-        if route == "3xtf32":
-            a3, b3 = emulation.split_operands(a, b)
-            return _gemm(a3, b3, c, alpha=alpha, beta=beta, out=out, precision="tf32", kernel=emulation.KERNEL,
-                         config=emulation.config_for(a3, b3, device_info(_index(a))[1]))
-        if splits > 1:
-            return _fp32_split_k(a, b, c, alpha, beta, splits, out)
     # A call seen before: the prepared launch (tcgemm.fastpath).
     fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
     prepared = fastpath.lookup(fast_key)
     if prepared is not None:
         return prepared(a, b, c, out, scale_a, scale_b)
+    if kernel == "auto" and config is None and a.dtype is torch.float32:
+        route, splits = _fp32_route(a, b, c, out, alpha, beta, precision, out_dtype)
+        if route == "3xtf32":
+            return _fp32_3xtf32(a, b, c, alpha, beta, out, fast_key)
+        if splits > 1:
+            return _fp32_split_k(a, b, c, alpha, beta, splits, out)
     user_a, user_b = a, b
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
     alpha, scales = _fold_scales(a, alpha, scale_a, scale_b)
@@ -390,6 +388,20 @@ def _index(t: torch.Tensor) -> int:
 
 def _broadcasts(shape: torch.Size, to: tuple[int, int]) -> bool:
     return all(s in (1, t) for s, t in zip(reversed(shape), reversed(to), strict=False))
+
+
+def _fp32_3xtf32(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+                 out: torch.Tensor | None, fast_key: fastpath.Key | None) -> torch.Tensor:
+    """An fp32 product as one tf32 GEMM over 3K of split copies (tcgemm.emulation); later calls with this
+    signature take emulation.Prepared3x."""
+    a3, b3 = emulation.split_operands(a, b)
+    args = dict(alpha=alpha, beta=beta, out=out, precision="tf32", kernel=emulation.KERNEL,
+                config=emulation.config_for(a3, b3, device_info(_index(a))[1]))
+    d = _gemm(a3, b3, c, **args)
+    inner = fastpath.lookup(fastpath.key(a3, b3, c, out, alpha, beta, None, "tf32", args["kernel"], args["config"]))
+    if fast_key is not None and isinstance(inner, fastpath.Prepared):
+        fastpath.store(fast_key, emulation.Prepared3x(a, b, out, inner))
+    return d
 
 
 def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,

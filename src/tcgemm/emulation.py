@@ -22,10 +22,10 @@ from functools import lru_cache
 
 import torch
 
-from . import registry
+from . import fastpath, registry
 from .dispatch import pick_config
 from .problem import describe
-from .staging import split_tf32
+from .staging import PreparedSplit, split_tf32
 
 # The tf32 kernel and its configs that promote partial sums to an fp32 total every few k-tiles
 # (PROMOTE_PARTIALS, kernels/include/hopper_ktile.cuh): the tensor cores' own adds into the accumulators are
@@ -34,15 +34,15 @@ from .staging import split_tf32
 KERNEL = "wgmma_tma_store_kmajor"
 CONFIGS = ("128x192x32p4", "128x128x32p4")
 
-# The cost model of the choice (H100, measured on this project's kernels, 2026-11-26 results): the fp32 CUDA-core
-# kernels' rate at large sizes (4096^3: 46 TFLOP/s, cuBLAS 52), the tf32 kernel's (4096^3: 363), the copies'
-# bandwidth (a read and three writes of each operand) and two launches of fixed cost.
-FP32_CUDA_CORE_FLOPS = 46e12
+# The cost model of the choice (H100, 2026-11-26-h100-probe-fp32-3xtf32-2770538.json and the fp32 sweeps): the fp32
+# CUDA-core kernels' rate (46 TFLOP/s at 4096^3, ~40 at 256-512 rows), the promoting tf32 GEMM's (4096^3 over 3K:
+# ~310 TFLOP/s of tf32 work), the copies' bandwidth (a read and three writes of each operand) and two launches.
+FP32_CUDA_CORE_FLOPS = 40e12
 TF32_TENSOR_FLOPS = 330e12
 COPY_BYTES_PER_S = 2.8e12
 FIXED_S = 6e-6
 MIN_ARCH = 90  # the K-major tf32 wgmma kernel
-MARGIN = 0.85  # 3xTF32 only where it is estimated clearly faster (the model is rough at mid sizes)
+MARGIN = 0.9  # 3xTF32 only where it is estimated clearly faster (the model is rough at mid sizes)
 
 
 def estimated_seconds(m: int, n: int, k: int) -> tuple[float, float]:
@@ -77,3 +77,26 @@ def _config(m: int, n: int, k3: int, sms: int) -> str:
 def config_for(a3: torch.Tensor, b3: torch.Tensor, sms: int) -> str:
     """The promoting config (CONFIGS) the 3xTF32 GEMM of ``a3 @ b3`` runs, by auto's estimate."""
     return _config(a3.shape[0], b3.shape[1], a3.shape[1], sms)
+
+
+class Prepared3x:
+    """The repeat call of a 3xTF32 product (tcgemm.fastpath keeps it under the call's signature): the two split
+    copies prepared (staging.PreparedSplit) and the tf32 GEMM's prepared launch, so a call costs two copy
+    launches and one GEMM launch of host work. Not ``direct``: tcgemm.nn's raw-address path does not take it."""
+
+    direct = False
+
+    def __init__(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None, inner: fastpath.Prepared) -> None:
+        self._split_a, self._split_b = PreparedSplit(a, b_side=False), PreparedSplit(b, b_side=True)
+        self._inner = inner
+        self.plan = inner.plan
+        self._extents = (fastpath._extent(a), fastpath._extent(b), fastpath._extent(out))
+
+    def __call__(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
+                 scale_a: object = None, scale_b: object = None) -> torch.Tensor:
+        if out is not None:  # (what the first call's checks refused: out over an input; c = out is the GEMM's)
+            o0, eo = out.data_ptr(), self._extents[2]
+            for name, t, e in (("a", a, self._extents[0]), ("b", b, self._extents[1])):
+                if e and eo and t.data_ptr() < o0 + eo and o0 < t.data_ptr() + e:
+                    raise ValueError(f"out overlaps {name} in memory; pass a separate output tensor")
+        return self._inner(self._split_a(a), self._split_b(b).t(), c, out)

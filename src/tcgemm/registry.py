@@ -1069,7 +1069,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # The 3xTF32 GEMMs of fp32 products (tcgemm.emulation; named only, never tf32's auto): partial sums
             # promoted to an fp32 total every PROMOTE_EVERY k-tiles (hopper_ktile.cuh), since the tensor cores'
             # unrounded adds alone left 3e-5 / 1e-4 of error at K = 4096 / 14336 (cuBLAS fp32 1e-6 / 2e-6).
-            _cfg("128x128x32p4", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
+            # 128 x 192 ran 2.10x / 2.44x / 2.08x of cuBLAS's fp32 at 4096^3 / 4096x10240x4096 / 4096x4096x14336
+            # against 1.94x / 1.91x / 1.34x for 128 x 128, which won at 2048^3 (1.57x against 1.36x), 512 x 4096^2
+            # (1.38x / 1.25x) and 1024^3: speed 0.85 picks each (...-probe-fp32-3xtf32-2770538.json). Promoting
+            # every k-tile (p1) cost 10-15% for half the error (2.4e-7 against 3.6e-7 at 4096^3; cuBLAS 1.1e-6).
+            _cfg("128x128x32p4", ("tf32",), speed=0.85, named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, PROMOTE_PARTIALS=1, PROMOTE_EVERY=4,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
             _cfg("128x128x32p1", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,

@@ -311,23 +311,45 @@ def split_parts(x: torch.Tensor) -> dict[str, torch.Tensor]:
     return {"hi": hi, "hi_finite": torch.where(finite, hi, zero), "lo": torch.where(finite, x - hi, zero)}
 
 
+class PreparedSplit:
+    """:func:`split_tf32` for every operand with the signature of ``x`` (shape, strides, device): the copy's
+    buffer size, grid and arguments worked out once; a call allocates the buffer and launches (tcgemm.emulation's
+    repeat path). Calling it returns the (rows, 3K) view."""
+
+    def __init__(self, x: torch.Tensor, b_side: bool) -> None:
+        src = x.t() if b_side else x  # rows of the copy: A's rows, B's columns
+        self._rows, self._k = src.shape
+        self._ld = -(-3 * self._k // 4) * 4
+        self._b_side = b_side
+        self._device = x.device
+        copier = _launcher(x, "split_tf32") if x.is_cuda else None
+        grid = (-(-self._k // _COPY_TILE), -(-self._rows // _COPY_TILE), 1)
+        self._plan = None
+        if copier is not None and grid[1] <= _MAX_GRID_YZ and min(src.stride()) >= 0:
+            self._plan = _CopyPlan(copier, grid, (0, src.stride(0), src.stride(1), 0, self._ld, self._rows, self._k,
+                                                  int(b_side)), 0, 3)
+
+    def buffer(self) -> torch.Tensor:
+        """The (rows, 3K) view of a new buffer, unfilled."""
+        buf = torch.empty((self._rows, self._ld), dtype=torch.float32, device=self._device)
+        return buf[:, : 3 * self._k]
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        view = self.buffer()
+        if self._plan is not None:
+            self._plan(x.data_ptr(), view.data_ptr())
+            return view
+        parts = split_parts(x.t() if self._b_side else x)
+        k = self._k
+        for block, name in enumerate(_B_BLOCKS if self._b_side else _A_BLOCKS):
+            view[:, block * k:(block + 1) * k] = parts[name]
+        return view
+
+
 def split_tf32(x: torch.Tensor, b_side: bool, fill: bool = True) -> torch.Tensor:
     """The K-major three-block copy of an fp32 operand for a GEMM over 3K on tf32 tensor cores
     (tcgemm.emulation): ``x`` is A (M x K) or, with ``b_side``, B (K x N), any strides. Returns a (rows, 3K)
     view, rows 16-byte aligned: A3 (M x 3K) or B3^T (N x 3K, whose transpose is the GEMM's column-major B).
     ``fill=False``: the buffer only, nothing launched (tcgemm.explain)."""
-    src = x.t() if b_side else x  # rows of the copy: A's rows, B's columns
-    rows, k = src.shape
-    ld = -(-3 * k // 4) * 4
-    buf = torch.empty((rows, ld), dtype=torch.float32, device=x.device)
-    if not fill:
-        return buf[:, : 3 * k]
-    copier = _launcher(x, "split_tf32") if x.is_cuda else None
-    grid = (-(-k // _COPY_TILE), -(-rows // _COPY_TILE), 1)
-    if copier is None or grid[1] > _MAX_GRID_YZ or min(src.stride()) < 0:
-        parts = split_parts(src)
-        for block, name in enumerate(_B_BLOCKS if b_side else _A_BLOCKS):
-            buf[:, block * k:(block + 1) * k] = parts[name]
-    else:
-        copier(grid, (src.data_ptr(), src.stride(0), src.stride(1), buf.data_ptr(), ld, rows, k, int(b_side)))
-    return buf[:, : 3 * k]
+    prepared = PreparedSplit(x, b_side)
+    return prepared(x) if fill else prepared.buffer()

@@ -74,7 +74,7 @@ def test_three_blocks_multiply_to_the_product():
     (4096, 4096, 4096, 80, False),  # no K-major tf32 wgmma kernel
     (16, 4096, 4096, 90, False),    # the copies of the weight would cost more than the product
     (128, 4096, 4096, 90, False),
-    (256, 4096, 4096, 90, False),   # a tie: the CUDA cores keep it
+    (256, 4096, 4096, 90, True),
     (512, 512, 512, 90, False),     # fixed costs
     (0, 4096, 4096, 90, False),
 ])
