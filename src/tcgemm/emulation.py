@@ -42,7 +42,7 @@ TF32_TENSOR_FLOPS = 330e12
 COPY_BYTES_PER_S = 2.8e12
 FIXED_S = 6e-6
 MIN_ARCH = 90  # the K-major tf32 wgmma kernel
-MARGIN = 0.9  # 3xTF32 only where it is estimated clearly faster (the model is rough at mid sizes)
+MARGIN = 0.85  # 3xTF32 only where it is estimated clearly faster (256 x 4096 x 4096 at 0.87 ran 0.75x of cuBLAS)
 
 
 def estimated_seconds(m: int, n: int, k: int) -> tuple[float, float]:
@@ -55,6 +55,11 @@ def estimated_seconds(m: int, n: int, k: int) -> tuple[float, float]:
 def use_3xtf32(m: int, n: int, k: int, arch: int) -> bool:
     """Whether auto runs an M x N x K fp32 product as 3xTF32 on ``arch`` (compute capability * 10)."""
     if arch < MIN_ARCH or min(m, n, k) == 0 or 3 * k >= 2**31:
+        return False
+    if n % 4 or k % 4:
+        # D rows and the copies' rows 16-byte aligned (D through TMA stores, no unread padding in the copies):
+        # at 1000 x 1003 x 997 and 777 x 1531 x 2049 a repeat call did not give the same bits (cause not yet
+        # found; 2026-11-26-h100-gpu-tests-3af7d23.log), so those shapes keep the CUDA cores.
         return False
     cuda_cores, tensor_cores = estimated_seconds(m, n, k)
     return tensor_cores < MARGIN * cuda_cores
