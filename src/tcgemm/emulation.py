@@ -36,11 +36,12 @@ CONFIGS = ("128x192x32p4", "128x128x32p4")
 
 # The cost model of the choice (H100, 2026-11-26-h100-probe-fp32-3xtf32-2770538.json and the fp32 sweeps): the fp32
 # CUDA-core kernels' rate (46 TFLOP/s at 4096^3, ~40 at 256-512 rows), the promoting tf32 GEMM's (4096^3 over 3K:
-# ~310 TFLOP/s of tf32 work), the copies' bandwidth (a read and three writes of each operand) and two launches.
+# ~310 TFLOP/s of tf32 work), the copies' bandwidth (a read and three writes of each operand) and the host work
+# (at 1024^3 1.24x of cuBLAS in CUDA graphs, 0.66x eager: 2026-11-26-h100-bench-fp32-3xtf32-rr-7c9d9d2.json).
 FP32_CUDA_CORE_FLOPS = 40e12
 TF32_TENSOR_FLOPS = 330e12
 COPY_BYTES_PER_S = 2.8e12
-FIXED_S = 6e-6
+FIXED_S = 40e-6  # host work of a repeat call (two copy launches, the GEMM's), which a short GPU run waits for
 MIN_ARCH = 90  # the K-major tf32 wgmma kernel
 MARGIN = 0.85  # 3xTF32 only where it is estimated clearly faster (256 x 4096 x 4096 at 0.87 ran 0.75x of cuBLAS)
 
@@ -56,10 +57,11 @@ def use_3xtf32(m: int, n: int, k: int, arch: int) -> bool:
     """Whether auto runs an M x N x K fp32 product as 3xTF32 on ``arch`` (compute capability * 10)."""
     if arch < MIN_ARCH or min(m, n, k) == 0 or 3 * k >= 2**31:
         return False
-    if n % 4 or k % 4:
-        # D rows and the copies' rows 16-byte aligned (D through TMA stores, no unread padding in the copies):
-        # at 1000 x 1003 x 997 and 777 x 1531 x 2049 a repeat call did not give the same bits (cause not yet
-        # found; 2026-11-26-h100-gpu-tests-3af7d23.log), so those shapes keep the CUDA cores.
+    if n % 4 or k % 128:
+        # The promoting configs repeat a call bit for bit where 3K is a whole number of promotion groups (4 k-tiles
+        # of 32); at 1000 x 1004 x 996 (3K = 2988: 93.4 k-tiles) they did not, where the same tf32 GEMM with one
+        # accumulator did (cause not yet found; 2026-11-26-h100-diag-promote-repeat-7c9d9d2.txt). Those shapes,
+        # and a D whose rows TMA cannot store, keep the CUDA cores.
         return False
     cuda_cores, tensor_cores = estimated_seconds(m, n, k)
     return tensor_cores < MARGIN * cuda_cores
