@@ -33,6 +33,10 @@ from .staging import PreparedSplit, split_tf32
 # 4096 x 4096 x 14336: 1e-4 against cuBLAS's fp32 2e-6), where fp32's rounded adds grow as its square root.
 KERNEL = "wgmma_tma_store_kmajor"
 CONFIGS = ("128x192x32p4", "128x128x32p4")
+# Where M or N leaves partial tiles, the configs that promote every 4 k-tiles (PROMOTE_NEXT) did not repeat a call
+# bit for bit (1000 x 1004, tf32 and fp8 alike; cause not yet found), where promoting every k-tile did
+# (2026-11-26-h100-diag-promote-repeat-03d5a10.txt): such shapes run p1.
+PARTIAL_TILE_CONFIGS = ("128x128x32p1",)
 
 # The cost model of the choice (H100, 2026-11-26-h100-probe-fp32-3xtf32-2770538.json and the fp32 sweeps): the fp32
 # CUDA-core kernels' rate (46 TFLOP/s at 4096^3, ~40 at 256-512 rows), the promoting tf32 GEMM's (4096^3 over 3K:
@@ -57,11 +61,7 @@ def use_3xtf32(m: int, n: int, k: int, arch: int) -> bool:
     """Whether auto runs an M x N x K fp32 product as 3xTF32 on ``arch`` (compute capability * 10)."""
     if arch < MIN_ARCH or min(m, n, k) == 0 or 3 * k >= 2**31:
         return False
-    if n % 4 or k % 128:
-        # The promoting configs repeat a call bit for bit where 3K is a whole number of promotion groups (4 k-tiles
-        # of 32); at 1000 x 1004 x 996 (3K = 2988: 93.4 k-tiles) they did not, where the same tf32 GEMM with one
-        # accumulator did (cause not yet found; 2026-11-26-h100-diag-promote-repeat-7c9d9d2.txt). Those shapes,
-        # and a D whose rows TMA cannot store, keep the CUDA cores.
+    if n % 4 or k % 4:  # D rows that TMA can store, the copies' rows unpadded
         return False
     cuda_cores, tensor_cores = estimated_seconds(m, n, k)
     return tensor_cores < MARGIN * cuda_cores
@@ -78,7 +78,8 @@ def _config(m: int, n: int, k3: int, sms: int) -> str:
     a3 = torch.empty((m, k3), dtype=torch.float32, device="meta")
     b3 = torch.empty((n, k3), dtype=torch.float32, device="meta").t()
     problem, _ = describe(a3, b3, precision="tf32")
-    return pick_config(registry.get(KERNEL), problem, sms, among=CONFIGS).name
+    among = PARTIAL_TILE_CONFIGS if m % 128 or n % 128 else CONFIGS
+    return pick_config(registry.get(KERNEL), problem, sms, among=among).name
 
 
 def config_for(a3: torch.Tensor, b3: torch.Tensor, sms: int) -> str:

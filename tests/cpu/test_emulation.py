@@ -76,7 +76,8 @@ def test_three_blocks_multiply_to_the_product():
     (16, 4096, 4096, 90, False),    # the copies of the weight would cost more than the product
     (128, 4096, 4096, 90, False),
     (256, 4096, 4096, 90, False),   # estimated 0.87 of the CUDA cores' time: kept there (ran 0.75x as 3xTF32)
-    (2048, 2048, 2044, 90, False),  # K % 128: 3K not whole promotion groups
+    (2048, 2048, 2044, 90, True),
+    (2048, 2048, 2046, 90, False),  # K % 4: the copies' rows would be padded
     (2048, 2047, 2048, 90, False),  # N % 4: D not written through TMA
     (512, 512, 512, 90, False),     # fixed costs
     (0, 4096, 4096, 90, False),
@@ -96,7 +97,7 @@ def test_fp32_runs_as_one_tf32_gemm_over_3k(fake_gpu, monkeypatch):
     d = tcgemm.gemm(a, b, c, alpha=0.5, beta=2.0)
     plan, problem = fake_gpu.calls[-1]
     assert problem.k == 3 * 45 and problem.precision == "tf32" and problem.layouts == "rc"
-    assert plan.spec.name == "wgmma_tma_store_kmajor" and plan.config.name in emulation.CONFIGS
+    assert plan.spec.name == "wgmma_tma_store_kmajor" and plan.config.name in emulation.PARTIAL_TILE_CONFIGS
     ref = 0.5 * (a.double() @ b.double()) + 2.0 * c.double()
     assert ((d.double() - ref).norm() / ref.norm()).item() < 1e-6
 
@@ -107,5 +108,8 @@ def test_3xtf32_configs_promote_partial_sums(m, n, k):
     b3 = torch.empty((n, 3 * k), device="meta").t()
     config = emulation.config_for(a3, b3, 132)
     assert config in emulation.CONFIGS
-    cfg = tcgemm.registry.get(emulation.KERNEL).config(config, "tf32")
-    assert cfg.named_only and cfg.get("PROMOTE_PARTIALS") == 1  # never tf32's auto; fp32 totals
+    partial = emulation.config_for(torch.empty((m - 1, 3 * k), device="meta"), b3, 132)
+    assert partial in emulation.PARTIAL_TILE_CONFIGS  # (promoting every 4 k-tiles did not repeat bitwise there)
+    for name in (config, partial):
+        cfg = tcgemm.registry.get(emulation.KERNEL).config(name, "tf32")
+        assert cfg.named_only and cfg.get("PROMOTE_PARTIALS") == 1  # never tf32's auto; fp32 totals
