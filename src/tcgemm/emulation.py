@@ -33,10 +33,6 @@ from .staging import PreparedSplit, split_tf32
 # 4096 x 4096 x 14336: 1e-4 against cuBLAS's fp32 2e-6), where fp32's rounded adds grow as its square root.
 KERNEL = "wgmma_tma_store_kmajor"
 CONFIGS = ("128x192x32p4", "128x128x32p4")
-# Where M or N leaves partial tiles, the configs that promote every 4 k-tiles (PROMOTE_NEXT) did not repeat a call
-# bit for bit (1000 x 1004, tf32 and fp8 alike; cause not yet found), where promoting every k-tile did
-# (2026-11-26-h100-diag-promote-repeat-03d5a10.txt): such shapes run p1.
-PARTIAL_TILE_CONFIGS = ("128x128x32p1",)
 
 # The cost model of the choice (H100, 2026-11-26-h100-probe-fp32-3xtf32-2770538.json and the fp32 sweeps): the fp32
 # CUDA-core kernels' rate (46 TFLOP/s at 4096^3, ~40 at 256-512 rows), the promoting tf32 GEMM's (4096^3 over 3K:
@@ -78,8 +74,7 @@ def _config(m: int, n: int, k3: int, sms: int) -> str:
     a3 = torch.empty((m, k3), dtype=torch.float32, device="meta")
     b3 = torch.empty((n, k3), dtype=torch.float32, device="meta").t()
     problem, _ = describe(a3, b3, precision="tf32")
-    among = PARTIAL_TILE_CONFIGS if m % 128 or n % 128 else CONFIGS
-    return pick_config(registry.get(KERNEL), problem, sms, among=among).name
+    return pick_config(registry.get(KERNEL), problem, sms, among=CONFIGS).name
 
 
 def config_for(a3: torch.Tensor, b3: torch.Tensor, sms: int) -> str:

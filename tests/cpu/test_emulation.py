@@ -97,7 +97,7 @@ def test_fp32_runs_as_one_tf32_gemm_over_3k(fake_gpu, monkeypatch):
     d = tcgemm.gemm(a, b, c, alpha=0.5, beta=2.0)
     plan, problem = fake_gpu.calls[-1]
     assert problem.k == 3 * 45 and problem.precision == "tf32" and problem.layouts == "rc"
-    assert plan.spec.name == "wgmma_tma_store_kmajor" and plan.config.name in emulation.PARTIAL_TILE_CONFIGS
+    assert plan.spec.name == "wgmma_tma_store_kmajor" and plan.config.name in emulation.CONFIGS
     ref = 0.5 * (a.double() @ b.double()) + 2.0 * c.double()
     assert ((d.double() - ref).norm() / ref.norm()).item() < 1e-6
 
@@ -108,8 +108,6 @@ def test_3xtf32_configs_promote_partial_sums(m, n, k):
     b3 = torch.empty((n, 3 * k), device="meta").t()
     config = emulation.config_for(a3, b3, 132)
     assert config in emulation.CONFIGS
-    partial = emulation.config_for(torch.empty((m - 1, 3 * k), device="meta"), b3, 132)
-    assert partial in emulation.PARTIAL_TILE_CONFIGS  # (promoting every 4 k-tiles did not repeat bitwise there)
-    for name in (config, partial):
+    for name in (config,):
         cfg = tcgemm.registry.get(emulation.KERNEL).config(name, "tf32")
         assert cfg.named_only and cfg.get("PROMOTE_PARTIALS") == 1  # never tf32's auto; fp32 totals

@@ -229,6 +229,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 for (int i = 0; i < BLOCK_N / 2; ++i) part[i] = 0;
             }
 
+            // PROMOTE_NEXT staggers the consumers' groups, so a row's bits depend on which consumer sums it.
+            // Rows that two tiles compute (the last, shifted row of tiles and the row above it: tile_row) must
+            // come out the same from both, or D depends on which store lands last: no stagger there (with it,
+            // fp8 and 3xTF32 at 1000 x 2048 gave other bits from call to call,
+            // 2026-11-26-h100-diag-repeat-partial-rows-*.txt).
+            const int group_offset = c.m0 + 2 * BLOCK_M > g.M ? 0 : cw * (PROMOTE_EVERY / CONSUMERS);
             int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
             k_range(u, kt0, kt1);
             walk.range(u, kt0, kt1);
@@ -239,10 +245,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 const unsigned b_base = b_slot(s);
                 if constexpr (PROMOTE_NEXT) {
                     // `part` sums a group of PROMOTE_EVERY k-tiles (the second consumer's first group is
-                    // half as long), added to the total once this k-tile's data is here; in between the
-                    // loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
+                    // half as long, but for group_offset), added to the total once this k-tile's data is here;
+                    // in between the loop runs like the 16-bit one (wait for the previous k-tile, release its slot).
                     const unsigned j = kt - kt0;
-                    const bool group_start = j == 0 || (j + cw * (PROMOTE_EVERY / CONSUMERS)) % PROMOTE_EVERY == 0;
+                    const bool group_start = j == 0 || (j + group_offset) % PROMOTE_EVERY == 0;
                     if (j > 0 && group_start) {
                         wgmma_wait<0>();  // the previous group retired: its last slot goes back
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
