@@ -29,7 +29,8 @@ def test_parameter_block_matches_launch_run(spec, monkeypatch):
     a = random_operand(136, 64, "row" if layouts[0] == "r" else "col", None, dtype, "cpu")
     b = random_operand(64, 72, "row" if layouts[1] == "r" else "col", None, dtype, "cpu")
     problem, t = describe(a, b, precision="tf32" if precision == "tf32" else None)
-    cfg = next(c for c in spec.configs_for(precision) if not c.tma_d_only)  # (D has no tensor map below)
+    cfg = next(c for c in spec.configs_for(precision)  # (D has no tensor map below)
+               if not c.tma_d_only and c.serves_layouts(layouts))
     plan = launch.plan(problem, spec, cfg)
     seen = {}
     monkeypatch.setattr(launch, "kernel_for", lambda *args: _FakeKernel())
