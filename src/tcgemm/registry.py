@@ -362,9 +362,9 @@ LADDER: tuple[KernelSpec, ...] = (
         precisions=("fp32",),
         configs=(
             # B row-major: lanes along n, 8 k slices summed in order in shared memory.
-            _cfg("16x128", layouts=("rr", "cr"), BLOCK_M=16, BLOCK_N=128, THREADS=256, UNROLL=4),
+            _cfg("16x128", layouts=("rr", "cr"), BLOCK_M=16, BLOCK_N=128, THREADS=256),
             # B column-major (nn.Linear's weight): a warp per 4 weight rows, lanes along k, shuffles at the end.
-            _cfg("16x32", layouts=("rc", "cc"), BLOCK_M=16, BLOCK_N=32, THREADS=256, UNROLL=1),
+            _cfg("16x32", layouts=("rc", "cc"), BLOCK_M=16, BLOCK_N=32, THREADS=256),
         ),
         seed="tcgemm (fp32 decode: 0.73x / 0.48x of cuBLAS at 16 x 4096 x 4096 on the tiled stages)",
         vector_loads=True,

@@ -190,12 +190,13 @@ def test_configs_of_their_own_layouts(name, precision, layouts):
             _run(name, precision, m=304, n=200, k=64, layouts=lay, out_dtype=torch.float32)
     other = next(lay for lay in LAYOUTS if lay not in layouts)
     kernel, _, config = name.partition(":")
-    a = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    dtype = torch.float32 if precision in ("fp32", "tf32") else torch.bfloat16
+    a = torch.randn(64, 64, device="cuda", dtype=dtype)
+    b = torch.randn(64, 64, device="cuda", dtype=dtype)
     b = b if other[1] == "r" else b.t().contiguous().t()
     a = a if other[0] == "r" else a.t().contiguous().t()
     with pytest.raises(KernelUnavailable, match="serves layouts"):
-        tcgemm.gemm(a, b, kernel=kernel, config=config)
+        tcgemm.gemm(a, b, kernel=kernel, config=config, precision="tf32" if precision == "tf32" else None)
 
 
 @pytest.mark.parametrize("name,precision", CASES)
