@@ -358,20 +358,32 @@ def _fp32_route(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: t
     arch, sms, _ = device_info(_index(a))
     if emulation.use_3xtf32(m, n, k, arch):
         return "3xtf32", 1
-    return "cuda_cores", fp32_k_splits(m, n, k, sms)
+    return "cuda_cores", fp32_k_splits(m, n, k, sms, b_row_major=b.stride(1) == 1)
 
 
-def fp32_k_splits(m: int, n: int, k: int, sms: int) -> int:
+def fp32_k_splits(m: int, n: int, k: int, sms: int, b_row_major: bool = True) -> int:
     """Parts of K for an fp32 problem on ``sms`` SMs: the largest power of two that divides K, leaves at least
-    FP32_SPLIT_MIN_K per part and keeps the 128 x 64 tiles within FP32_SPLIT_CTAS_PER_SM per SM (1: no split)."""
+    FP32_SPLIT_MIN_K per part and keeps the CTAs within FP32_SPLIT_CTAS_PER_SM per SM (1: no split): 128 x 64
+    tiles, or with few rows simt_skinny's column blocks, one per SM (at 181-234 registers a thread one CTA fits,
+    and each CTA then streams a long slab of the weight)."""
     if m == 0 or n == 0:
         return 1
-    tiles = -(-m // 128) * -(-n // 64)
+    skinny = _skinny_block_n(m, b_row_major)
+    tiles, per_sm = (-(-n // skinny), 1) if skinny else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM)
     splits = 1
     while (2 * splits <= FP32_SPLIT_MAX and k % (2 * splits) == 0 and k // (2 * splits) >= FP32_SPLIT_MIN_K
-           and tiles * 2 * splits <= FP32_SPLIT_CTAS_PER_SM * sms):
+           and tiles * 2 * splits <= per_sm * sms):
         splits *= 2
     return splits
+
+
+def _skinny_block_n(m: int, b_row_major: bool) -> int:
+    """BLOCK_N of the simt_skinny config auto runs at ``m`` rows with this B, 0 if auto runs another kernel."""
+    spec = registry.get("simt_skinny")
+    if not 0 < m <= spec.auto_max_m:
+        return 0
+    layouts = "rr" if b_row_major else "rc"
+    return next((c["BLOCK_N"] for c in spec.configs_for("fp32") if c.serves_layouts(layouts)), 0)
 
 
 def _k_parts(a: torch.Tensor, b: torch.Tensor, splits: int) -> tuple[torch.Tensor, torch.Tensor]:

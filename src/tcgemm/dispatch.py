@@ -240,7 +240,8 @@ def _specialist_takes(spec: KernelSpec, problem: GemmProblem, config: str | None
     configs = spec.configs_for(problem.precision)
     if config:
         return any(c.name == config for c in configs)
-    return any(stream_k_admits(c, problem) for c in configs if c.get("STREAM_K"))
+    return any(stream_k_admits(c, problem) if c.get("STREAM_K") else config_refuses(c, problem) is None
+               for c in configs)
 
 
 def _explicit(spec: KernelSpec, config: str, problem: GemmProblem) -> TileConfig:
