@@ -75,7 +75,7 @@ def _gemm(
         if route == "3xtf32":
             return _fp32_3xtf32(a, b, c, alpha, beta, out, fast_key)
         if splits > 1:
-            return _fp32_split_k(a, b, c, alpha, beta, splits, out)
+            return _fp32_split_k(a, b, c, alpha, beta, splits, out, fast_key)
     user_a, user_b = a, b
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
     alpha, scales = _fold_scales(a, alpha, scale_a, scale_b)
@@ -364,12 +364,13 @@ def _fp32_route(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: t
 def fp32_k_splits(m: int, n: int, k: int, sms: int, b_row_major: bool = True) -> int:
     """Parts of K for an fp32 problem on ``sms`` SMs: the largest power of two that divides K, leaves at least
     FP32_SPLIT_MIN_K per part and keeps the CTAs within FP32_SPLIT_CTAS_PER_SM per SM (1: no split): 128 x 64
-    tiles, or with few rows simt_skinny's column blocks, one per SM (at 181-234 registers a thread one CTA fits,
-    and each CTA then streams a long slab of the weight)."""
+    tiles, or with few rows simt_skinny's column blocks, as many as fit at once (its min_blocks per SM: each CTA
+    then streams one long slab of the weight)."""
     if m == 0 or n == 0:
         return 1
     skinny = _skinny_block_n(m, b_row_major)
-    tiles, per_sm = (-(-n // skinny), 1) if skinny else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM)
+    tiles, per_sm = ((-(-n // skinny), registry.get("simt_skinny").min_blocks) if skinny
+                     else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM))
     splits = 1
     while (2 * splits <= FP32_SPLIT_MAX and k % (2 * splits) == 0 and k // (2 * splits) >= FP32_SPLIT_MIN_K
            and tiles * 2 * splits <= per_sm * sms):
@@ -417,9 +418,46 @@ def _fp32_3xtf32(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha
 
 
 def _fp32_split_k(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
-                  splits: int, out: torch.Tensor | None) -> torch.Tensor:
+                  splits: int, out: torch.Tensor | None, fast_key: fastpath.Key | None = None) -> torch.Tensor:
+    """The K-parts route of fp32 (fp32_k_splits); later calls with this signature take PreparedKParts."""
+    parts = _k_parts(a, b, splits)
+    d = _sum_parts(_gemm(*parts), c, alpha, beta, out)
+    inner = fastpath.lookup(fastpath.key(*parts, None, None, 1.0, 0.0, None, None, "auto", None))
+    if fast_key is not None and isinstance(inner, fastpath.Prepared):
+        fastpath.store(fast_key, PreparedKParts(a, b, out, splits, inner, alpha, beta))
+    return d
+
+
+class PreparedKParts:
+    """The repeat call of fp32's K-parts route (tcgemm.fastpath keeps it under the call's signature): the
+    batched GEMM's prepared launch, then the parts' sum; the route's checks and the batched call's lookup are
+    not redone (at 16 x 1000 x 2048 they were ~40 us of host time a call, against 15 us of GPU time)."""
+
+    direct = False
+
+    def __init__(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None, splits: int,
+                 inner: fastpath.Prepared, alpha: float, beta: float) -> None:
+        self._splits, self._inner, self._alpha, self._beta = splits, inner, alpha, beta
+        self.plan = inner.plan
+        self._extents = (fastpath._extent(a), fastpath._extent(b), fastpath._extent(out))
+
+    def __call__(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
+                 scale_a: object = None, scale_b: object = None) -> torch.Tensor:
+        if out is not None:  # (what the first call's checks refused: out over an input; c = out is allowed)
+            o0, eo = out.data_ptr(), self._extents[2]
+            for name, t, e in (("a", a, self._extents[0]), ("b", b, self._extents[1])):
+                if e and eo and t.data_ptr() < o0 + eo and o0 < t.data_ptr() + e:
+                    raise ValueError(f"out overlaps {name} in memory; pass a separate output tensor")
+            if c is not None and _overlaps(out, c) and not (
+                    out.data_ptr() == c.data_ptr() and out.shape == c.shape and out.stride() == c.stride()):
+                raise ValueError("out partly overlaps c; pass c=out exactly (in-place update) or separate tensors")
+        return _sum_parts(self._inner(*_k_parts(a, b, self._splits), None, None), c, self._alpha, self._beta, out)
+
+
+def _sum_parts(partials: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+               out: torch.Tensor | None) -> torch.Tensor:
+    """alpha * (the parts summed in order) + beta * c, into out if given."""
     # (with a C, which may be out itself, the result is formed apart and copied over)
-    partials = _gemm(*_k_parts(a, b, splits))
     blend = c is not None and beta != 0.0
     d = torch.sum(partials, 0, out=out) if out is not None and not blend else partials.sum(0)
     if alpha != 1.0:

@@ -368,6 +368,7 @@ LADDER: tuple[KernelSpec, ...] = (
         ),
         seed="tcgemm (fp32 decode: 0.73x / 0.48x of cuBLAS at 16 x 4096 x 4096 on the tiled stages)",
         vector_loads=True,
+        min_blocks=2,  # two CTAs of 8 warps per SM: more weight loads in flight
         auto_max_m=16,
     ),
     KernelSpec(

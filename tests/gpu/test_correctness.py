@@ -675,6 +675,10 @@ def test_fp32_split_k_few_rows(m, n, k, layouts):
     assert torch.equal(tcgemm.gemm(a, b, alpha=0.5), d)
     out = torch.full_like(d, float("nan"))
     assert tcgemm.gemm(a, b, alpha=0.5, out=out) is out and torch.equal(out, d)
+    assert tcgemm.gemm(a, b, alpha=0.5, out=out) is out and torch.equal(out, d)  # the repeat call's path
+    if layouts[1] == "r" and m <= k:  # an out over B, with the signature of the prepared call's out
+        with pytest.raises(ValueError, match="overlap"):
+            tcgemm.gemm(a, b, alpha=0.5, out=b[:m])
     assert ("parts" in tcgemm.explain(a, b).reason) == (splits > 1)
     # With C: a bias row, a full matrix, and C updated in place (c = out), D = alpha A B + beta C.
     for c in (torch.randn(n, device="cuda", generator=gen), torch.randn(m, n, device="cuda", generator=gen)):
