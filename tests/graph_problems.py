@@ -119,7 +119,9 @@ def shape_for(case: Case, sms: int) -> Shape:
     configs = [c.name for c in spec.configs]
     index = configs.index(cfg.name) + spec.precisions.index(case.precision)
     flip = {"r": "c", "c": "r"}
-    served = [lay for lay in spec.layouts  # (D_TRANSPOSED: the transposed problem's layouts are B's and A's flipped)
+    # (D_TRANSPOSED: the transposed problem's layouts are B's and A's flipped, and may be none the kernel reads
+    # as given: tf32's A_REGS configs serve "rr" where the kernel reads "rc")
+    served = [lay for lay in (("rr", "rc", "cr", "cc") if cfg.get("D_TRANSPOSED") else spec.layouts)
               if cfg.serves_layouts(flip[lay[1]] + flip[lay[0]] if cfg.get("D_TRANSPOSED") else lay)]
     layouts = served[index % len(served)]  # vary the layouts over a kernel's cases
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]

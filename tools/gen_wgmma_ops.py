@@ -19,7 +19,8 @@ HEADER = '''\
 //                                      tiles at N = 768, 2304), 8, 16, 32 for the few
 //                                      tokens of the swap-AB decode kernel (hopper/05_swap_ab_stream_k.cu)
 //   WgmmaTf32<N>  f32 += tf32 x tf32, m64nNk8    (both operands K-major: tf32, s8 and fp8 have no
-//   WgmmaS8<N>    s32 += s8 x s8, m64nNk32        transpose mode)
+//   WgmmaS8<N>    s32 += s8 x s8, m64nNk32        transpose mode; tf32's mma_rs takes A from registers,
+//                                                 which any layout in shared memory can fill)
 //   WgmmaE4m3<N>, WgmmaE5m2<N>   f32 += fp8 x fp8, m64nNk32
 //
 // Every instruction reads 32 bytes of k per row, so with 128-byte swizzled K-major tiles the
@@ -82,6 +83,20 @@ def specialisation(struct: str, n: int) -> str:
     ctype, con, k, types, imms = KINDS[struct]
     regs = n // 2
     lines, outs = _operands(regs, con, " " * 16)
+    rs = ""
+    if struct == "WgmmaTf32":  # A from registers (RS): 4 tf32 values a thread, the mma.m16n8k8 fragment per warp
+        rs = f'''
+    static __device__ __forceinline__ void mma_rs({ctype} (&d)[{regs}], const unsigned (&a)[4],
+                                                  unsigned long long desc_b, int scale_d) {{
+        asm volatile(
+                "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 5}, 0;\\n"
+                "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{types} "
+                "{{"
+{lines}
+                "}}, {{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}, %{regs + 4}, p{imms};\\n}}\\n"
+                : {outs}
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+    }}'''
     return f'''
 template <>
 struct {struct}<{n}> {{
@@ -95,7 +110,7 @@ struct {struct}<{n}> {{
                 "}}, %{regs}, %{regs + 1}, p{imms};\\n}}\\n"
                 : {outs}
                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-    }}
+    }}{rs}
 }};
 '''
 

@@ -364,13 +364,12 @@ def _fp32_route(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: t
 def fp32_k_splits(m: int, n: int, k: int, sms: int, b_row_major: bool = True) -> int:
     """Parts of K for an fp32 problem on ``sms`` SMs: the largest power of two that divides K, leaves at least
     FP32_SPLIT_MIN_K per part and keeps the CTAs within FP32_SPLIT_CTAS_PER_SM per SM (1: no split): 128 x 64
-    tiles, or with few rows simt_skinny's column blocks, as many as fit at once (its min_blocks per SM: each CTA
-    then streams one long slab of the weight)."""
+    tiles, or with few rows simt_skinny's column blocks, one per SM (at 181-234 registers a thread one CTA fits;
+    each then streams one long slab of the weight)."""
     if m == 0 or n == 0:
         return 1
     skinny = _skinny_block_n(m, b_row_major)
-    tiles, per_sm = ((-(-n // skinny), registry.get("simt_skinny").min_blocks) if skinny
-                     else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM))
+    tiles, per_sm = (-(-n // skinny), 1) if skinny else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM)
     splits = 1
     while (2 * splits <= FP32_SPLIT_MAX and k % (2 * splits) == 0 and k // (2 * splits) >= FP32_SPLIT_MIN_K
            and tiles * 2 * splits <= per_sm * sms):

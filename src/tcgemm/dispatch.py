@@ -29,7 +29,7 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
         return f"it computes {', '.join(spec.precisions)}, not {problem.precision}"
     if arch < spec.min_arch:
         return f"it needs sm_{spec.min_arch} or newer, this GPU is sm_{arch}"
-    if problem.layouts not in spec.layouts:
+    if problem.layouts not in spec.layouts and not _serves_transposed(spec, problem):
         return (
             f"it serves layouts {', '.join(spec.layouts)} only (r: row-major, c: column-major, A then B), "
             f"not {problem.layouts}; kernel='auto' copies the operands into a served layout when worth it"
@@ -61,10 +61,14 @@ def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
     return (1, size) if cfg.get("CLUSTER_ALONG_N", 0) else (size, 1)
 
 
-def config_refuses(cfg: TileConfig, problem: GemmProblem) -> str | None:
+def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | None = None) -> str | None:
     """Why ``cfg`` cannot serve this problem, or None: it is built for other layouts (tiles whose width is
-    not a multiple of 64 read B K-major only), or it has no register-path epilogue (D_FROM_REGISTERS=0)
+    not a multiple of 64 read B K-major only; with ``spec``, a config of all the kernel's layouts and a
+    problem the kernel serves only transposed), or it has no register-path epilogue (D_FROM_REGISTERS=0)
     and stores D through TMA only, which needs D's rows 16-byte aligned."""
+    if spec is not None and cfg.layouts is None and problem.layouts not in spec.layouts:
+        return (f"config {cfg.name!r} reads the layouts {', '.join(spec.layouts)} of {spec.name}, not "
+                f"{problem.layouts}; use kernel='auto' or another config")
     if bool(cfg.get("D_TRANSPOSED")) != problem.d_transposed:
         return (f"config {cfg.name!r} computes D^T and writes it transposed (the token count as the wgmma's N); "
                 "it runs the transposed problem, which auto chooses where it estimates it faster"
@@ -115,7 +119,7 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     left out below; one with ``max_k`` is left out where K > max_k (a loss it does not see); ``named_only``
     configs are never taken."""
     configs = [c for c in spec.configs_for(problem.precision)
-               if config_refuses(c, problem) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
+               if config_refuses(c, problem, spec) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
                and (c.name in among if among else not c.named_only)]
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
@@ -159,18 +163,40 @@ TRANSPOSED_MARGIN = 0.85
 
 def transposed_problem(problem: GemmProblem) -> GemmProblem | None:
     """The problem D_TRANSPOSED configs run for ``problem`` (tcgemm.problem.transposed_store), or None where
-    they cannot: a column-major out (already D^T), or not a 16-bit GEMM with a 16-bit D."""
-    if problem.swapped or problem.d_transposed or problem.precision not in ("fp16", "bf16"):
+    they cannot: a column-major out (already D^T), or neither a 16-bit GEMM with a 16-bit D nor tf32."""
+    if problem.swapped or problem.d_transposed or problem.precision not in ("fp16", "bf16", "tf32"):
         return None
-    if problem.out_dtype.itemsize != 2:
+    if problem.precision != "tf32" and problem.out_dtype.itemsize != 2:
         return None
     return transposed_store(problem, {"a": None, "b": None})[0]
+
+
+def _flip(layout: str) -> str:
+    return "c" if layout == "r" else "r"
+
+
+def transposed_layouts(spec: KernelSpec, precision: str) -> frozenset[str]:
+    """Layouts (A then B) of problems ``spec`` serves only transposed, through its D_TRANSPOSED configs built
+    for the exchanged operands' layouts (tf32 with B row-major: kernel layouts "cc" serve "rr")."""
+    return frozenset(_flip(lay[1]) + _flip(lay[0]) for c in spec.configs_for(precision)
+                     if c.get("D_TRANSPOSED") and c.layouts for lay in c.layouts) - frozenset(spec.layouts)
+
+
+def _serves_transposed(spec: KernelSpec, problem: GemmProblem) -> bool:
+    """Whether a D_TRANSPOSED config of ``spec`` runs ``problem``, whose layouts the kernel does not read as given
+    (or ``problem`` is already the transposed one such a config serves)."""
+    if problem.d_transposed:
+        return any(c.get("D_TRANSPOSED") and config_refuses(c, problem) is None
+                   for c in spec.configs_for(problem.precision))
+    return problem.layouts in transposed_layouts(spec, problem.precision) and transposed_problem(problem) is not None
 
 
 def _orientation(spec: KernelSpec, problem: GemmProblem, sms: int) -> TileConfig:
     """pick_config's config for ``problem``, or for its transposed problem (the tokens as the wgmma's N:
     configs with D_TRANSPOSED) where that is estimated clearly faster: at M = 300, tiles of 152 or 160 tokens
     cover 304 or 320 rows where 64-row multiples of M compute 384."""
+    if problem.layouts not in spec.layouts:  # served transposed only (transposed_layouts): no choice to weigh
+        return _pick(spec, transposed_problem(problem), sms)[0]
     cfg, normal = _pick(spec, problem, sms)
     pt = transposed_problem(problem)
     # (_pick's candidates for pt: the D_TRANSPOSED configs that serve it; none, and the problem stays as given)
@@ -199,7 +225,9 @@ def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", 
     M) where one serves, else the highest stage of the fastest family."""
     candidates = [s for s in registry.all_specs()
                   if precision in s.precisions and arch >= s.min_arch and s.auto
-                  and (aligned or not (s.requires_aligned16 or s.tma)) and layouts in s.layouts
+                  and (aligned or not (s.requires_aligned16 or s.tma))
+                  # (served transposed only past the specialists' rows: below, staged copies reach them)
+                  and (layouts in s.layouts or (not rows and layouts in transposed_layouts(s, precision)))
                   and (not s.auto_max_m or 0 < rows <= s.auto_max_m)]
     if not candidates:
         return None
@@ -249,10 +277,10 @@ def _explicit(spec: KernelSpec, config: str, problem: GemmProblem) -> TileConfig
     if cfg.get("D_TRANSPOSED") and not problem.d_transposed:  # (the caller runs it on the transposed problem)
         pt = transposed_problem(problem)
         if pt is None:
-            raise KernelUnavailable(f"config {cfg.name!r} of {spec.name} writes D transposed: fp16/bf16 inputs, a "
-                                    "16-bit row-major D only; use kernel='auto' or another config")
+            raise KernelUnavailable(f"config {cfg.name!r} of {spec.name} writes D transposed: fp16/bf16 inputs with a "
+                                    "16-bit row-major D, or tf32, only; use kernel='auto' or another config")
         problem = pt
-    reason = config_refuses(cfg, problem)
+    reason = config_refuses(cfg, problem, spec)
     if reason is not None:
         raise KernelUnavailable(f"kernel {spec.name!r} cannot serve this problem: {reason}")
     return cfg

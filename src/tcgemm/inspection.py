@@ -56,13 +56,14 @@ def _problem(precision: str, layouts: str) -> GemmProblem:
 def inspect_kernel(name: str, *, config: str | None = None, precision: str | None = None,
                    layouts: str | None = None, arch: str | None = None) -> Inspection:
     spec = registry.get(name)
-    layouts = layouts or ("rr" if "rr" in spec.layouts else spec.layouts[0])
-    if layouts not in spec.layouts:
-        raise ValueError(f"kernel {name!r} serves layouts {', '.join(spec.layouts)}, not {layouts}")
     precision = precision or spec.precisions[0]
     if precision not in spec.precisions:
         raise ValueError(f"kernel {name!r} computes {', '.join(spec.precisions)}, not {precision}")
     cfg = spec.config(config, precision)
+    served = cfg.layouts or spec.layouts  # (a config of its own layouts: D_TRANSPOSED ones, the transposed problem's)
+    layouts = layouts or ("rr" if "rr" in served else served[0])
+    if layouts not in served:
+        raise ValueError(f"kernel {name!r} (config {cfg.name}) reads layouts {', '.join(served)}, not {layouts}")
     plan = launch.plan(_problem(precision, layouts), spec, cfg)
     device_arch = None
     if torch.cuda.is_available():

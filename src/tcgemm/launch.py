@@ -157,7 +157,7 @@ def _stream_k(problem: GemmProblem, cfg: TileConfig, sms: int) -> tuple[int, int
 
 def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEFAULT_SMS) -> LaunchPlan:
     """Defines, grid and block of one launch; ``sms`` (the GPU's SM count) sizes persistent grids."""
-    if problem.layouts not in spec.layouts:
+    if problem.layouts not in spec.layouts and not (cfg.layouts and problem.layouts in cfg.layouts):
         raise ValueError(f"kernel {spec.name!r} serves layouts {', '.join(spec.layouts)}, not {problem.layouts}")
     if not cfg.serves_layouts(problem.layouts):
         raise ValueError(f"config {cfg.name!r} of {spec.name} serves layouts {', '.join(cfg.layouts or ())}, "

@@ -61,11 +61,11 @@ class TileConfig:
     def writes(self, d_bytes: int) -> bool:
         """Whether the staged epilogue of this config can write a D of ``d_bytes`` per element: a 32-bit D goes
         through twice the column parts (EPI_32BIT), each a whole number of 16-column steps, which tiles 48, 96,
-        112 or 144 wide do not split into; D_TRANSPOSED writes a 16-bit D only."""
+        112 or 144 wide do not split into; D_TRANSPOSED writes a 16-bit D only, but for tf32's A_REGS configs."""
         if d_bytes == 2 or not (self.get("D_BOX_BYTES") or self.get("D_TRANSPOSED")):
             return True
         if self.get("D_TRANSPOSED"):
-            return False
+            return bool(self.get("A_REGS"))  # (tf32's transposed configs write their 32-bit D from registers)
         return (self["BLOCK_N"] // 2) % (8 * self.get("EPI_PARTS", 1) * d_bytes // 2) == 0
 
     @property
@@ -368,7 +368,6 @@ LADDER: tuple[KernelSpec, ...] = (
         ),
         seed="tcgemm (fp32 decode: 0.73x / 0.48x of cuBLAS at 16 x 4096 x 4096 on the tiled stages)",
         vector_loads=True,
-        min_blocks=2,  # two CTAs of 8 warps per SM: more weight loads in flight
         auto_max_m=16,
     ),
     KernelSpec(
@@ -1086,6 +1085,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x32es6", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
+            # tf32 with B row-major (x @ w, w stored K x N), without a copy: wgmma reads tf32 from shared memory
+            # K-major only, so these run the transposed problem D^T = B^T A^T (dispatch._orientation), whose A
+            # (B^T, MN-major) the consumers load into registers (A_REGS, hopper_ktile.cuh) and whose D^T goes
+            # out transposed from registers. Layouts "cc" are the transposed problem's: they serve a row-major
+            # A and B. Before them, B went through a transposing copy: 0.79-0.89x of cuBLAS at 4096^3 (rr),
+            # 1.00x with B already K-major (rc) (2026-11-26-h100-explore-tf32-{rr-staged,rc}-d158e06.json).
+            _cfg("128x256x32rT", ("tf32",), layouts=("cc",), BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, WAVE_SNAKE=1, GROUP_M=16,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256)),
+            _cfg("128x128x32rT", ("tf32",), speed=0.9, layouts=("cc",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
+                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, A_REGS=1, D_TRANSPOSED=1,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # The 3xTF32 GEMMs of fp32 products (tcgemm.emulation; named only, never tf32's auto): partial sums
             # promoted to an fp32 total every PROMOTE_EVERY k-tiles (hopper_ktile.cuh), since the tensor cores'
             # unrounded adds alone left 3e-5 / 1e-4 of error at K = 4096 / 14336 (cuBLAS fp32 1e-6 / 2e-6).

@@ -122,8 +122,10 @@ def plan(shapes: Sequence[tuple[int, int, int]], precision: str, layouts: str | 
         for m, n, k in shapes:
             a, b = _operands(m, n, k, precision, lay, "meta")
             _a, _b, problem, spec = _resolve(a, b, precision, cc, sms)
-            configs = tuple(c for c in spec.configs_for(precision)  # (D_TRANSPOSED: a transposed problem's)
-                            if c.serves_layouts(problem.layouts) and not c.get("D_TRANSPOSED"))
+            # (D_TRANSPOSED configs: a transposed problem's, as auto runs tf32 with B row-major)
+            configs = tuple(c for c in spec.configs_for(precision)
+                            if c.serves_layouts(problem.layouts) and (c.layouts or problem.layouts in spec.layouts)
+                            and bool(c.get("D_TRANSPOSED")) == problem.d_transposed)
             out.append(Planned((m, n, k), lay, shape_key(problem), spec, configs, pick_config(spec, problem, sms)))
     return out
 

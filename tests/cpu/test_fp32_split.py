@@ -8,7 +8,7 @@ from tcgemm import api
 
 
 @pytest.mark.parametrize(("m", "n", "k", "splits"), [
-    (16, 4096, 4096, 8),     # simt_skinny: 32 blocks of 128 columns, 8 parts make 256 CTAs (two per SM)
+    (16, 4096, 4096, 4),     # simt_skinny: 32 blocks of 128 columns, 4 parts make 128 CTAs (one per SM)
     (128, 4096, 4096, 8),    # 64 tiles of 128 x 64: 8 parts make 512 CTAs (<= 4 per SM on 132 SMs)
     (256, 4096, 4096, 4),    # 128 tiles
     (1024, 1024, 1024, 4),   # 128 tiles, 256 k a part
@@ -25,8 +25,8 @@ def test_fp32_k_splits(m, n, k, splits):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "splits"), [
-    (16, 4096, 4096, 2),     # simt_skinny with B column-major: 128 blocks of 32 columns, 2 parts
-    (3, 1000, 2048, 8),      # 32 blocks
+    (16, 4096, 4096, 1),     # simt_skinny with B column-major: 128 blocks of 32 columns already
+    (3, 1000, 2048, 4),      # 32 blocks
     (17, 4096, 4096, 8),     # past simt_skinny's rows: 128 x 64 tiles
 ])
 def test_fp32_k_splits_column_major_b(m, n, k, splits):

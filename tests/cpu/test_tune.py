@@ -92,8 +92,12 @@ def test_plan_on_meta_tensors_matches_dispatch():
     assert [c.name for c in p.configs] == [c.name for c in p.spec.configs_for("bf16") if c.serves_layouts("rr")]
     narrow = {c.name for c in p.spec.configs_for("bf16") if not c.serves_layouts("rr")}
     assert narrow and not narrow & {c.name for c in p.configs}  # (tiles that need a K-major B: rc, cc only)
-    (t,) = tune.plan([(1024, 1024, 1024)], "tf32", "rr")  # auto stages K-major copies: the key has their layouts
-    assert t.spec.family == "hopper" and t.key.startswith("tf32:rc:") and t.layouts == "rr"
+    (t,) = tune.plan([(1024, 1024, 1024)], "tf32", "cr")  # auto stages K-major copies: the key has their layouts
+    assert t.spec.family == "hopper" and t.key.startswith("tf32:rc:") and t.layouts == "cr"
+    # tf32 with B row-major runs transposed (D^T = B^T A^T, A through registers): its configs only
+    (t,) = tune.plan([(1024, 1024, 1024)], "tf32", "rr")
+    assert t.key.startswith("tf32:cc:") and t.layouts == "rr" and t.configs
+    assert all(c.get("D_TRANSPOSED") and c.get("A_REGS") for c in t.configs) and t.heuristic in t.configs
     with pytest.raises(ValueError, match="--layouts"):
         tune.plan([(8, 8, 8)], "bf16", "rx")
 

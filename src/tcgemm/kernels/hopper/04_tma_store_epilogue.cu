@@ -16,10 +16,12 @@
 //      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2 x 2 (CLUSTER_2D), no cluster
 //      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
 //                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow
-//      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE)
+//      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE), tf32's
+//                           MN-major A through registers (A_REGS)
 //      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas; boxes of
 //                           32-byte rows for tiles 48-144 wide (D_BOX_BYTES); D^T written transposed
-//                           (D_TRANSPOSED: the host exchanged the operands, the tokens are the wgmma's N)
+//                           (D_TRANSPOSED: the host exchanged the operands, the tokens are the wgmma's N;
+//                           tf32's D^T from registers)
 //    and all input types: fp16/bf16 (K- or MN-major), tf32, int8, fp8 (K-major; registry entry
 //    wgmma_tma_store_kmajor), with 16- or 32-bit D.
 //
@@ -276,12 +278,15 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     if constexpr (OVERLAP) {  // the two column halves, as in the epilogue (one wgmma shape throughout)
                         mma_ktile_half<0>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
                         mma_ktile_half<1>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                    } else if constexpr (kARegs) {
+                        mma_ktile_regs(acc, a_base, b_base, 1);
                     } else {
                         mma_ktile(acc, a_base, b_base, 1);
                     }
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
-                    wgmma_wait<1>();  // the k-tile before this one retired
+                    // The k-tile before this one retired; A_REGS: this one too, as the next reloads its registers.
+                    wgmma_wait<kARegs ? 0 : 1>();
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
                 prev = s;
@@ -347,12 +352,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     continue;
                 }
             }
-            if constexpr (kDTransposed) {  // (the host launches these with D's map, and a 16-bit D, only)
+            if constexpr (kDTransposed) {  // 16-bit D: the host launches these with D's map only; tf32: registers
                 if constexpr (sizeof(elem_d) == 2)
                     epilogue_tma_store_transposed(gz, acc, d_bufs + cw * D_BUF, tma_d, cd.m0 + cw * WG_M, cd.n0,
                                                   g.batch_d ? c.z : 0, 1 + cw);
                 else
-                    watchdog_fault();
+                    store_tile_registers_transposed(gz, acc, cd, cw, warp, lane);
                 continue;
             }
             if constexpr (D_STAGED && !kDTransposed) {

@@ -25,8 +25,8 @@
 
 // One operand's k-tile: the whole tile (ROWS rows of m or n, plain TMA loads) or, when the cluster
 // shares it, this CTA's PART rows, multicast to every CTA of the cluster at the same offset.  K-major:
-// one box of BLOCK_K x rows (128-byte rows of k); MN-major (16-bit only): boxes of 64 m or n x BLOCK_K,
-// 8 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
+// one box of BLOCK_K x rows (128-byte rows of k); MN-major: boxes of MN_BOX m or n (one 128-byte row:
+// 64 16-bit, 32 tf32 values) x BLOCK_K, 8 or 4 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
 // one box shared by the cluster is split along k (MN_K_SPLIT): k row j at byte j * 128.
 // `part`: this CTA's index among the CTAs that share the tile, `mask`: their bits.
 template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
@@ -42,8 +42,8 @@ __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, u
         tma_load_3d_multicast(dst + part * K_ROWS * 128, map, bar, mn0, k0 + part * K_ROWS, z, mask);
     } else {
 #pragma unroll
-        for (int j = 0; j < COUNT / 64; ++j) {
-            const int row = first + 64 * j;
+        for (int j = 0; j < COUNT / MN_BOX; ++j) {
+            const int row = first + MN_BOX * j;
             if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, mask);
             else tma_load_3d(dst + row * 128, map, bar, mn0 + row, k0, z);
         }

@@ -77,9 +77,20 @@
 #ifndef EPI_OVERLAP
 #define EPI_OVERLAP 0  // 1: the next tile's first k-tile issued in two column halves between the epilogue's halves
 #endif
+#ifndef A_REGS
+#define A_REGS 0  // 1: A's fragments from shared memory into registers, then wgmma (tf32 with an MN-major A; hopper_ktile.cuh)
+#endif
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (hopper_ktile.cuh)
 #endif
+
+constexpr bool defined_tf32() {
+#if defined(PRECISION_TF32)
+    return true;
+#else
+    return false;
+#endif
+}
 
 // ---- the variants, as constants ----
 constexpr int kSplitK = SPLIT_K;
@@ -89,6 +100,7 @@ constexpr bool kGpcOrder = GPC_ORDER != 0;
 constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
 constexpr bool OVERLAP = EPI_OVERLAP;  // hopper_epilogue.cuh
 constexpr bool kDTransposed = D_TRANSPOSED != 0;  // epilogue_tma.cuh: epilogue_tma_store_transposed
+constexpr bool kARegs = A_REGS != 0;
 
 constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
@@ -158,7 +170,8 @@ constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;
 constexpr int B_TILE = BLOCK_N * ROW_BYTES;
 constexpr int STAGE_BYTES = A_TILE + B_TILE;  // what lands in EACH CTA per k-tile
-constexpr int A_CHUNK = 64 * ROW_BYTES;  // one MN-major box (16-bit only): 64 m x BLOCK_K k
+constexpr int MN_BOX = ROW_BYTES / ELEM_BYTES;  // m or n of one MN-major box: one 128-byte swizzle row (64 16-bit, 32 tf32)
+constexpr int A_CHUNK = 64 * ROW_BYTES;  // 64 rows of an MN-major A (16-bit: one box; tf32: two) x BLOCK_K k
 constexpr int B_CHUNK = 64 * ROW_BYTES;
 constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-major: k rows per wgmma
 
@@ -171,11 +184,12 @@ constexpr int A_PART = BLOCK_M / CTAS_N;  // rows of A each CTA loads for its ti
 constexpr int B_PART = BLOCK_N / CTAS_M;  // columns of B each CTA loads for its tile column
 // A shared MN-major tile of one 64-wide box cannot be cut along its 64 contiguous columns: split along k.
 template <int PART>
-constexpr bool MN_K_SPLIT = PART * CLUSTER_M == 64 && CLUSTER_M > 1 && !CLUSTER_2D;
+constexpr bool MN_K_SPLIT = PART * CLUSTER_M == MN_BOX && CLUSTER_M > 1 && !CLUSTER_2D;
 constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sched.cuh)
 
 // ---- D staging (hopper_epilogue.cuh): a buffer per consumer warpgroup, between the ring and the barriers ----
-constexpr bool D_STAGED = sizeof(elem_d) == 2 || EPI_32BIT;
+// (A D^T of 32 bits, D_TRANSPOSED with A_REGS, goes out from registers: never staged)
+constexpr bool D_STAGED = sizeof(elem_d) == 2 || (EPI_32BIT && !kDTransposed);
 // (D_TRANSPOSED: BLOCK_N rows of 64 16-bit features, one part)
 constexpr int ATOM_BUF = kDTransposed ? BLOCK_N * 128 : 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
@@ -183,20 +197,24 @@ constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;       // column par
 
 static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
 static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
-static_assert(ELEM_BYTES == 2 || (A_K_MAJOR && B_K_MAJOR), "wgmma reads tf32/int8/fp8 K-major only");
+static_assert(ELEM_BYTES == 2 || (B_K_MAJOR && (A_K_MAJOR || kARegs)),
+              "wgmma reads tf32/int8/fp8 K-major only (tf32's A may come MN-major through registers: A_REGS)");
+static_assert(!kARegs || (defined_tf32() && !A_K_MAJOR && M_ATOMS == 1 && !PROMOTE && SPLIT_K == 1 && !TAIL_SPLIT &&
+                          !EPI_OVERLAP && CTAS_N == 1),
+              "A_REGS: tf32 with an MN-major A, m64 blocks, no promotion, split-K, tail split, EPI_OVERLAP or shared A");
 static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per WG_M rows");
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
-static_assert(BLOCK_N % 64 == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and MN-major boxes of 64)");
+static_assert(BLOCK_N % MN_BOX == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and whole MN-major boxes)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
-static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && (B_PART % (B_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<B_PART>),
-              "each CTA loads whole 64-column boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
+static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && (B_PART % (B_K_MAJOR ? 8 : MN_BOX) == 0 || MN_K_SPLIT<B_PART>),
+              "each CTA loads whole boxes (MN-major) or 8-row swizzle atoms (K-major) of B");
 static_assert(B_BOX_K == (MN_K_SPLIT<B_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K) &&
               A_BOX_K == (MN_K_SPLIT<A_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K),
               "the host's MN-major boxes: BLOCK_K rows of k, or this CTA's share of them when split along k");
 static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
-static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : 64) == 0 || MN_K_SPLIT<A_PART>),
-              "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or 64-row boxes");
+static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : MN_BOX) == 0 || MN_K_SPLIT<A_PART>),
+              "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or whole MN-major boxes");
 static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
 static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
@@ -204,10 +222,10 @@ static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the coun
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
-static_assert(!D_TRANSPOSED || (!D_FROM_REGISTERS && ELEM_BYTES == 2 && M_ATOMS == 1 && SPLIT_K == 1 && !TAIL_SPLIT &&
-                                !OVERLAP && EPI_PARTS == 1 && B_K_MAJOR && BLOCK_N <= 256),
-              "D_TRANSPOSED: 16-bit inputs, TMA stores only, m64 blocks, no split-K / tail split / EPI_OVERLAP, "
-              "the tokens K-major (any multiple of 8)");
+static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && SPLIT_K == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
+                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 : kARegs && D_FROM_REGISTERS)),
+              "D_TRANSPOSED: m64 blocks, no split-K / tail split / EPI_OVERLAP, B K-major (any multiple of 8); "
+              "16-bit inputs through TMA stores only, tf32 (A_REGS) from registers");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");

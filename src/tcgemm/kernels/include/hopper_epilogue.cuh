@@ -83,3 +83,24 @@ __device__ __forceinline__ void store_tile_registers(const Gemm& gz, const acc_t
         }
     }
 }
+
+// D^T from registers (D_TRANSPOSED with a 32-bit D: tf32's A_REGS configs, x @ w with w row-major): the tile
+// is of D^T = B^T A^T, its element (row, col) is D's (col, row).  For each register a warp writes 8
+// consecutive rows of the tile (32 bytes of one row of D, a whole sector) in 4 rows of D.  C (beta != 0) is
+// read at the transposed problem's strides (problem.transposed_store exchanged them).
+template <int NACC>
+__device__ __forceinline__ void store_tile_registers_transposed(const Gemm& gz, const acc_t (&acc)[NACC],
+                                                                const TileCoord& c, int cw, int warp, int lane) {
+    static_assert(NACC == ATOM_ACC, "one m64 block per consumer");
+    const int col = c.n0 + 2 * (lane % 4);
+    const int row = c.m0 + cw * WG_M + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BLOCK_N / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int r = row + 8 * h, n = col + 8 * j + i;
+                if (r < gz.M && n < gz.N) gz.D[(i64)n * gz.ldd + r] = to_d(epilogue_value(gz, r, n, acc[4 * j + 2 * h + i]));
+            }
+}

@@ -59,6 +59,45 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
     }
 }
 
+// A_REGS: tf32 with an MN-major A (rows of A contiguous along m: B of a row-major x @ w, computed as
+// D^T = B^T A^T; the host's transposed problem).  wgmma reads tf32 from shared memory K-major only, but
+// takes A from registers in any case, so each thread loads its fragment itself: per m64 x k8 step the
+// mma.m16n8k8 fragment of its warp's 16 rows, a[0..3] = A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)
+// (g = lane / 4, t = lane % 4), from the tile as TMA wrote it: boxes of 32 m x 32 k, 4 KB each, k row j
+// at byte 128 j, its 16-byte chunks swizzled by j % 8.  Across a warp one load reads 8 consecutive m of
+// 4 k rows: the swizzle spreads the 4 rows over 4 chunk pairs, two of them in the same 8 banks (two
+// wavefronts a load; unswizzled all four rows would share one chunk pair: four).  The registers are read
+// by the wgmmas asynchronously, so the caller waits for them to retire before the next k-tile reloads them
+// (the other consumer's wgmmas keep the tensor cores busy meanwhile).  Instead of a copy of B that
+// transposes it (at 4096^3 62 us of 444), 16 KB of shared-memory loads per k-tile.
+__device__ __forceinline__ unsigned a_regs_offset(int r, int kl) {  // A(r, kl) in a consumer's 64-row block
+    return (r >> 5) * 4096 + kl * 128 + ((((r & 31) >> 2) ^ (kl & 7)) << 4) + (r & 3) * 4;
+}
+__device__ __forceinline__ unsigned lds_b32(unsigned addr) {
+    unsigned v;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+template <typename Acc, int NACC>
+__device__ __forceinline__ void mma_ktile_regs(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+    static_assert(NACC == ATOM_ACC, "one m64 block per consumer");
+    constexpr int STEPS = ROW_BYTES / K_STEP_BYTES;
+    const int lane = threadIdx.x % 32, r = 16 * ((threadIdx.x % 128) / 32) + lane / 4, t = lane % 4;
+    unsigned a[STEPS][4];
+#pragma unroll
+    for (int kk = 0; kk < STEPS; ++kk) {
+        a[kk][0] = lds_b32(a_base + a_regs_offset(r, 8 * kk + t));
+        a[kk][1] = lds_b32(a_base + a_regs_offset(r + 8, 8 * kk + t));
+        a[kk][2] = lds_b32(a_base + a_regs_offset(r, 8 * kk + t + 4));
+        a[kk][3] = lds_b32(a_base + a_regs_offset(r + 8, 8 * kk + t + 4));
+    }
+    wgmma_fence();  // the fragments written, before the wgmmas read them
+    const unsigned b16 = smem_units(b_base);
+#pragma unroll
+    for (int kk = 0; kk < STEPS; ++kk)
+        Mma::mma_rs(d, a[kk], wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16), kk == 0 ? scale_first : 1);
+}
+
 // EPI_OVERLAP: the wgmmas of one k-tile on tile columns [H BLOCK_N / 2, (H + 1) BLOCK_N / 2), into
 // that half of a consumer's accumulators (the first ATOM_ACC / 2 registers hold columns 0 .. BLOCK_N / 2
 // - 1 in the wgmma fragment layout, whatever N).  B's rows (K-major) or 64-column boxes (MN-major) of

@@ -6,31 +6,25 @@
 // pair with 128 rows of A, mostly empty here, and read B through shared memory
 // behind barriers.  Here a CTA owns BLOCK_N columns of B and all M rows, and
 // each thread loads B straight into registers, 16 bytes a load, along
-// whichever dimension of B is contiguous:
+// whichever dimension of B is contiguous, and 4 consecutive k of every row of
+// A, all loads of a step issued before the first FMA:
 //
 //   B row-major (x @ w, w stored K x N): lanes along n, 4 columns each; the
 //     THREADS / (BLOCK_N / 4) thread rows take 4 k at a time, SLICES apart.  A
 //     warp reads 512 contiguous bytes of 4 rows of B per step.  The rows of A
 //     are read as the same address by every lane (one broadcast per warp), from
-//     the L1: they are small.  The k slices' sums are added in shared memory
+//     the L1: they are small.  (Loaded one row at a time, each behind the last
+//     one's FMAs, the first build ran 16 x 4096 x 4096 at 0.30x of cuBLAS:
+//     2026-11-26-h100-explore-fp32-skinny-stage-rr-08bca12.json.)  The k slices' sums are added in shared memory
 //     in slice order (deterministic).
 //   B column-major (x @ w.t(), nn.Linear's weight N x K): a warp owns
-//     BLOCK_N / WARPS columns (weight rows) and its lanes run along k, 4 values
-//     each (a warp reads 512 contiguous bytes of each weight row per step); the
-//     lanes' sums meet in a butterfly of shuffles (fixed order: deterministic).
-//
-// Bandwidth is bytes in flight: each SM needs ~16 KB of loads outstanding to
-// cover DRAM's latency at its share of 3 TB/s.  So the next step's weights
-// are loaded before this step's FMAs, and two CTAs of 8 warps share an SM
-// (launch bounds: <= 128 registers, A's rows read one at a time, not held).
-// History (16 x 4096 x 4096 against cuBLAS, row-major / column-major B): A's
-// rows loaded each behind the last one's FMAs 0.30x / 0.44x (08bca12); all
-// loads of a step first, but one CTA per SM at 181-234 registers and no
-// prefetch, 0.95x / 0.87x eager, 1.22x / 0.82x in CUDA graphs (74f7f92).
+//     BLOCK_N / WARPS columns (4: 16 x 8 accumulators spilled on sm_80) and its lanes run along k, 4 values each (a warp
+//     reads 512 contiguous bytes of each weight row per step); the lanes' sums
+//     meet in a butterfly of shuffles (fixed order: deterministic).
 //
 // The GPU fills through the batch: tcgemm.api cuts K into equal parts as one
-// strided batched GEMM (fp32_k_splits) where the column blocks alone leave SMs
-// idle, and sums the parts in order.
+// strided batched GEMM (fp32_k_splits) and sums the parts in order, so each
+// CTA streams a slab of (K / parts) x BLOCK_N of the weight.
 #include "epilogue.cuh"
 
 #ifndef BLOCK_M
@@ -56,28 +50,27 @@ __device__ __forceinline__ float4 load4(const float* p, int count, bool aligned1
 
 __device__ __forceinline__ float a_at(const Gemm& g, int m, int k) { return __ldg(g.A + a_offset(g, m, k)); }
 
-// Row `row` of A at k .. k + 3 (0 past K, or everywhere if not `valid`). Loaded one row at a time, right before
-// its FMAs: all 16 rows held at once took 64 registers, and with them one CTA of 8 warps per SM, too few weight
-// loads in flight (the rows come from the L1: every CTA reads the same few).
-__device__ __forceinline__ float4 a_row4(const Gemm& g, int row, bool valid, int k, bool a_vec) {
-    if (!valid) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (A_LAYOUT == LAYOUT_ROW) return load4(g.A + (i64)row * g.lda + k, g.K - k, a_vec);
-    return make_float4(a_at(g, row, k), k + 1 < g.K ? a_at(g, row, k + 1) : 0.0f,
-                       k + 2 < g.K ? a_at(g, row, k + 2) : 0.0f, k + 3 < g.K ? a_at(g, row, k + 3) : 0.0f);
+// The rows of A at k .. k + 3 for every row of the CTA (0 past M or K), all loads issued before any is used:
+// one memory latency per step, not one per row.
+__device__ __forceinline__ void load_rows(const Gemm& g, int m0, int rows, int k, bool a_vec, float4 (&x)[BLOCK_M]) {
+#pragma unroll
+    for (int m = 0; m < BLOCK_M; ++m) {
+        const int row = m0 + m;
+        if (m >= rows) {
+            x[m] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        } else if (A_LAYOUT == LAYOUT_ROW) {
+            x[m] = load4(g.A + (i64)row * g.lda + k, g.K - k, a_vec);
+        } else {
+            x[m] = make_float4(a_at(g, row, k), k + 1 < g.K ? a_at(g, row, k + 1) : 0.0f,
+                               k + 2 < g.K ? a_at(g, row, k + 2) : 0.0f, k + 3 < g.K ? a_at(g, row, k + 3) : 0.0f);
+        }
+    }
 }
 
 #if B_LAYOUT == LAYOUT_ROW
 constexpr int COLS = BLOCK_N / 4;        // threads along n
 constexpr int SLICES = THREADS / COLS;  // thread rows: slice s takes k = 4 s .. 4 s + 3, then 4 SLICES further on
 static_assert(THREADS % COLS == 0 && COLS % 32 == 0, "whole warps along n");
-
-// Rows k .. k + 3 of B, this thread's 4 columns (zeros past K or N).
-__device__ __forceinline__ void load_b_rows(const Gemm& g, int k, int n, bool vec, float4 (&w)[4]) {
-#pragma unroll
-    for (int u = 0; u < 4; ++u)
-        w[u] = k + u < g.K && n < g.N ? load4(g.B + (i64)(k + u) * g.ldb + n, g.N - n, vec)
-                                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-}
 
 __device__ __forceinline__ void skinny(const Gemm& g) {
     __shared__ float total[BLOCK_M][BLOCK_N];
@@ -87,19 +80,16 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
     const bool vec = VEC == 4 && g.ldb % 4 == 0;  // (the host passes VEC = 4 only with 16-byte aligned A and B)
     const bool a_vec = VEC == 4 && g.lda % 4 == 0;
     float acc[BLOCK_M][4] = {};
-    // The next step's rows of B are in flight while this step's FMAs run: one DRAM latency per step would
-    // otherwise leave the loads idle for the FMAs' time (16 rows: 256 FMAs a thread a step).
-    float4 w_next[4];
-    load_b_rows(g, 4 * slice, n, vec, w_next);
     for (int k = 4 * slice; k < g.K; k += 4 * SLICES) {
-        float4 w[4];
+        float4 w[4], x[BLOCK_M];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) w[u] = w_next[u];
-        if (k + 4 * SLICES < g.K) load_b_rows(g, k + 4 * SLICES, n, vec, w_next);
+        for (int u = 0; u < 4; ++u)  // rows k .. k + 3 of B, this thread's 4 columns
+            w[u] = k + u < g.K && n < g.N ? load4(g.B + (i64)(k + u) * g.ldb + n, g.N - n, vec)
+                                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        load_rows(g, m0, rows, k, a_vec, x);
 #pragma unroll
         for (int m = 0; m < BLOCK_M; ++m) {
-            const float4 x = a_row4(g, m0 + m, m < rows, k, a_vec);  // one broadcast load a warp, from the L1
-            const float xs[4] = {x.x, x.y, x.z, x.w};
+            const float xs[4] = {x[m].x, x[m].y, x[m].z, x[m].w};
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
                 acc[m][0] = fmaf(xs[u], w[u].x, acc[m][0]);
@@ -128,14 +118,6 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
 constexpr int WARP_COLS = BLOCK_N / WARPS;  // columns of B (weight rows) per warp
 static_assert(BLOCK_N % WARPS == 0, "whole columns per warp");
 
-// 4 consecutive k of each of the warp's weight rows (zeros past N or K).
-__device__ __forceinline__ void load_w_rows(const Gemm& g, int k, int n0, bool vec, float4 (&w)[WARP_COLS]) {
-#pragma unroll
-    for (int c = 0; c < WARP_COLS; ++c)
-        w[c] = n0 + c < g.N && k < g.K ? load4(g.B + (i64)(n0 + c) * g.ldb + k, g.K - k, vec)
-                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-}
-
 __device__ __forceinline__ void skinny(const Gemm& g) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int n0 = blockIdx.x * BLOCK_N + warp * WARP_COLS;
@@ -143,25 +125,23 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
     const bool vec = VEC == 4 && g.ldb % 4 == 0;
     const bool a_vec = VEC == 4 && g.lda % 4 == 0;
     float acc[BLOCK_M][WARP_COLS] = {};
-    float4 w_next[WARP_COLS];  // the next step's weights in flight during this step's FMAs (as above)
-    load_w_rows(g, 4 * lane, n0, vec, w_next);
     for (int k = 4 * lane; k < g.K; k += 128) {
-        float4 w[WARP_COLS];
+        float4 w[WARP_COLS], x[BLOCK_M];
 #pragma unroll
-        for (int c = 0; c < WARP_COLS; ++c) w[c] = w_next[c];
-        load_w_rows(g, k + 128, n0, vec, w_next);
+        for (int c = 0; c < WARP_COLS; ++c)  // one 16-byte load from each of the warp's weight rows
+            w[c] = n0 + c < g.N ? load4(g.B + (i64)(n0 + c) * g.ldb + k, g.K - k, vec)
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        load_rows(g, m0, rows, k, a_vec, x);
 #pragma unroll
-        for (int m = 0; m < BLOCK_M; ++m) {
-            const float4 x = a_row4(g, m0 + m, m < rows, k, a_vec);
+        for (int m = 0; m < BLOCK_M; ++m)
 #pragma unroll
             for (int c = 0; c < WARP_COLS; ++c) {
                 float v = acc[m][c];
-                v = fmaf(x.x, w[c].x, v);
-                v = fmaf(x.y, w[c].y, v);
-                v = fmaf(x.z, w[c].z, v);
-                acc[m][c] = fmaf(x.w, w[c].w, v);
+                v = fmaf(x[m].x, w[c].x, v);
+                v = fmaf(x[m].y, w[c].y, v);
+                v = fmaf(x[m].z, w[c].z, v);
+                acc[m][c] = fmaf(x[m].w, w[c].w, v);
             }
-        }
     }
 #pragma unroll
     for (int m = 0; m < BLOCK_M; ++m)
