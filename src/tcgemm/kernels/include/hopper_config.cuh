@@ -183,8 +183,9 @@ constexpr bool SHARE_A = CTAS_N > 1, SHARE_B = CTAS_M > 1;
 constexpr int A_PART = BLOCK_M / CTAS_N;  // rows of A each CTA loads for its tile row of the cluster
 constexpr int B_PART = BLOCK_N / CTAS_M;  // columns of B each CTA loads for its tile column
 // A shared MN-major tile of one 64-wide box cannot be cut along its 64 contiguous columns: split along k.
+// (16-bit only: the one MN-major operand shared by a cluster; tf32's MN-major A (A_REGS) is not shared.)
 template <int PART>
-constexpr bool MN_K_SPLIT = PART * CLUSTER_M == MN_BOX && CLUSTER_M > 1 && !CLUSTER_2D;
+constexpr bool MN_K_SPLIT = ELEM_BYTES == 2 && PART * CLUSTER_M == MN_BOX && CLUSTER_M > 1 && !CLUSTER_2D;
 constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sched.cuh)
 
 // ---- D staging (hopper_epilogue.cuh): a buffer per consumer warpgroup, between the ring and the barriers ----
