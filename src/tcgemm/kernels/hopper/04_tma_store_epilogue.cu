@@ -205,7 +205,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
-        unsigned a_frag[2][A_REG_STEPS][4] = {};  // A_REGS: A's fragments of consecutive k-tiles (unused otherwise)
         int s = 0;
         unsigned phase = 0;
         // COORD_SHADOW: the next tile's coordinates worked out while the first k-tile's wgmmas run
@@ -242,34 +241,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             k_range(u, kt0, kt1);
             walk.range(u, kt0, kt1);
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
-            // A_REGS: the loop below, with A's fragments in two register sets in turn (hopper_ktile.cuh), two
-            // k-tiles an iteration so that each set is a fixed set of registers (picked by a branch, each
-            // k-tile's commit came after the join, and ptxas made it an empty wgmma group of its own).
-            auto ktile_regs = [&](int kt, unsigned(&frag)[A_REG_STEPS][4], unsigned(&before)[A_REG_STEPS][4]) {
-                mbar_wait_guarded(full + 8 * s, phase);
-                wgmma_fence();
-                mma_ktile_regs(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 1, frag);
-                wgmma_commit();
-                wgmma_wait<1>();  // the k-tile before this one retired: its slot goes back, its set is free
-                // ... and only now is that set dead: a use here keeps ptxas from giving its registers to this
-                // k-tile's set while the wgmmas before still read them (it then serialized every wgmma).
-#pragma unroll
-                for (int kk = 0; kk < A_REG_STEPS; ++kk)
-                    asm volatile("" ::"r"(before[kk][0]), "r"(before[kk][1]), "r"(before[kk][2]), "r"(before[kk][3]));
-                if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
-                prev = s;
-                if (++s == STAGES) {
-                    s = 0;
-                    phase ^= 1;
-                }
-            };
-            if constexpr (kARegs) {
-                for (int kt = kt_first; kt < kt1; kt += 2) {
-                    ktile_regs(kt, a_frag[0], a_frag[1]);
-                    if (kt + 1 < kt1) ktile_regs(kt + 1, a_frag[1], a_frag[0]);
-                }
-            }
-            for (int kt = kARegs ? kt1 : kt_first; kt < kt1; ++kt) {
+            for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
                 const unsigned b_base = b_slot(s);
@@ -306,12 +278,15 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     if constexpr (OVERLAP) {  // the two column halves, as in the epilogue (one wgmma shape throughout)
                         mma_ktile_half<0>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
                         mma_ktile_half<1>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
+                    } else if constexpr (kARegs) {
+                        mma_ktile_regs(acc, a_base, b_base, 1);
                     } else {
                         mma_ktile(acc, a_base, b_base, 1);
                     }
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
-                    wgmma_wait<1>();  // the k-tile before this one retired
+                    // The k-tile before this one retired; A_REGS: this one too, as the next reloads its registers.
+                    wgmma_wait<kARegs ? 0 : 1>();
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
                 prev = s;

@@ -67,10 +67,12 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 // at byte 128 j, its 16-byte chunks swizzled by j % 8.  Across a warp one load reads 8 consecutive m of
 // 4 k rows: the swizzle spreads the 4 rows over 4 chunk pairs, two of them in the same 8 banks (two
 // wavefronts a load; unswizzled all four rows would share one chunk pair: four).  The registers are read
-// by the wgmmas asynchronously: consecutive k-tiles use two register sets in turn, so the loop's wait for
-// the k-tile before (wgmma_wait<1>) frees the set the next one loads.  (Waiting for each k-tile before the
-// next reloaded one set, 4096^3 ran 440 us against 384 for B K-major: 2026-11-26-h100-explore-tf32-rT-60b4a88.json.)
-// Instead of a copy of B that transposes it (at 4096^3 62 us of 444), 16 KB of shared-memory loads a k-tile.
+// by the wgmmas asynchronously, so the caller waits for them to retire before the next k-tile reloads them
+// (the other consumer's wgmmas keep the tensor cores busy meanwhile).  Instead of a copy of B that
+// transposes it (at 4096^3 62 us of 444), 16 KB of shared-memory loads per k-tile.  Measured at 4096^3
+// 440 us against 384 for the same tiles with B K-major (2026-11-26-h100-explore-tf32-rT-60b4a88.json).
+// Tried: two register sets in turn, waiting only for the k-tile before (two k-tiles an iteration, the
+// retired set touched after the wait so that ptxas kept the sets apart): 493 us (...-rT-2set-5539dc8.json).
 __device__ __forceinline__ unsigned a_regs_offset(int r, int kl) {  // A(r, kl) in a consumer's 64-row block
     return (r >> 5) * 4096 + kl * 128 + ((((r & 31) >> 2) ^ (kl & 7)) << 4) + (r & 3) * 4;
 }
@@ -79,13 +81,12 @@ __device__ __forceinline__ unsigned lds_b32(unsigned addr) {
     asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
     return v;
 }
-constexpr int A_REG_STEPS = ROW_BYTES / K_STEP_BYTES;  // k8 steps of a tf32 k-tile
 template <typename Acc, int NACC>
-__device__ __forceinline__ void mma_ktile_regs(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first,
-                                               unsigned (&a)[A_REG_STEPS][4]) {
+__device__ __forceinline__ void mma_ktile_regs(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
     static_assert(NACC == ATOM_ACC, "one m64 block per consumer");
-    constexpr int STEPS = A_REG_STEPS;
+    constexpr int STEPS = ROW_BYTES / K_STEP_BYTES;
     const int lane = threadIdx.x % 32, r = 16 * ((threadIdx.x % 128) / 32) + lane / 4, t = lane % 4;
+    unsigned a[STEPS][4];
 #pragma unroll
     for (int kk = 0; kk < STEPS; ++kk) {
         a[kk][0] = lds_b32(a_base + a_regs_offset(r, 8 * kk + t));
