@@ -67,8 +67,8 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
     problem the kernel serves only transposed), or it has no register-path epilogue (D_FROM_REGISTERS=0)
     and stores D through TMA only, which needs D's rows 16-byte aligned."""
     if spec is not None and cfg.layouts is None and problem.layouts not in spec.layouts:
-        return (f"config {cfg.name!r} reads the layouts {', '.join(spec.layouts)} of {spec.name}, not "
-                f"{problem.layouts}; use kernel='auto' or another config")
+        return (f"config {cfg.name!r} serves layouts {', '.join(spec.layouts)} only (those {spec.name} reads as "
+                f"given), not {problem.layouts}; use kernel='auto' or another config")
     if bool(cfg.get("D_TRANSPOSED")) != problem.d_transposed:
         return (f"config {cfg.name!r} computes D^T and writes it transposed (the token count as the wgmma's N); "
                 "it runs the transposed problem, which auto chooses where it estimates it faster"
@@ -220,14 +220,15 @@ def row_class(m: int) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0) -> KernelSpec | None:
+def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0,
+          transposed: bool = True) -> KernelSpec | None:
     """The kernel auto runs: a specialist for few rows (KernelSpec.auto_max_m >= ``rows``, the row class of
-    M) where one serves, else the highest stage of the fastest family."""
+    M) where one serves, else the highest stage of the fastest family; ``transposed``: kernels that serve these
+    layouts only through the transposed problem count (not where there is none: transposed_problem)."""
     candidates = [s for s in registry.all_specs()
                   if precision in s.precisions and arch >= s.min_arch and s.auto
                   and (aligned or not (s.requires_aligned16 or s.tma))
-                  # (served transposed only past the specialists' rows: below, staged copies reach them)
-                  and (layouts in s.layouts or (not rows and layouts in transposed_layouts(s, precision)))
+                  and (layouts in s.layouts or (transposed and layouts in transposed_layouts(s, precision)))
                   and (not s.auto_max_m or 0 < rows <= s.auto_max_m)]
     if not candidates:
         return None
@@ -240,9 +241,10 @@ def select(
     """The kernel and tile config to run ``problem`` with."""
     if kernel == "auto":
         aligned = _tma_ok(problem)
-        spec = _auto(problem.precision, arch, aligned, problem.layouts, row_class(problem.m))
+        transposed = transposed_problem(problem) is not None
+        spec = _auto(problem.precision, arch, aligned, problem.layouts, row_class(problem.m), transposed)
         if spec is not None and spec.auto_max_m and not _specialist_takes(spec, problem, config):
-            spec = _auto(problem.precision, arch, aligned, problem.layouts, 0)  # the general kernels
+            spec = _auto(problem.precision, arch, aligned, problem.layouts, 0, transposed)  # the general kernels
         if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")
