@@ -205,6 +205,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
+        unsigned a_frag[2][A_REG_HALF][4];  // A_REGS: A's fragments, a register set per half k-tile (else unused)
         int s = 0;
         unsigned phase = 0;
         // COORD_SHADOW: the next tile's coordinates worked out while the first k-tile's wgmmas run
@@ -273,20 +274,28 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     wgmma_wait<0>();
                     if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                     promote(acc, part);
+                } else if constexpr (kARegs) {
+                    // A's fragments through registers, the k-tile in two halves from two register sets
+                    // (hopper_ktile.cuh): each wait leaves the half just issued queued.
+                    mma_half_regs<0>(acc, a_base, b_base, a_frag[0]);
+                    wgmma_commit();
+                    wgmma_wait<1>();  // the k-tile before retired: its slot goes back, set 1 is free
+                    if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    mma_half_regs<1>(acc, a_base, b_base, a_frag[1]);
+                    wgmma_commit();
+                    in_wgmma_shadow(u, kt, kt_first);
+                    wgmma_wait<1>();  // this k-tile's first half retired: set 0 is free for the next
                 } else {
                     wgmma_fence();
                     if constexpr (OVERLAP) {  // the two column halves, as in the epilogue (one wgmma shape throughout)
                         mma_ktile_half<0>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
                         mma_ktile_half<1>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
-                    } else if constexpr (kARegs) {
-                        mma_ktile_regs(acc, a_base, b_base, 1);
                     } else {
                         mma_ktile(acc, a_base, b_base, 1);
                     }
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
-                    // The k-tile before this one retired; A_REGS: this one too, as the next reloads its registers.
-                    wgmma_wait<kARegs ? 0 : 1>();
+                    wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
                 prev = s;

@@ -66,13 +66,14 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 // (g = lane / 4, t = lane % 4), from the tile as TMA wrote it: boxes of 32 m x 32 k, 4 KB each, k row j
 // at byte 128 j, its 16-byte chunks swizzled by j % 8.  Across a warp one load reads 8 consecutive m of
 // 4 k rows: the swizzle spreads the 4 rows over 4 chunk pairs, two of them in the same 8 banks (two
-// wavefronts a load; unswizzled all four rows would share one chunk pair: four).  The registers are read
-// by the wgmmas asynchronously, so the caller waits for them to retire before the next k-tile reloads them
-// (the other consumer's wgmmas keep the tensor cores busy meanwhile).  Instead of a copy of B that
-// transposes it (at 4096^3 62 us of 444), 16 KB of shared-memory loads per k-tile.  Measured at 4096^3
-// 440 us against 384 for the same tiles with B K-major (2026-11-26-h100-explore-tf32-rT-60b4a88.json).
-// Tried: two register sets in turn, waiting only for the k-tile before (two k-tiles an iteration, the
-// retired set touched after the wait so that ptxas kept the sets apart): 493 us (...-rT-2set-5539dc8.json).
+// wavefronts a load; unswizzled all four rows would share one chunk pair: four).  Instead of a copy of B
+// that transposes it (at 4096^3 62 us of 444), 16 KB of shared-memory loads a k-tile.
+// The registers are read by the wgmmas asynchronously: a k-tile goes out in two halves of two k steps, each
+// from its own register set, and the loop (04_tma_store_epilogue.cu) waits for the half before the one it
+// reloads, so the warpgroup always has wgmmas queued while it loads.  Measured at 4096^3 (B row-major
+// against the same tiles with B K-major, 384 us): one set, each k-tile retired before the next reloaded it,
+// 440 us (2026-11-26-h100-explore-tf32-rT-60b4a88.json); two sets for whole k-tiles in turn, two k-tiles an
+// iteration, 493 us (...-rT-2set-5539dc8.json).
 __device__ __forceinline__ unsigned a_regs_offset(int r, int kl) {  // A(r, kl) in a consumer's 64-row block
     return (r >> 5) * 4096 + kl * 128 + ((((r & 31) >> 2) ^ (kl & 7)) << 4) + (r & 3) * 4;
 }
@@ -81,24 +82,31 @@ __device__ __forceinline__ unsigned lds_b32(unsigned addr) {
     asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
     return v;
 }
-template <typename Acc, int NACC>
-__device__ __forceinline__ void mma_ktile_regs(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
+constexpr int A_REG_HALF = ROW_BYTES / K_STEP_BYTES / 2;  // k8 steps in half a tf32 k-tile
+// Half H of a k-tile's wgmmas, A's fragments loaded into `a` first.  (k step kk's offsets are kk's 0 plus
+// 1024 kk: 8 k rows of 128 bytes, the swizzle's phase unchanged.)
+template <int H, typename Acc, int NACC>
+__device__ __forceinline__ void mma_half_regs(Acc (&d)[NACC], unsigned a_base, unsigned b_base,
+                                              unsigned (&a)[A_REG_HALF][4]) {
     static_assert(NACC == ATOM_ACC, "one m64 block per consumer");
-    constexpr int STEPS = ROW_BYTES / K_STEP_BYTES;
     const int lane = threadIdx.x % 32, r = 16 * ((threadIdx.x % 128) / 32) + lane / 4, t = lane % 4;
-    unsigned a[STEPS][4];
+    const unsigned o00 = a_base + a_regs_offset(r, t), o10 = a_base + a_regs_offset(r + 8, t);
+    const unsigned o01 = a_base + a_regs_offset(r, t + 4), o11 = a_base + a_regs_offset(r + 8, t + 4);
 #pragma unroll
-    for (int kk = 0; kk < STEPS; ++kk) {
-        a[kk][0] = lds_b32(a_base + a_regs_offset(r, 8 * kk + t));
-        a[kk][1] = lds_b32(a_base + a_regs_offset(r + 8, 8 * kk + t));
-        a[kk][2] = lds_b32(a_base + a_regs_offset(r, 8 * kk + t + 4));
-        a[kk][3] = lds_b32(a_base + a_regs_offset(r + 8, 8 * kk + t + 4));
+    for (int j = 0; j < A_REG_HALF; ++j) {
+        const unsigned kk = H * A_REG_HALF + j;
+        a[j][0] = lds_b32(o00 + 1024 * kk);
+        a[j][1] = lds_b32(o10 + 1024 * kk);
+        a[j][2] = lds_b32(o01 + 1024 * kk);
+        a[j][3] = lds_b32(o11 + 1024 * kk);
     }
     wgmma_fence();  // the fragments written, before the wgmmas read them
     const unsigned b16 = smem_units(b_base);
 #pragma unroll
-    for (int kk = 0; kk < STEPS; ++kk)
-        Mma::mma_rs(d, a[kk], wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16), kk == 0 ? scale_first : 1);
+    for (int j = 0; j < A_REG_HALF; ++j) {
+        const int kk = H * A_REG_HALF + j;
+        Mma::mma_rs(d, a[j], wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16), 1);
+    }
 }
 
 // EPI_OVERLAP: the wgmmas of one k-tile on tile columns [H BLOCK_N / 2, (H + 1) BLOCK_N / 2), into
