@@ -200,9 +200,9 @@ static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
 static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(ELEM_BYTES == 2 || (B_K_MAJOR && (A_K_MAJOR || kARegs)),
               "wgmma reads tf32/int8/fp8 K-major only (tf32's A may come MN-major through registers: A_REGS)");
-static_assert(!kARegs || (defined_tf32() && !A_K_MAJOR && M_ATOMS == 1 && !PROMOTE && SPLIT_K == 1 && !TAIL_SPLIT &&
-                          !EPI_OVERLAP && CTAS_N == 1),
-              "A_REGS: tf32 with an MN-major A, m64 blocks, no promotion, split-K, tail split, EPI_OVERLAP or shared A");
+static_assert(!kARegs || (defined_tf32() && !A_K_MAJOR && M_ATOMS == 1 && !PROMOTE && !TAIL_SPLIT && !EPI_OVERLAP &&
+                          CTAS_N == 1),
+              "A_REGS: tf32 with an MN-major A, m64 blocks, no promotion, tail split, EPI_OVERLAP or shared A");
 static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per WG_M rows");
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % MN_BOX == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and whole MN-major boxes)");
@@ -223,10 +223,11 @@ static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the coun
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
-static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && SPLIT_K == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
-                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 : kARegs && D_FROM_REGISTERS)),
-              "D_TRANSPOSED: m64 blocks, no split-K / tail split / EPI_OVERLAP, B K-major (any multiple of 8); "
-              "16-bit inputs through TMA stores only, tf32 (A_REGS) from registers");
+static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
+                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 && SPLIT_K == 1
+                                                 : kARegs && D_FROM_REGISTERS)),
+              "D_TRANSPOSED: m64 blocks, no tail split / EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
+              "through TMA stores only, without split-K; tf32 (A_REGS) from registers");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
