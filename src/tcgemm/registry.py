@@ -1099,8 +1099,13 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # Few rows (M <= 128 tokens: the transposed problem's N): 32 tiles of 128 weight rows at N = 4096 ran
             # 55 us whatever M (0.48-0.70x of cuBLAS at M = 1-128, 2026-11-26-h100-bench-tf32-rr-b059238.json);
-            # K in 4 ranges (split_k.cuh) makes 128 units. speed 0.4 (a guess, to be measured): the partial tiles,
-            # their sum, and 1024^3 kept on 128 x 128 (1.16x eager there, ...-tf32-rr-7452a22.json).
+            # K in 4 ranges (split_k.cuh) makes 128 units: 0.97x / 1.13x at M = 16 / 64 (CUDA graphs 0.94x / 1.09x),
+            # 0.76x at M = 1; at M = 128 the 64-token tiles take two rounds (0.77x: ...-tf32-rr-few-rows-d78697c.json),
+            # so 128-token tiles come first (ties go to the first). speed 0.4: the partial tiles and their sum;
+            # 1024^3 stays on 128 x 128 (1.16x eager there, ...-tf32-rr-7452a22.json).
+            _cfg("128x128x32rTk4", ("tf32",), speed=0.4, layouts=("cc",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
+                 STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
             _cfg("128x64x32rTk4", ("tf32",), speed=0.4, layouts=("cc",), BLOCK_M=128, BLOCK_N=64, BLOCK_K=32,
                  STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(8, 128, 64)),
