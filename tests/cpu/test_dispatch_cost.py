@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import torch
 from test_tune import _problem
 
-from tcgemm import dispatch, registry
+from tcgemm import dispatch, registry, tune
+from tcgemm.problem import describe
 from tcgemm.registry import TileConfig
 
 _BIG = TileConfig("128x128c2", {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "CLUSTER_M": 2}, None, 0.9)
@@ -106,3 +108,30 @@ def test_named_only_configs_run_only_when_named():
     p = _problem(512, 28672, 4096, precision="bf16", layouts="rc")
     assert dispatch.select(p, 90, 132)[1].name not in {c.name for c in named}
     assert dispatch.select(p, 90, 132, kernel="wgmma_tma_store", config=named[0].name)[1] is named[0]
+
+
+@pytest.mark.parametrize(("m", "config"), [(16, "128x64x32rTk4"), (128, "128x128x32rTk4"), (300, "128x128x32rT"),
+                                           (512, "128x128x32rT"), (4096, "128x256x32rT")])
+def test_tf32_with_b_row_major_runs_transposed(m, config):
+    """wgmma reads tf32 K-major only from shared memory: with B row-major auto runs D^T = B^T A^T, B^T's
+    fragments through registers (A_REGS), instead of copying B; other layouts keep their kernels."""
+    spec = registry.get("wgmma_tma_store_kmajor")
+    assert dispatch.transposed_layouts(spec, "tf32") == {"rr"}
+    assert not dispatch.transposed_layouts(spec, "int8")  # (K-major only: staged copies as before)
+    chosen, cfg = dispatch.select(_problem(m, 4096, 4096, precision="tf32"), 90, 132)
+    assert (chosen.name, cfg.name) == (spec.name, config) and cfg.get("A_REGS") and cfg.get("D_TRANSPOSED")
+    rc = dispatch.select(_problem(m, 4096, 4096, precision="tf32", layouts="rc"), 90, 132)[1]
+    assert not rc.get("A_REGS")
+    # A config of the kernel's own layouts, named for B row-major, is refused with the layouts it serves.
+    with pytest.raises(dispatch.KernelUnavailable, match="serves layouts rc"):
+        dispatch.select(_problem(m, 4096, 4096, precision="tf32"), 90, 132, kernel=spec.name, config="128x256x32es4")
+
+
+def test_tf32_transposed_only_where_a_transposed_problem_exists():
+    """A column-major out makes the problem D^T already (problem.swapped): no transposed problem, so the
+    A_REGS configs are out and auto goes the way it went before them."""
+    a, b = tune._operands(600, 520, 784, "tf32", "cc", "cpu")
+    out = torch.empty(520, 600).t()
+    problem = describe(a, b, out=out, precision="tf32")[0]
+    assert problem.swapped and dispatch.transposed_problem(problem) is None
+    assert not dispatch.select(problem, 90, 132)[1].get("A_REGS")

@@ -107,7 +107,8 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 
 // Input types.  fp16/bf16 operands may be K- or MN-major (wgmma.cuh).  tf32, int8 and fp8 have no
 // transpose mode: both operands K-major (wgmma_ops.cuh; registry: wgmma_tma_store_kmajor, layouts
-// "rc"; their 32-bit D is staged for TMA stores with EPI_32BIT).  Every wgmma reads 32 bytes of k per
+// "rc"; their 32-bit D is staged for TMA stores with EPI_32BIT), except that tf32's A may be MN-major
+// through registers (A_REGS, hopper_ktile.cuh: the transposed problem of B row-major, D^T from registers).  Every wgmma reads 32 bytes of k per
 // row, so the shared-memory rows of 128 bytes, the TMA boxes and the K-major descriptors (+32 bytes
 // per step) are the same bytes for every type; BLOCK_K = 128 / element size.  MmaHalf: EPI_OVERLAP's
 // half-width wgmma (a valid shape in every build: the others compile, never run, its uses).
