@@ -321,6 +321,14 @@ def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]
     return ("torch.matmul (TF32)" if precision == "tf32" else "torch.matmul"), run
 
 
+def _runs_transposed(spec: registry.KernelSpec, config: str, precision: str, layouts: str) -> bool:
+    """Whether the named ``config`` of ``spec`` serves ``layouts`` through the transposed problem (D_TRANSPOSED
+    configs of their own layouts: theirs are B's and A's, flipped)."""
+    flip = {"r": "c", "c": "r"}
+    cfg = next((c for c in spec.configs_for(precision) if c.name == config), None) if config else None
+    return cfg is not None and bool(cfg.get("D_TRANSPOSED")) and cfg.serves_layouts(flip[layouts[1]] + flip[layouts[0]])
+
+
 def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32", layouts: str = "rr",
                 budget_s: float = 1.0, on_row: Callable[[BenchRow], None] | None = None,
                 out_dtype: torch.dtype | None = None) -> list[BenchRow]:
@@ -373,9 +381,11 @@ def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32
     for name in names:
         kernel, _, cfg_name = name.partition(":")
         kernel_sets, label = sets, kernel
-        if kernel != "auto" and layouts not in registry.get(kernel).layouts:
+        if kernel != "auto" and layouts not in registry.get(kernel).layouts and not _runs_transposed(
+                registry.get(kernel), cfg_name, precision, layouts):
             # A kernel that reads other layouts only (wgmma_ws_kmajor: "rc") is timed on copies of the
-            # same inputs in the nearest layout it serves, made outside the timing.
+            # same inputs in the nearest layout it serves, made outside the timing (not a config that serves
+            # them through the transposed problem: tf32's A_REGS configs for B row-major).
             want = staging.target_layouts(layouts, registry.get(kernel).layouts)
             kernel_sets = [(staging.aligned_copy(a, want[0]), staging.aligned_copy(b, want[1])) for a, b in sets]
             label = f"{kernel} [{want} copies]"
