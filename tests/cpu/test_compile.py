@@ -116,13 +116,15 @@ def test_kernel_compiles_without_spills(build, arch):
 
 
 def test_vectorized_builds_use_128_bit_loads():
-    """VEC=4 must turn into LDG.E.128 (and the fragment reads into LDS.128)."""
+    """VEC=4 must turn into LDG.E.128 (and the fragment reads into LDS.128, in the stages that tile through
+    shared memory: simt_skinny loads straight into registers)."""
     for spec, defines in ALL_BUILDS:
         d = dict(defines)
         if d.get("VEC") == "4" and d["A_LAYOUT"] == "0" and d["B_LAYOUT"] == "0":
             code = sass.disassemble(jit.cubin(spec.source, defines, "sm_90a"))
             assert "LDG.E.128" in code, spec.name
-            assert "LDS.128" in code, spec.name
+            if spec.name != "simt_skinny":
+                assert "LDS.128" in code, spec.name
 
 
 def test_warp_tiling_fits_two_ctas_per_sm_on_hopper():
