@@ -282,7 +282,10 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
         else:
             why_config = (f"config {cfg.name}: least estimated time (rounds of tiles over {sms} SMs / measured speed)"
                           + (f"; long-K config (K >= {cfg.long_k})" if cfg.long_k else "")
-                          + ("; computes D^T with the token count as the wgmma's N and writes it transposed"
+                          + ("; computes D^T = B^T A^T with B^T's fragments loaded into registers (wgmma reads "
+                             "tf32 K-major only from shared memory; no copy of B) and writes it transposed"
+                             if cfg.get("A_REGS") else
+                             "; computes D^T with the token count as the wgmma's N and writes it transposed"
                              if cfg.get("D_TRANSPOSED") else ""))
         reason = why_kernel + "; " + why_config
         if staged:

@@ -66,3 +66,19 @@ def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     # A config of the general kernels named under auto goes to them, even at one row.
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w.t(), config="64x64x64").kernel == (
         "wgmma_tma_store")
+
+
+def test_explain_tf32_with_b_row_major_runs_transposed(fake_gpu):
+    """tf32 x @ w with w stored K x N: the transposed problem with B^T through registers, nothing staged; the
+    launch reads the operands as given (kernel layouts "cc": B^T and A^T) and writes D transposed."""
+    x = torch.randn(512, 1024)
+    w = torch.randn(1024, 768)
+    choice = tcgemm.explain(x, w, precision="tf32")
+    assert choice.kernel == "wgmma_tma_store_kmajor" and "rT" in choice.config and choice.staged == ()
+    assert "registers" in choice.reason and "no copy of B" in choice.reason
+    bias = torch.randn(768)
+    d = tcgemm.gemm(x, w, bias, beta=1.0, precision="tf32")  # (the fake GPU computes what the launch describes)
+    plan, problem, *_rest = fake_gpu.calls[-1]
+    assert plan.config.name == choice.config and problem.d_transposed and problem.layouts == "cc"
+    assert (problem.m, problem.n) == (768, 512) and d.shape == (512, 768)
+    assert torch.allclose(d.double(), x.double() @ w.double() + bias.double(), rtol=1e-5, atol=1e-4)
