@@ -1106,6 +1106,9 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x32rTk4", ("tf32",), speed=0.4, layouts=("cc",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
                  STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(6, 128, 128)),
+            _cfg("128x128x32rTk2", ("tf32",), speed=0.5, layouts=("cc",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
+                 STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=2,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # Tried at M = 16 / 64 / 128 (CUDA graphs, ...-explore-tf32-rT-split-variants-408d568.json): K in 8
             # ranges 0.64 / 0.73 / 0.67x, 2-CTA clusters sharing the tokens 0.79 / 0.89 / 0.88x, 64-row tiles 0.61 /
             # 0.78 / 0.82x, against 0.95 / 1.09 / 0.88x for the two configs here.
