@@ -1103,17 +1103,20 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.76x at M = 1; at M = 128 the 64-token tiles take two rounds (0.77x: ...-tf32-rr-few-rows-d78697c.json),
             # so 128-token tiles come first (ties go to the first). speed 0.4: the partial tiles and their sum;
             # 1024^3 stays on 128 x 128 (1.16x eager there, ...-tf32-rr-7452a22.json).
-            _cfg("128x128x32rTk4", ("tf32",), speed=0.4, layouts=("cc",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
-                 STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
+            _cfg("128x128x32rTk4", ("tf32",), speed=0.4, long_k=2048, layouts=("cc",), BLOCK_M=128, BLOCK_N=128,
+                 BLOCK_K=32, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(6, 128, 128)),
+            # K in 2 ranges where 128 x 128 tiles fill half the GPU (CUDA graphs, ...-explore-tf32-rTk2-ca5fe17.json):
+            # 1024^3 0.90x (0.85x unsplit), 1024 x 1024 x 4096 1.16x (0.79x). The 4-range configs only from K = 2048
+            # (long_k): at 768^3 the estimate took 128x64x32rTk4, 0.46x against 0.78x unsplit (same file).
             _cfg("128x128x32rTk2", ("tf32",), speed=0.5, layouts=("cc",), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
                  STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=128, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128)),
             # Tried at M = 16 / 64 / 128 (CUDA graphs, ...-explore-tf32-rT-split-variants-408d568.json): K in 8
             # ranges 0.64 / 0.73 / 0.67x, 2-CTA clusters sharing the tokens 0.79 / 0.89 / 0.88x, 64-row tiles 0.61 /
             # 0.78 / 0.82x, against 0.95 / 1.09 / 0.88x for the two configs here.
-            _cfg("128x64x32rTk4", ("tf32",), speed=0.4, layouts=("cc",), BLOCK_M=128, BLOCK_N=64, BLOCK_K=32,
-                 STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
+            _cfg("128x64x32rTk4", ("tf32",), speed=0.4, long_k=2048, layouts=("cc",), BLOCK_M=128, BLOCK_N=64,
+                 BLOCK_K=32, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_REGS=1, D_TRANSPOSED=1, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(8, 128, 64)),
             # The 3xTF32 GEMMs of fp32 products (tcgemm.emulation; named only, never tf32's auto): partial sums
             # promoted to an fp32 total every PROMOTE_EVERY k-tiles (hopper_ktile.cuh), since the tensor cores'
