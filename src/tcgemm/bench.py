@@ -27,7 +27,7 @@ from ._version import __version__
 from .api import device_info, explain, resolve
 from .check import TOLERANCE, random_operand, reference, relative_error
 from .entry import gemm
-from .problem import describe
+from .problem import describe, transposed_layouts_of
 
 _DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
            "bf16": torch.bfloat16, "int8": torch.int8,
@@ -324,9 +324,8 @@ def cublas_baseline(precision: str, sets: list[tuple[torch.Tensor, torch.Tensor]
 def _runs_transposed(spec: registry.KernelSpec, config: str, precision: str, layouts: str) -> bool:
     """Whether the named ``config`` of ``spec`` serves ``layouts`` through the transposed problem (D_TRANSPOSED
     configs of their own layouts: theirs are B's and A's, flipped)."""
-    flip = {"r": "c", "c": "r"}
     cfg = next((c for c in spec.configs_for(precision) if c.name == config), None) if config else None
-    return cfg is not None and bool(cfg.get("D_TRANSPOSED")) and cfg.serves_layouts(flip[layouts[1]] + flip[layouts[0]])
+    return cfg is not None and bool(cfg.get("D_TRANSPOSED")) and cfg.serves_layouts(transposed_layouts_of(layouts))
 
 
 def bench_shape(m: int, n: int, k: int, names: list[str], precision: str = "fp32", layouts: str = "rr",

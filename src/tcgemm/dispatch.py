@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import registry, tma, tuned
-from .problem import GemmProblem, transposed_store
+from .problem import GemmProblem, transposed_layouts_of, transposed_store
 from .registry import KernelSpec, TileConfig
 from .schedule import TAIL_ESTIMATE_MIN_KTILES, cluster_units, tail_split
 
@@ -171,14 +171,10 @@ def transposed_problem(problem: GemmProblem) -> GemmProblem | None:
     return transposed_store(problem, {"a": None, "b": None})[0]
 
 
-def _flip(layout: str) -> str:
-    return "c" if layout == "r" else "r"
-
-
 def transposed_layouts(spec: KernelSpec, precision: str) -> frozenset[str]:
     """Layouts (A then B) of problems ``spec`` serves only transposed, through its D_TRANSPOSED configs built
     for the exchanged operands' layouts (tf32 with B row-major: kernel layouts "cc" serve "rr")."""
-    return frozenset(_flip(lay[1]) + _flip(lay[0]) for c in spec.configs_for(precision)
+    return frozenset(transposed_layouts_of(lay) for c in spec.configs_for(precision)
                      if c.get("D_TRANSPOSED") and c.layouts for lay in c.layouts) - frozenset(spec.layouts)
 
 

@@ -361,6 +361,13 @@ def describe(
     return problem, {"a": a, "b": b, "c": c_expanded if c_strides is not None else None, "out": out}
 
 
+def transposed_layouts_of(layouts: str) -> str:
+    """The layouts (A then B) of the transposed problem D^T = B^T A^T of a problem with ``layouts``: B's, then
+    A's, each flipped (a row-major B is a column-major B^T)."""
+    flip = {"r": "c", "c": "r"}
+    return flip[layouts[1]] + flip[layouts[0]]
+
+
 def transposed_store(problem: GemmProblem, tensors: dict[str, Any]) -> tuple[GemmProblem, dict[str, Any]]:
     """The problem a D_TRANSPOSED config runs for ``problem``: D^T (N x M) = B^T (N x K) @ A^T (K x M), the
     same tensors as views with their roles exchanged (B's is A's, A's B's; layouts flipped), C's strides
