@@ -34,13 +34,13 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                 if not cfg.serves(precision):
                     continue
                 # consumer warpgroups (barrier counts) and m64 wgmmas per consumer; which operand a cluster shares
-                consumers = cfg.get("BLOCK_M") // cfg.get("WG_M", 64) if spec.family == "hopper" else 0
+                consumers = cfg.consumers if spec.family == "hopper" else 0
                 # a one-box MN-major B tile split along k by the cluster (B_BOX_K): run row-major B for it
                 k_split = spec.family == "hopper" and cfg.get("B_BOX_K", cfg.get("BLOCK_K")) != cfg.get("BLOCK_K")
                 variant = (precision, cfg.get("SPLIT_K", 1), spec.cluster_of(cfg), cfg.get("EPI_PARTS", 1),
                            cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
                            k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0), cfg.get("GPC_ORDER", 0),
-                           cfg.get("D_TRANSPOSED", 0), cfg.get("D_BOX_BYTES", 128),
+                           cfg.get("D_TRANSPOSED", 0), cfg.get("D_BOX_BYTES", 128), cfg.get("PINGPONG", 0),
                            cfg.name if cfg.get("STREAM_K") else "")  # (each stream-K config: its own ring)
                 if variant in seen and not all_configs:
                     continue

@@ -444,7 +444,7 @@ def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters
     if tail is None:
         return 0, 0
     ctas = tail[0] * spec.cluster_of(cfg)
-    return ctas * 2 * cfg["BLOCK_M"] * cfg["BLOCK_N"], ctas * (cfg["BLOCK_M"] // cfg.get("WG_M", 64))
+    return ctas * 2 * cfg["BLOCK_M"] * cfg["BLOCK_N"], ctas * cfg.consumers
 
 
 def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,

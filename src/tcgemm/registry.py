@@ -89,6 +89,12 @@ class TileConfig:
     def threads(self) -> int:
         return self.params["THREADS"]
 
+    @property
+    def consumers(self) -> int:
+        """Consumer warpgroups of a Hopper production config (hopper_config.cuh's CONSUMERS): one per WG_M rows
+        of a tile, or two that take whole tiles in turn (PINGPONG)."""
+        return 2 if self.get("PINGPONG") else self["BLOCK_M"] // self.get("WG_M", 64)
+
     def describe(self) -> str:
         """A compact label such as ``128x128x8 w32x64 t8x8``."""
         p = self.params
@@ -919,6 +925,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x176x64", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=176,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=88, D_BOX_BYTES=32, EPI_PARTS=11,
                  SMEM_BYTES=_hopper_smem(5, 128, 176) + _epilogue_smem(128, 176) // 11),
+            # Ping-pong (PINGPONG, hopper_sched.cuh): each consumer warpgroup a whole 128 x 128 tile (two m64n128
+            # wgmmas per k step on one B), the two in turn, one's epilogue under the other's main loop; D staged
+            # per consumer, both tiles' buffers beside a 5-stage ring. Named only until measured.
+            _cfg("128x128x64pp", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, EPI_PARTS=2, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(5, 128, 128) + 2 * _epilogue_smem(128, 128)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),

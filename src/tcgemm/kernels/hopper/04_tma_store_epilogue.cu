@@ -15,7 +15,9 @@
 //    header of its policy:
 //      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2 x 2 (CLUSTER_2D), no cluster
 //      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
-//                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow
+//                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow,
+//                           ping-pong consumers (PINGPONG: whole tiles in turn, one's epilogue under the
+//                           other's main loop)
 //      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE), tf32's
 //                           MN-major A through registers (A_REGS)
 //      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas; boxes of
@@ -128,7 +130,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
-            mbar_init(empty + 8 * s, CONSUMERS * CLUSTER_M);
+            mbar_init(empty + 8 * s, SLOT_READERS * CLUSTER_M);
         }
         mbar_init_fence();
     }
@@ -219,7 +221,19 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
+        int turn = 0;  // PINGPONG: units of this CTA's walk so far; consumer cw takes those with turn % 2 == cw
         for (int u = walk.first; u < units; u = walk.next(u)) {
+            if constexpr (kPingpong) {
+                if ((turn++ & 1) != cw) {  // the other consumer's tile: step over its k-tiles in the ring
+                    int kt0, kt1;
+                    k_range(u, kt0, kt1);
+                    walk.range(u, kt0, kt1);
+                    const int t = s + max(kt1 - kt0, 0);
+                    phase ^= (t / STAGES) & 1;
+                    s = t % STAGES;
+                    continue;
+                }
+            }
             const TileCoord c = COORD_SHADOW ? next : coord(u, rank);
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
@@ -244,7 +258,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
-                const unsigned a_base = a_slot(s) + cw * M_ATOMS * A_CHUNK;  // = cw * WG_M rows of 128 bytes
+                const unsigned a_base = a_slot(s) + consumer_row0(cw) * ROW_BYTES;  // (m64 blocks 8 KB apart)
                 const unsigned b_base = b_slot(s);
                 if constexpr (PROMOTE_NEXT) {
                     // `part` sums a group of PROMOTE_EVERY k-tiles (the second consumer's first group is
@@ -338,7 +352,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         walk.range(nu, nk0, nk1);
                     }
                     const unsigned buf = d_bufs + cw * D_BUF;
-                    const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + cw * WG_M;
+                    const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + consumer_row0(cw);
                     epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
                     if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
                         mbar_wait_guarded(full + 8 * s, phase);
@@ -363,7 +377,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
             if constexpr (kDTransposed) {  // 16-bit D: the host launches these with D's map only; tf32: registers
                 if constexpr (sizeof(elem_d) == 2)
-                    epilogue_tma_store_transposed(gz, acc, d_bufs + cw * D_BUF, tma_d, cd.m0 + cw * WG_M, cd.n0,
+                    epilogue_tma_store_transposed(gz, acc, d_bufs + cw * D_BUF, tma_d, cd.m0 + consumer_row0(cw), cd.n0,
                                                   g.batch_d ? c.z : 0, 1 + cw);
                 else
                     store_tile_registers_transposed(gz, acc, cd, cw, warp, lane);

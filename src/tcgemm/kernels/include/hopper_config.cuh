@@ -77,6 +77,9 @@
 #ifndef EPI_OVERLAP
 #define EPI_OVERLAP 0  // 1: the next tile's first k-tile issued in two column halves between the epilogue's halves
 #endif
+#ifndef PINGPONG
+#define PINGPONG 0  // 1: two consumer warpgroups each own whole tiles, in turn (hopper_sched.cuh: the ping-pong schedule)
+#endif
 #ifndef A_REGS
 #define A_REGS 0  // 1: A's fragments from shared memory into registers, then wgmma (tf32 with an MN-major A; hopper_ktile.cuh)
 #endif
@@ -101,6 +104,7 @@ constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
 constexpr bool OVERLAP = EPI_OVERLAP;  // hopper_epilogue.cuh
 constexpr bool kDTransposed = D_TRANSPOSED != 0;  // epilogue_tma.cuh: epilogue_tma_store_transposed
 constexpr bool kARegs = A_REGS != 0;
+constexpr bool kPingpong = PINGPONG != 0;
 
 constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
@@ -154,7 +158,7 @@ constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right
 // Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (hopper_sched.cuh),
 // else at the top of each tile.  Not with 32-bit D: held in registers through the tile, the coordinates
 // made its register-path epilogue spill (fp32 D of 16-bit inputs; tf32 and int8 were not measured with it).
-constexpr bool COORD_SHADOW = !PROMOTE && sizeof(elem_d) == 2;
+constexpr bool COORD_SHADOW = !PROMOTE && sizeof(elem_d) == 2 && !kPingpong;
 #if defined(PRECISION_INT8)
 constexpr bool INT_ACC = true;
 #else
@@ -165,7 +169,10 @@ constexpr bool INT_ACC = false;
 constexpr int ELEM_BYTES = sizeof(elem_a);
 constexpr int M_ATOMS = WG_M / 64;         // m64 wgmmas per k step of a consumer
 constexpr int ATOM_ACC = BLOCK_N / 2;      // accumulators per thread of one m64 x BLOCK_N wgmma
-constexpr int CONSUMERS = BLOCK_M / WG_M;  // consumer warpgroups (the producer is warpgroup 0)
+// Consumer warpgroups (the producer is warpgroup 0): one per WG_M rows of each tile, all on every tile
+// (cooperative), or two that take whole tiles in turn (PINGPONG: WG_M = BLOCK_M).
+constexpr int CONSUMERS = kPingpong ? 2 : BLOCK_M / WG_M;
+constexpr int SLOT_READERS = kPingpong ? 1 : CONSUMERS;  // consumer warpgroups of a CTA that read each ring slot
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;
@@ -205,6 +212,10 @@ static_assert(!kARegs || (defined_tf32() && !A_K_MAJOR && M_ATOMS == 1 && !PROMO
                           CTAS_N == 1),
               "A_REGS: tf32 with an MN-major A, m64 blocks, no promotion, tail split, EPI_OVERLAP or shared A");
 static_assert(BLOCK_M % WG_M == 0 && THREADS == 128 * (CONSUMERS + 1), "producer + one consumer per WG_M rows");
+static_assert(!kPingpong || (WG_M == BLOCK_M && SPLIT_K == 1 && !TAIL_SPLIT && !EPI_OVERLAP && !PROMOTE && !A_REGS &&
+                             !D_TRANSPOSED),
+              "PINGPONG: each consumer a whole tile (WG_M = BLOCK_M); no split-K, tail split, EPI_OVERLAP, promotion, "
+              "A_REGS or D^T");
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % MN_BOX == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and whole MN-major boxes)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
@@ -235,3 +246,7 @@ static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYT
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
+
+// First row, within a tile, of consumer cw's rows: its WG_M-row block (cooperative), or row 0 (PINGPONG: the
+// whole tile).
+__device__ __forceinline__ int consumer_row0(int cw) { return kPingpong ? 0 : cw * WG_M; }

@@ -56,14 +56,14 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
     if (gz.C) gz.C += c.z * gz.batch_c;
 }
 
-// Staged: consumer cw's WG_M rows of tile c, one m64 block at a time, through its buffer `d_buf`.
+// Staged: consumer cw's rows of tile c (consumer_row0), one m64 block at a time, through its buffer `d_buf`.
 template <int NACC>
 __device__ __forceinline__ void store_tile_staged(const Gemm& gz, const Gemm& g, acc_t (&acc)[NACC], unsigned d_buf,
                                                   const TmaDesc* tma_d, const TileCoord& c, int cw) {
 #pragma unroll
     for (int a = 0; a < M_ATOMS; ++a)
-        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_buf + a * ATOM_BUF, tma_d, c.m0 + cw * WG_M + 64 * a,
-                                              c.n0, g.batch_d ? c.z : 0, 1 + cw);
+        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_buf + a * ATOM_BUF, tma_d,
+                                              c.m0 + consumer_row0(cw) + 64 * a, c.n0, g.batch_d ? c.z : 0, 1 + cw);
 }
 
 // From registers: thread (warp, lane) of consumer cw holds rows warp * 16 + lane / 4 (+ 8) of each m64
@@ -74,7 +74,7 @@ __device__ __forceinline__ void store_tile_registers(const Gemm& gz, const acc_t
     const int col = c.n0 + 2 * (lane % 4);
 #pragma unroll
     for (int a = 0; a < M_ATOMS; ++a) {
-        const int row = c.m0 + cw * WG_M + 64 * a + warp * 16 + lane / 4;
+        const int row = c.m0 + consumer_row0(cw) + 64 * a + warp * 16 + lane / 4;
 #pragma unroll
         for (int j = 0; j < BLOCK_N / 8; ++j) {
             store_d_run<2>(gz, row, col + 8 * j, &acc[a * ATOM_ACC + 4 * j]);
@@ -93,7 +93,7 @@ __device__ __forceinline__ void store_tile_registers_transposed(const Gemm& gz, 
                                                                 const TileCoord& c, int cw, int warp, int lane) {
     static_assert(NACC == ATOM_ACC, "one m64 block per consumer");
     const int col = c.n0 + 2 * (lane % 4);
-    const int row = c.m0 + cw * WG_M + warp * 16 + lane / 4;
+    const int row = c.m0 + consumer_row0(cw) + warp * 16 + lane / 4;
 #pragma unroll
     for (int j = 0; j < BLOCK_N / 8; ++j)
 #pragma unroll

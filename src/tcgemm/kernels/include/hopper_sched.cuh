@@ -27,6 +27,20 @@
 // sums its slots in whatever order they come (fp32 sums, so the bits differ from the forward order's,
 // and stay the same from call to call: the order is a function of the launch).
 //
+// PINGPONG: who in the CTA takes a unit.  Cooperative (the default), both consumer warpgroups work on
+// every unit, each its WG_M rows, and both read every ring slot; between tiles the tensor cores wait
+// for the epilogue and the next tile's start (Nsight at 512 x 28672 x 4096: the tensor pipe busy 91%
+// of active cycles against cuBLAS's 97%).  With PINGPONG each consumer owns whole tiles (WG_M =
+// BLOCK_M) and the two take the CTA's units in turn: consumer 0 the first, third, ..., consumer 1 the
+// second, fourth, ...  The producer loads the units in walk order as before, so a unit's slots are read
+// by one consumer (empty barriers count SLOT_READERS = 1 arrival per CTA of the cluster) and the other
+// steps its ring position over them.  No barrier orders the two: consumer 1's first k-tile arrives only
+// once consumer 0 has released all but STAGES slots of its tile, so the main loops follow each other on
+// the tensor cores, and each consumer's epilogue runs under the other's main loop.  An earlier ping-pong
+// of 64 x 256 tiles (commit 92aae3d) lost 27% at 4096^3: a 64-row tile makes the TMA unit write 40 KB
+// into shared memory per 1M multiply-adds; a 128 x 128 tile (WG_M = 128, two m64 wgmmas on one B) 32 KB,
+// against 24 KB for the cooperative 128 x 256.
+//
 // GPC_ORDER: a cluster's place in every wave is not its id but a position counted out per GPC, so
 // that the clusters of one GPC share a unit row (gpc_order.cuh).  TAIL_SPLIT: the last partial
 // wave's units are cut along k between their owners and the clusters that would idle (tail_split.cuh).
