@@ -4,9 +4,9 @@ the program compute-sanitizer watches (tools/sanitize.sh).
     python3 tools/sanitize_driver.py [--filter SUBSTRING] [--list]
 
 Shapes: kernels that need 16-byte aligned operands (TMA) get 72 x 136 x 208 in a layout they
-serve (ragged against every tile, partial k-tiles); the others 33 x 47 x 65; tail-split and
-overlapped-epilogue configs (TAIL_SPLIT, EPI_OVERLAP) a ragged 72-unit problem, more units than an
-H100 has clusters. Each output is checked
+serve (ragged against every tile, partial k-tiles); the others 33 x 47 x 65; tail-split,
+overlapped-epilogue and ping-pong configs (TAIL_SPLIT, EPI_OVERLAP, PINGPONG) a ragged 72-unit
+problem, more units than an H100 has clusters. Each output is checked
 against float64 as well, so a kernel that the sanitizer passes but that computes garbage still fails.
 """
 
@@ -53,9 +53,10 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                     layouts = "rr"
                 # K a multiple of 16 keeps 1-byte K-major rows (int8, fp8) aligned for TMA
                 shape = (72, 136, 208) if spec.requires_aligned16 else (33, 47, 65)
-                if cfg.get("TAIL_SPLIT") or cfg.get("EPI_OVERLAP"):
+                if cfg.get("TAIL_SPLIT") or cfg.get("EPI_OVERLAP") or cfg.get("PINGPONG"):
                     # 9 x 8 cluster units on an H100's 66 clusters: the tail split runs, and 6 clusters take
-                    # a second tile (EPI_OVERLAP's epilogue then issues the next tile's first k-tile)
+                    # a second tile (EPI_OVERLAP's epilogue then issues the next tile's first k-tile; PINGPONG's
+                    # second consumer takes it, after its turn)
                     bm, bn, bk = 2 * cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
                     shape = (9 * bm - 40, 8 * bn - 8, 16 * bk - 16)
                 if cfg.get("STREAM_K"):

@@ -224,15 +224,17 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         int turn = 0;  // PINGPONG: units of this CTA's walk so far; consumer cw takes those with turn % 2 == cw
         for (int u = walk.first; u < units; u = walk.next(u)) {
             if constexpr (kPingpong) {
-                if ((turn++ & 1) != cw) {  // the other consumer's tile: step over its k-tiles in the ring
+                const int t = turn++;
+                if ((t & 1) != cw) {  // the other consumer's tile: step over its k-tiles in the ring
                     int kt0, kt1;
                     k_range(u, kt0, kt1);
                     walk.range(u, kt0, kt1);
-                    const int t = s + max(kt1 - kt0, 0);
-                    phase ^= (t / STAGES) & 1;
-                    s = t % STAGES;
+                    const int past = s + max(kt1 - kt0, 0);
+                    phase ^= (past / STAGES) & 1;
+                    s = past % STAGES;
                     continue;
                 }
+                if (t > 0) pingpong_wait_turn(cw);  // the other's main loop of the unit before has issued
             }
             const TileCoord c = COORD_SHADOW ? next : coord(u, rank);
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
@@ -317,6 +319,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     s = 0;
                     phase ^= 1;
                 }
+            }
+            if constexpr (kPingpong) {
+                if (walk.next(u) < units) pingpong_pass_turn(cw);
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
             if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)

@@ -34,12 +34,18 @@
 // BLOCK_M) and the two take the CTA's units in turn: consumer 0 the first, third, ..., consumer 1 the
 // second, fourth, ...  The producer loads the units in walk order as before, so a unit's slots are read
 // by one consumer (empty barriers count SLOT_READERS = 1 arrival per CTA of the cluster) and the other
-// steps its ring position over them.  No barrier orders the two: consumer 1's first k-tile arrives only
-// once consumer 0 has released all but STAGES slots of its tile, so the main loops follow each other on
-// the tensor cores, and each consumer's epilogue runs under the other's main loop.  An earlier ping-pong
-// of 64 x 256 tiles (commit 92aae3d) lost 27% at 4096^3: a 64-row tile makes the TMA unit write 40 KB
-// into shared memory per 1M multiply-adds; a 128 x 128 tile (WG_M = 128, two m64 wgmmas on one B) 32 KB,
-// against 24 KB for the cooperative 128 x 256.
+// steps its ring position over them.  Turns: a consumer starts a unit's main loop only once the other has
+// issued all of its previous unit's (turn barriers, named barriers 3 and 4 of both warpgroups: one
+// bar.arrive, one bar.sync).  Beyond putting the main loops one after the other on the tensor cores,
+// this is what makes the ring's waits sound: a wait on a slot's full barrier tells phases apart by
+// parity only, so a consumer that had stepped over a whole unit (dozens of laps of the ring) while the
+// producer was still laps behind would take an older phase of the same parity for its k-tile (without
+// the turns the GPU tests faulted from the first shape with two units per CTA).  After the turn, every
+// k-tile before the unit's first has been waited for by one consumer or the other, so each slot's
+// barrier is at most one phase behind the k-tile awaited.  Each consumer's epilogue runs under the
+// other's main loop.  An earlier ping-pong of 64 x 256 tiles (commit 92aae3d) lost 27% at 4096^3: a
+// 64-row tile makes the TMA unit write 40 KB into shared memory per 1M multiply-adds; a 128 x 128 tile
+// (WG_M = 128, two m64 wgmmas on one B) 32 KB, against 24 KB for the cooperative 128 x 256.
 //
 // GPC_ORDER: a cluster's place in every wave is not its id but a position counted out per GPC, so
 // that the clusters of one GPC share a unit row (gpc_order.cuh).  TAIL_SPLIT: the last partial
@@ -59,6 +65,16 @@
 #include "cluster.cuh"
 #include "gpc_order.cuh"
 #include "tail_split.cuh"  // (and split_k.cuh)
+
+// PINGPONG's turns (above): consumer cw waits for its turn before a unit's main loop; the other passes it
+// once its own main loop has issued (only where a next unit exists, so no arrival is left unmatched).
+constexpr int TURN_BAR = 3;  // (named barrier 0 is __syncthreads, 1 + cw each consumer's own: epilogue_tma.cuh)
+__device__ __forceinline__ void pingpong_wait_turn(int cw) {
+    asm volatile("bar.sync %0, 256;" ::"r"(TURN_BAR + cw) : "memory");
+}
+__device__ __forceinline__ void pingpong_pass_turn(int cw) {
+    asm volatile("bar.arrive %0, 256;" ::"r"(TURN_BAR + 1 - cw) : "memory");
+}
 
 struct TileCoord {
     int m0, n0, z;  // first row and column of this CTA's tile, batch entry
