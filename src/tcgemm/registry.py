@@ -927,9 +927,15 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(5, 128, 176) + _epilogue_smem(128, 176) // 11),
             # Ping-pong (PINGPONG, hopper_sched.cuh): each consumer warpgroup a whole 128 x 128 tile (two m64n128
             # wgmmas per k step on one B), the two in turn, one's epilogue under the other's main loop; D staged
-            # per consumer, both tiles' buffers beside a 5-stage ring. Named only until measured.
-            _cfg("128x128x64pp", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, EPI_PARTS=2, EPI_BUFS=2,
+            # per consumer, both tiles' buffers beside a 5-stage ring. Against the same tiles cooperative (b2),
+            # bf16 rc, ratio to cuBLAS (CUDA graphs where timed; 2026-11-26-h100-explore-pingpong-128-e3bfb7c.json):
+            # 8192 x 2304 x 768 1.13x against 1.05x (auto's 128 x 144 0.99x), 2048 x 3072 x 768 1.11x / 1.04x,
+            # 512 x 28672 x 4096 0.96x / 0.93x (128 x 256 tail split 0.91x), 2048 x 7168 x 8192 0.98x / 0.97x
+            # (0.94x), 512 x 37888 x 3584 1.01x / 0.95x (0.97x); at 4096^3 0.94x / 0.95x against 1.01x for
+            # 128 x 256, 8192^3 0.90x / 0.89x (1.05x). So speed 0.93, and a k-tile of epilogue the others pay
+            # that it hides (epilogue=-1), ahead of b2, which it replaces where 128 x 128 tiles fit.
+            _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.93, epilogue=-1, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
+                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + 2 * _epilogue_smem(128, 128)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,

@@ -25,6 +25,12 @@ TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
 # at K = 3584 (56) it still wins (512 x 37888 x 3584: 0.97x against 0.93x for 128 x 192). The kernel's own rule
 # is unchanged: a named TAIL_SPLIT config still splits.
 TAIL_ESTIMATE_MIN_KTILES = 56
+# What the estimate adds to a split tail, in k-tiles beside the owner's part: the partial tile written and read
+# back, the helper's second pipeline fill. Counted as free, the split took 512 x 28672 x 4096 and 2048 x 7168 x
+# 8192 (a third of a round of tail) where it ran 0.91x / 0.94x cuBLAS against 0.96x / 0.98x for 128 x 128
+# ping-pong tiles and 0.95x for 128 x 224 (2026-11-26-h100-explore-pingpong-128-e3bfb7c.json,
+# ...-explore-176-224-b70b1b9.json); 16 keeps it where it measured ahead (4096 x 14336 x 4096, 8192^3).
+TAIL_ESTIMATE_FIXED_KTILES = 16
 
 
 def cluster_units(m: int, n: int, batch: int, block_m: int, block_n: int, ctas_m: int, ctas_n: int) -> int:

@@ -88,7 +88,7 @@ def test_tail_split_estimate_at_long_k():
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (512, 6144, 4096, "128x192x64c1"), (512, 4608, 3584, "128x192x64c1"),
-    (512, 4096, 4096, "128x128x64b2"), (4096, 4096, 4096, "128x256x64s4b2o"),
+    (512, 4096, 4096, "128x128x64pp"), (4096, 4096, 4096, "128x256x64s4b2o"),
 ])
 def test_128x192_where_it_fills_the_round(m, n, k, name):
     """128 x 192 tiles (speed 0.8) win where they fill a round that 128 x 256 leaves a quarter empty (measured on

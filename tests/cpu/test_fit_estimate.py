@@ -33,7 +33,7 @@ def _write(path: Path, rows: list[tuple[str, float]], shape: tuple[int, int, int
 
 def test_scores_auto_against_the_fastest_measured(tmp_path):
     # Configs timed at GPT-2's fc2 (M = 8192), auto's pick among them measured slower than the fastest.
-    times = {"128x128x64b2": 61.0, "128x192x64c1": 60.0, "192x128x64": 59.0}
+    times = {"128x128x64b2": 61.0, "128x128x64pp": 60.5, "128x192x64c1": 60.0, "192x128x64": 59.0}
     f = _write(tmp_path / "x.json", list(times.items()))
     data = fit_estimate.load([f])
     assert data == {(8192, 768, 3072, "rc"): times}
