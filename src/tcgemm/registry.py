@@ -932,8 +932,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # 8192 x 2304 x 768 1.13x against 1.05x (auto's 128 x 144 0.99x), 2048 x 3072 x 768 1.11x / 1.04x,
             # 512 x 28672 x 4096 0.96x / 0.93x (128 x 256 tail split 0.91x), 2048 x 7168 x 8192 0.98x / 0.97x
             # (0.94x), 512 x 37888 x 3584 1.01x / 0.95x (0.97x); at 4096^3 0.94x / 0.95x against 1.01x for
-            # 128 x 256, 8192^3 0.90x / 0.89x (1.05x). So speed 0.93, and a k-tile of epilogue the others pay
-            # that it hides (epilogue=-1), ahead of b2, which it replaces where 128 x 128 tiles fit.
+            # 128 x 256, 8192^3 0.90x / 0.89x (1.05x). Against the picks before (...-explore-pp-ab-*-3dffb8e.json):
+            # 8192 x 3072 x 768 1.15x against 1.10x (128 x 256), 8192 x 8192 x 1024 1.14x / 1.09x, 2048 x 3072 x 768
+            # 1.09x / 1.04x (b2); but 8192 x 768 x 3072 0.95x against 1.01x for 128 x 192 c1, and with one tile per CTA
+            # (nothing to hide) 0.86x / 0.87x against 1.08x / 1.00x (300 x 3072 x 768, 2048 x 768 x 768). So speed
+            # 0.9, two k-tiles of epilogue hidden per tile but the last of a CTA (dispatch: epilogue=-2 scaled by
+            # 1 - 1 / rounds), ahead of b2, which it replaces where 128 x 128 tiles fit.
             _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
                  STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + 2 * _epilogue_smem(128, 128)),

@@ -88,7 +88,7 @@ def test_tail_split_estimate_at_long_k():
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (512, 6144, 4096, "128x192x64c1"), (512, 4608, 3584, "128x192x64c1"),
-    (512, 4096, 4096, "128x128x64pp"), (4096, 4096, 4096, "128x256x64s4b2o"),
+    (512, 4096, 4096, "128x128x64b2"), (4096, 4096, 4096, "128x256x64s4b2o"),
 ])
 def test_128x192_where_it_fills_the_round(m, n, k, name):
     """128 x 192 tiles (speed 0.8) win where they fill a round that 128 x 256 leaves a quarter empty (measured on
@@ -135,3 +135,29 @@ def test_tf32_transposed_only_where_a_transposed_problem_exists():
     problem = describe(a, b, out=out, precision="tf32")[0]
     assert problem.swapped and dispatch.transposed_problem(problem) is None
     assert not dispatch.select(problem, 90, 132)[1].get("A_REGS")
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (8192, 2304, 768, "128x128x64pp"), (8192, 3072, 768, "128x128x64pp"), (8192, 8192, 1024, "128x128x64pp"),
+    (2048, 3072, 768, "128x128x64pp"), (8192, 768, 3072, "128x192x64c1"), (2048, 768, 768, "128x96x64n"),
+    (300, 3072, 768, "64x128x64"), (4096, 4096, 4096, "128x256x64s4b2o"),
+])
+def test_ping_pong_where_it_hides_epilogues(m, n, k, name):
+    """128 x 128 ping-pong tiles hide a tile's epilogue under the other consumer's main loop: auto takes them at
+    short K with several tiles per CTA, not where each CTA has one tile (nothing to hide), nor where 128 x 192
+    or 128 x 256 tiles measured faster (2026-11-26-h100-explore-pp-ab-*-3dffb8e.json)."""
+    spec = registry.get("wgmma_tma_store")
+    problem = _problem(m, n, k, layouts="rc")  # (x @ W^T: nn.Linear's layouts)
+    if m < 512:  # (M = 300 goes to the transposed problem or another kernel: compare within this one)
+        assert dispatch.pick_config(spec, problem, 132).name == name
+    else:
+        assert dispatch.select(problem, 90, 132)[1].name == name
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(2048, 7168, 8192), (512, 37888, 3584), (3000, 3584, 18944)])
+def test_a_split_tail_costs_more_than_its_part(m, n, k):
+    """The tail split's partial tiles and second pipeline fill cost about a third of a round at K = 4096: counted
+    (schedule.TAIL_ESTIMATE_FIXED_KTILES), whole rounds of 128 x 224 or 128 x 144 tiles win where about a third
+    of a round is split (measured 0.95-1.00x against 0.91-0.97x for the split)."""
+    assert not dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].get("TAIL_SPLIT")
+    assert dispatch.select(_problem(8192, 8192, 8192, layouts="rc"), 90, 132)[1].get("TAIL_SPLIT")
