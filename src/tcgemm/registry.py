@@ -941,6 +941,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
                  STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + 2 * _epilogue_smem(128, 128)),
+            # s6: a sixth ring stage in the shared memory of half the D buffers (four 32-column parts, two buffers
+            # per consumer): more k-tiles loaded ahead when one consumer's turn passes to the other. Named only
+            # until measured.
+            _cfg("128x128x64s6pp", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64, EPI_PARTS=4, EPI_BUFS=2,
+                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
