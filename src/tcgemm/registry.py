@@ -937,16 +937,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # 1.09x / 1.04x (b2); but 8192 x 768 x 3072 0.95x against 1.01x for 128 x 192 c1, and with one tile per CTA
             # (nothing to hide) 0.86x / 0.87x against 1.08x / 1.00x (300 x 3072 x 768, 2048 x 768 x 768). So speed
             # 0.9, two k-tiles of epilogue hidden per tile but the last of a CTA (dispatch: epilogue=-2 scaled by
-            # 1 - 1 / rounds), ahead of b2, which it replaces where 128 x 128 tiles fit.
+            # 1 - 1 / rounds), ahead of b2, which it replaces where 128 x 128 tiles fit. Those figures are of a 5-stage
+            # ring beside whole-tile D buffers; six stages beside four 32-column parts in two buffers per consumer
+            # (half the shared memory) ran ahead at all seven shapes timed side by side, 0.5-4%: 512 x 28672 x 4096
+            # 0.97x against 0.94x, 512 x 37888 x 3584 1.05x / 1.00x, 8192 x 2304 x 768 1.20x / 1.15x
+            # (2026-11-26-h100-explore-s6pp-e4bf729.json): more k-tiles loaded ahead when a turn passes.
             _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
-                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, EPI_PARTS=2, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(5, 128, 128) + 2 * _epilogue_smem(128, 128)),
-            # s6: a sixth ring stage in the shared memory of half the D buffers (four 32-column parts, two buffers
-            # per consumer): more k-tiles loaded ahead when one consumer's turn passes to the other. Named only
-            # until measured.
-            _cfg("128x128x64s6pp", ("fp16", "bf16"), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=6,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64, EPI_PARTS=4, EPI_BUFS=2,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64, EPI_PARTS=4,
+                 EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
