@@ -116,10 +116,11 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     least TAIL_ESTIMATE_MIN_KTILES k-tiles (below, the split's fixed costs measured larger). A config's
     ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles.
     A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
-    left out below; one with ``max_k`` is left out where K > max_k (a loss it does not see); ``named_only``
-    configs are never taken."""
+    left out below; one with ``max_k`` is left out where K > max_k, one with ``min_m`` where M < min_m
+    (losses it does not see); ``named_only`` configs are never taken."""
     configs = [c for c in spec.configs_for(problem.precision)
                if config_refuses(c, problem, spec) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
+               and problem.m >= c.min_m
                and (c.name in among if among else not c.named_only)]
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose

@@ -51,6 +51,10 @@ class TileConfig:
     # Run only where named (kernel="name", config="...", or measured by `tcgemm tune`): kept to measure
     # against the others, out of the estimate's reach (it counts a k split as free, so it would take them).
     named_only: bool = False
+    # The estimate leaves this config out where M < min_m: 64 x 48 tiles (a cluster of two along M) took 5.1-5.5
+    # us at M <= 16 against 4.3 at M = 48-128 (N = 2304, K = 768), where 64 x 64 tiles took 4.1 throughout
+    # (2026-11-26-h100-explore-small-k-decode-c81685a-p1.json). 0: no bound.
+    min_m: int = 0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -117,9 +121,9 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         **params: int) -> TileConfig:
+         min_m: int = 0, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only)
+                      named_only, min_m)
 
 
 @dataclass(frozen=True, eq=False)
@@ -948,8 +952,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
-            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48,
-                 BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
+            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, min_m=32, layouts=("rc", "cc"), BLOCK_M=64,
+                 BLOCK_N=48, BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
             # D written transposed (D_TRANSPOSED; problem.transposed_store): the kernel computes D^T = W X^T with the
             # weight's rows (features) as BLOCK_M and the tokens as BLOCK_N, the wgmma's N, which may be any multiple of
@@ -1314,10 +1318,15 @@ LADDER: tuple[KernelSpec, ...] = (
         # an earlier run had 20.0, a tie). On an
         # H200, same shape, CUDA graphs: M = 64 32-token 12.1 us, M = 128 64-token 13.7, the general kernel
         # 21.2 and 21.2, cuBLAS 11.7 and 11.8 (2026-11-25-h200-explore-configs-45eec90.json).
+        # Below K = 1024 (GPT-2's qkv, fc1 and o at M = 1-16) the general kernel's 64 x 64 tiles run ahead of the
+        # 4-box config: 1 / 3 / 16 x 2304 x 768 4.06-4.09 us against 4.65-4.82 (cuBLAS 4.17-4.59), 16 x 3072 x 768
+        # 1.10x against 0.95x cuBLAS, 1 / 16 x 768 x 768 3.77-3.80 against 3.89-4.06 (cuBLAS 3.92-3.99), CUDA graphs;
+        # at K = 1024 the decode kernel keeps its lead (16 x 8192 x 1024 1.03x against 1.00x)
+        # (2026-11-26-h100-explore-small-k-decode-c81685a-p1.json, -p2): so it takes K >= 1024 only.
         configs=(
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
-            _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16),
+            _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
             _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
