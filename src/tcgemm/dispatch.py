@@ -94,6 +94,16 @@ def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
             and (not max_n or problem.n <= max_n))
 
 
+# Below this many rows auto leaves out clusters stacked along M (their second CTA computes rows below the
+# matrix). Measured at M = 1-16, K = 768, N = 2304 / 3072, CUDA graphs: 64 x 64 tiles in clusters of two 0.80-0.91x
+# cuBLAS against 1.03-1.12x without a cluster, 64 x 48 in clusters of two 0.79-0.94x; at M = 48-128 the clusters
+# of two ran as fast as at their full rows (64 x 48 4.3 us; 2026-11-26-h100-explore-64x64-c2-small-m-5455355.json,
+# ...-explore-small-k-decode-c81685a-p1.json, ...-explore-64x64-gpt2-d96d2c7.json). Only at short K, where it was
+# measured: streaming a long K, the cluster's two SMs share each B tile's loads (not measured without).
+CLUSTER_ALONG_M_MIN_ROWS = 17
+CLUSTER_ALONG_M_MIN_ROWS_BELOW_K = 1024
+
+
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
     """The config with the least estimated time (see _pick); ``among``: only these (named-only ones too)."""
     return _pick(spec, problem, sms, among)[0]
@@ -116,12 +126,13 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     least TAIL_ESTIMATE_MIN_KTILES k-tiles (below, the split's fixed costs measured larger). A config's
     ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles.
     A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
-    left out below; one with ``max_k`` is left out where K > max_k, one with ``min_m`` where M < min_m
-    (losses it does not see); ``named_only`` configs are never taken."""
+    left out below; one with ``max_k`` is left out where K > max_k (a loss it does not see); ``named_only``
+    configs are never taken. Below CLUSTER_ALONG_M_MIN_ROWS rows at short K, clusters stacked along M are left out."""
     configs = [c for c in spec.configs_for(problem.precision)
                if config_refuses(c, problem, spec) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
-               and problem.m >= c.min_m
                and (c.name in among if among else not c.named_only)]
+    if not among and problem.m < CLUSTER_ALONG_M_MIN_ROWS and problem.k < CLUSTER_ALONG_M_MIN_ROWS_BELOW_K:
+        configs = [c for c in configs if cluster_blocks(c)[0] == 1] or configs
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
         # measured range admits the problem (stream_k_admits), else the widest token tile.

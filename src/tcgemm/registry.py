@@ -51,10 +51,6 @@ class TileConfig:
     # Run only where named (kernel="name", config="...", or measured by `tcgemm tune`): kept to measure
     # against the others, out of the estimate's reach (it counts a k split as free, so it would take them).
     named_only: bool = False
-    # The estimate leaves this config out where M < min_m: 64 x 48 tiles (a cluster of two along M) took 5.1-5.5
-    # us at M <= 16 against 4.3 at M = 48-128 (N = 2304, K = 768), where 64 x 64 tiles took 4.1 throughout
-    # (2026-11-26-h100-explore-small-k-decode-c81685a-p1.json). 0: no bound.
-    min_m: int = 0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -121,9 +117,9 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         min_m: int = 0, **params: int) -> TileConfig:
+         **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only, min_m)
+                      named_only)
 
 
 @dataclass(frozen=True, eq=False)
@@ -952,8 +948,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
-            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, min_m=32, layouts=("rc", "cc"), BLOCK_M=64,
-                 BLOCK_N=48, BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
+            _cfg("64x48x64", ("fp16", "bf16"), speed=0.3, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=48,
+                 BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
             # D written transposed (D_TRANSPOSED; problem.transposed_store): the kernel computes D^T = W X^T with the
             # weight's rows (features) as BLOCK_M and the tokens as BLOCK_N, the wgmma's N, which may be any multiple of

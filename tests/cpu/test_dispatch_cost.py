@@ -161,3 +161,17 @@ def test_a_split_tail_costs_more_than_its_part(m, n, k):
     of a round is split (measured 0.95-1.00x against 0.91-0.97x for the split)."""
     assert not dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].get("TAIL_SPLIT")
     assert dispatch.select(_problem(8192, 8192, 8192, layouts="rc"), 90, 132)[1].get("TAIL_SPLIT")
+
+
+@pytest.mark.parametrize(("m", "n", "k", "kernel", "config"), [
+    (1, 2304, 768, "wgmma_tma_store", "64x64x64"), (16, 3072, 768, "wgmma_tma_store", "64x64x64"),
+    (3, 768, 768, "wgmma_tma_store", "64x64x64"), (16, 8192, 1024, "swap_ab_stream_k", "16x64x64q4s5g1"),
+    (1, 768, 3072, "swap_ab_stream_k", "8x64x64q8s3g1"), (48, 2304, 768, "wgmma_tma_store", "64x48x64"),
+])
+def test_few_rows_at_short_k_take_unclustered_64_row_tiles(m, n, k, kernel, config):
+    """GPT-2's K = 768 at M <= 16: 64 x 64 tiles without a cluster measured 1.03-1.12x cuBLAS against 0.95-0.97x
+    for the decode kernel and 0.80-0.91x for clusters of two along M, whose second CTA has no rows
+    (2026-11-26-h100-explore-64x64-c2-small-m-5455355.json); from K = 1024 the decode kernel keeps M <= 16, and
+    from M = 17 clusters of two along M come back."""
+    spec, cfg = dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)
+    assert (spec.name, cfg.name) == (kernel, config)

@@ -44,16 +44,19 @@ def test_explain_rejects_unknown_arguments(fake_gpu):
 
 def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     """F.linear at a few tokens (A row-major, B = W.t()): the stream-K swap-AB kernel, its config by the
-    measured M and K ranges, with W stored N x K (B = W.t()) or K x N (X @ W, read MN-major); past 16 rows the
-    general kernels."""
+    measured M and K ranges, with W stored N x K (B = W.t()) or K x N (X @ W, read MN-major); past 16 rows, and
+    below K = 1024, the general kernels."""
     w = torch.randn(4096, 4096, dtype=torch.bfloat16)
     for m, config in ((1, "8x64x64q8s3g1"), (16, "16x64x64q8s2g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, dtype=torch.bfloat16), w.t())
         assert choice.label == f"swap_ab_stream_k:{config}", choice
         assert "specialist for M <= 128" in choice.reason and "K >= " in choice.reason
-    gpt2_qkv = torch.randn(2304, 768, dtype=torch.bfloat16)
+    gpt2_qkv = torch.randn(2304, 768, dtype=torch.bfloat16)  # (K < 1024: 64 x 64 tiles of the general kernel)
     short_k = tcgemm.explain(torch.randn(1, 768, dtype=torch.bfloat16), gpt2_qkv.t())
-    assert short_k.label == "swap_ab_stream_k:16x64x64q4s5g1"
+    assert short_k.label == "wgmma_tma_store:64x64x64"
+    o_70b = torch.randn(8192, 1024, dtype=torch.bfloat16)
+    assert tcgemm.explain(torch.randn(16, 1024, dtype=torch.bfloat16), o_70b.t()).label == (
+        "swap_ab_stream_k:16x64x64q4s5g1")
     assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).label == "swap_ab_stream_k:8x64x64q8s3g1"
     # 17..128 rows: only at narrow N and long K (Llama-3-70B TP8 qkv), where the general kernel makes 20 tiles.

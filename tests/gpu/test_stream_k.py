@@ -85,10 +85,13 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
     qkv = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)  # narrow N, long K: up to 64 rows
     choice = tcgemm.explain(torch.randn(48, 8192, device="cuda", dtype=torch.bfloat16), qkv.t())
     assert choice.label == f"{SPEC.name}:64x64x64q4s3g1", choice
-    # Short K: the two-per-SM ring of smaller stages.
+    # Short K: the ring of 4-box stages from K = 1024; below, the general kernel's 64 x 64 tiles.
+    o_70b = torch.randn(8192, 1024, device="cuda", dtype=torch.bfloat16)
+    choice = tcgemm.explain(torch.randn(16, 1024, device="cuda", dtype=torch.bfloat16), o_70b.t())
+    assert choice.label == f"{SPEC.name}:16x64x64q4s5g1", choice
     small = torch.randn(2304, 768, device="cuda", dtype=torch.bfloat16)
     choice = tcgemm.explain(torch.randn(1, 768, device="cuda", dtype=torch.bfloat16), small.t())
-    assert choice.label == f"{SPEC.name}:16x64x64q4s5g1", choice
+    assert choice.label == "wgmma_tma_store:64x64x64", choice
     # A K x N weight (X @ W, B row-major) is read in place, MN-major, by the same configs.
     choice = tcgemm.explain(torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16), w)
     assert choice.label == f"{SPEC.name}:8x64x64q8s3g1", choice
