@@ -52,6 +52,11 @@ def test_bias_broadcast_strides():
     assert p.c_strides == (1, 0, 0)
     p, _ = describe(a, b, torch.empty(8, 7), beta=0.0)
     assert p.c_strides is None  # beta == 0: C is never read
+    # One row: a bias is the broadcast row (row stride 0) however it was viewed, and so is a whole 1 x N C.
+    one = torch.empty(1, 5)
+    assert describe(one, b, torch.empty(7), beta=1.0)[0].c_strides == (0, 1, 0)
+    assert describe(one, b, torch.empty(1, 7), beta=1.0)[0].c_strides == (0, 1, 0)
+    assert describe(one, b, torch.empty(7, 2)[:, 0].unsqueeze(0), beta=1.0)[0].c_strides == (0, 2, 0)
 
 
 @pytest.mark.parametrize(
