@@ -101,7 +101,7 @@ def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
 # ...-explore-small-k-decode-c81685a-p1.json, ...-explore-64x64-gpt2-d96d2c7.json). Only at short K, where it was
 # measured: streaming a long K, the cluster's two SMs share each B tile's loads (not measured without).
 CLUSTER_ALONG_M_MIN_ROWS = 17
-CLUSTER_ALONG_M_MIN_ROWS_BELOW_K = 1024
+CLUSTER_ALONG_M_SHORT_K = 1024  # (K below which the rule applies)
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
@@ -131,7 +131,7 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     configs = [c for c in spec.configs_for(problem.precision)
                if config_refuses(c, problem, spec) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
                and (c.name in among if among else not c.named_only)]
-    if not among and problem.m < CLUSTER_ALONG_M_MIN_ROWS and problem.k < CLUSTER_ALONG_M_MIN_ROWS_BELOW_K:
+    if not among and problem.m < CLUSTER_ALONG_M_MIN_ROWS and problem.k < CLUSTER_ALONG_M_SHORT_K:
         configs = [c for c in configs if cluster_blocks(c)[0] == 1] or configs
     if configs and configs[0].get("STREAM_K"):
         # Stream-K configs all fill the GPU whatever the shape (kernels/include/stream_k.cuh): the first whose
