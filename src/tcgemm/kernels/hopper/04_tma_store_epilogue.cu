@@ -193,7 +193,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         return;
     }
     {
-        // ---- consumer warpgroups 1..CONSUMERS: rows WG_M (wg-1) .. WG_M wg - 1 of each tile ----
+        // ---- consumer warpgroups 1..CONSUMERS: rows WG_M (wg-1) .. WG_M wg - 1 of each tile (PINGPONG: all rows of every other tile) ----
         setmaxnreg_inc<CONSUMER_REGS>();
         const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
         const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
