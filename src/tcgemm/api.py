@@ -286,7 +286,9 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
                              "tf32 K-major only from shared memory; no copy of B) and writes it transposed"
                              if cfg.get("A_REGS") else
                              "; computes D^T with the token count as the wgmma's N and writes it transposed"
-                             if cfg.get("D_TRANSPOSED") else ""))
+                             if cfg.get("D_TRANSPOSED") else
+                             "; ping-pong: each consumer warpgroup takes whole tiles in turn, one's epilogue under "
+                             "the other's main loop" if cfg.get("PINGPONG") else ""))
         reason = why_kernel + "; " + why_config
         if staged:
             reason += f"; staged copies of {', '.join(staged)} (alignment or a layout the kernel cannot read)"

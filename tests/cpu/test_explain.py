@@ -85,3 +85,16 @@ def test_explain_tf32_with_b_row_major_runs_transposed(fake_gpu):
     assert plan.config.name == choice.config and problem.d_transposed and problem.layouts == "cc"
     assert (problem.m, problem.n) == (768, 512) and d.shape == (512, 768)
     assert torch.allclose(d.double(), x.double() @ w.double() + bias.double(), rtol=1e-5, atol=1e-4)
+
+
+def test_explain_names_the_ping_pong_schedule(fake_gpu):
+    """GPT-2's qkv at 8192 tokens (K = 768): 128 x 128 ping-pong tiles, and the reason says what that is; named,
+    the config plans and launches like any other (the fake GPU computes what the launch describes)."""
+    x = torch.randn(8192, 768, dtype=torch.bfloat16)
+    w = torch.randn(2304, 768, dtype=torch.bfloat16)
+    choice = tcgemm.explain(x, w.t())
+    assert choice.label == "wgmma_tma_store:128x128x64pp" and "ping-pong" in choice.reason
+    d = tcgemm.gemm(x[:300], w.t()[:, :200], kernel="wgmma_tma_store", config="128x128x64pp")
+    plan, *_rest = fake_gpu.calls[-1]
+    assert plan.config.name == "128x128x64pp"
+    assert torch.allclose(d.double(), x[:300].double() @ w.t()[:, :200].double(), rtol=2e-2, atol=2e-2)
