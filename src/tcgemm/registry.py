@@ -945,6 +945,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
                  STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64, EPI_PARTS=4,
                  EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+            # Candidates named only until measured: 128 x 144 ping-pong (GPT-2 at M = 3000: 384 tiles of 128 x 144
+            # against 432 of 128 x 128), D^T in 144-token tiles with clusters of 2 along the features (cuBLAS's
+            # nvjet 128x144 2x1 at 3000 x 768 x 768 and x 3072: 126 tiles), 232-token tiles (its 128x232 2x1 at
+            # 3000 x 1280 x 8192: 130 tiles; three stages beside the D^T buffer).
+            _cfg("128x144x64pp", ("fp16", "bf16"), named_only=True, epilogue=-2, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=144, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, WG_M=128, PINGPONG=1,
+                 D_BOX_BYTES=32, EPI_PARTS=3,
+                 SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144) * 2 // 3),
+            _cfg("128x144x64Tc2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
+                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144)),
+            _cfg("128x232x64T", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
+                 BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=232, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(3, 128, 232) + _epilogue_smem(128, 232)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
                  BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
