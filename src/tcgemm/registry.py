@@ -949,14 +949,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # against 432 of 128 x 128), D^T in 144-token tiles with clusters of 2 along the features (cuBLAS's
             # nvjet 128x144 2x1 at 3000 x 768 x 768 and x 3072: 126 tiles), 232-token tiles (its 128x232 2x1 at
             # 3000 x 1280 x 8192: 130 tiles; three stages beside the D^T buffer).
-            _cfg("128x144x64pp", ("fp16", "bf16"), named_only=True, epilogue=-2, layouts=("rc", "cc"), BLOCK_M=128,
+            _cfg("128x144x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=144, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, WG_M=128, PINGPONG=1,
                  D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144) * 2 // 3),
-            _cfg("128x144x64Tc2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
+            _cfg("128x144x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144)),
-            _cfg("128x232x64T", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
+            _cfg("128x232x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
                  BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=232, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(3, 128, 232) + _epilogue_smem(128, 232)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
