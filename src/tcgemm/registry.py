@@ -945,10 +945,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
                  STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64, EPI_PARTS=4,
                  EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
-            # Candidates named only until measured: 128 x 144 ping-pong (GPT-2 at M = 3000: 384 tiles of 128 x 144
-            # against 432 of 128 x 128), D^T in 144-token tiles with clusters of 2 along the features (cuBLAS's
-            # nvjet 128x144 2x1 at 3000 x 768 x 768 and x 3072: 126 tiles), 232-token tiles (its 128x232 2x1 at
-            # 3000 x 1280 x 8192: 130 tiles; three stages beside the D^T buffer).
+            # 128 x 144 ping-pong (GPT-2 at M = 3000: 384 tiles of 128 x 144 against 432 of 128 x 128; one buffer of
+            # three 48-column parts per consumer, 5 stages), D^T in 144-token tiles in clusters of 2 along the
+            # features (cuBLAS's nvjet 128x144 2x1 at 3000 x 768 x 768 and x 3072: 126 tiles), 232-token tiles (its
+            # 128x232 2x1 at 3000 x 1280 x 8192: 130 tiles; three stages beside the D^T buffer; 32 bytes of spills,
+            # in the epilogue). CUDA graphs, bf16 rc, ratio to cuBLAS (2026-11-26-h100-explore-144-pp-tc2-99419b1.json,
+            # ...-explore-232t-long-k-99419b1.json, ...-explore-picks-g{1,2,3}-4fe500d.json): 3000 x 2304 x 768 144 pp
+            # 1.03-1.09x against 0.93-0.95x for 128 x 144, 3000 x 3072 x 768 1.07x / 0.96x, 2048 x 2304 x 768 1.01-1.03x
+            # / 0.97x, 2048 x 8192 x 1024 1.15-1.17x against 1.08x for 128 x 256 s4b2o; 3000 x 768 x 768 144 Tc2 1.05x
+            # against 0.93-0.94x for 192 x 96, 3000 x 768 x 3072 0.99-1.00x / 0.89x; 3000 x 1280 x 8192 232 T
+            # 0.98-1.01x against 0.90x for s4b2o, 3000 x 6144 x 4096 0.98x against 0.97x for s4b2ot (and 1.00x for
+            # 144 Tc2). Both ping-pong tiles lose where a CTA has one tile (512 x 2304 x 768: 0.77x / 0.85x against
+            # 0.81x for 128 x 96 n) and the D^T tiles at M = 128 (64 x 152 T 0.83-1.00x against 0.93-1.05x for
+            # 128 x 64; dispatch.TRANSPOSED_MARGIN). Speeds: 144 pp as 128 pp's; 232 T 0.97, short of 128 x 256's,
+            # where it was not measured (M = 4096 and more).
             _cfg("128x144x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=144, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, WG_M=128, PINGPONG=1,
                  D_BOX_BYTES=32, EPI_PARTS=3,
@@ -956,7 +966,7 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x144x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144)),
-            _cfg("128x232x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
+            _cfg("128x232x64T", ("fp16", "bf16"), speed=0.97, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
                  BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=232, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(3, 128, 232) + _epilogue_smem(128, 232)),
             _cfg("128x112x64", ("fp16", "bf16"), speed=0.85, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=112,
