@@ -1000,6 +1000,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(7, 64, 128) + _epilogue_smem(64, 128)),
+            # 64 x 144, one consumer: one round of 128 tiles at 512 x 2304 (GPT-2's qkv), where 128 x 96 n makes 96.
+            # Named only until measured.
+            _cfg("64x144x64", ("fp16", "bf16"), named_only=True, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64,
+                 BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=144, D_BOX_BYTES=32, EPI_PARTS=3,
+                 SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
+            _cfg("64x144x64c2", ("fp16", "bf16"), named_only=True, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64,
+                 BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
+                 SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
