@@ -181,11 +181,21 @@ def test_few_rows_at_short_k_take_unclustered_64_row_tiles(m, n, k, kernel, conf
     (3000, 2304, 768, "128x144x64pp"), (3000, 3072, 768, "128x144x64pp"), (2048, 2304, 768, "128x144x64pp"),
     (3000, 768, 768, "128x144x64Tc2"), (3000, 768, 3072, "128x144x64Tc2"), (3000, 1280, 8192, "128x232x64T"),
     (300, 6144, 4096, "128x152x64T"), (128, 6144, 4096, "128x64x64"), (128, 4608, 3584, "128x64x64"),
-    (512, 2304, 768, "128x96x64n"),
+    (512, 2304, 768, "64x144x64c2"),
 ])
 def test_whole_rounds_at_3000_tokens_and_d_transposed_margin(m, n, k, config):
     """Where 128-row tiles leave a round part empty at M = 3000, 128 x 144 ping-pong tiles and D^T tiles of 144 or
     232 tokens fill it (measured 0.98-1.09x cuBLAS against 0.89-0.97x; registry); the transposed problem runs
     where estimated 4% faster (dispatch.TRANSPOSED_MARGIN), which keeps M = 128 on 128 x 64 tiles (64 x 152 T
     measured 0.83-1.00x against 0.93-1.05x), and one tile per CTA keeps ping-pong out (512 x 2304 x 768)."""
+    assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
+
+
+@pytest.mark.parametrize(("m", "n", "k", "config"), [
+    (512, 2304, 768, "64x144x64c2"), (256, 4608, 768, "64x144x64c2"), (512, 3072, 768, "128x96x64n"),
+    (1024, 2304, 768, "128x144x64"), (512, 2304, 4096, "128x112x64"),
+])
+def test_64x144_where_its_tiles_make_one_round(m, n, k, config):
+    """64 x 144 tiles in clusters of two make one round of 128 at 512 x 2304 (0.97x cuBLAS against 0.86x for
+    128 x 96 n); with more than a round, or at a K it was not measured at, the wider tiles stay."""
     assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
