@@ -1005,7 +1005,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # 512 x 2304 x 768 0.97x against 0.86x for 128 x 96 n (0.94x without the cluster, removed); where it makes
             # more than one round or leaves it part empty it loses: 512 x 3072 x 768 0.71x / 0.92x, 1024 x 2304 x 768
             # 0.84x against 0.98x for 128 x 144, 300 x 2304 x 768 0.99x against 1.07x for 128 x 64. Speed 0.6: between
-            # what those picks need (above 0.57 at 512 x 2304, below 0.64 at 300 x 2304); max_k: measured at K = 768 only.
+            # what those picks need (> 0.57 at 512 x 2304, < 0.64 at 300 x 2304); max_k: measured at K = 768.
             _cfg("64x144x64c2", ("fp16", "bf16"), speed=0.6, max_k=1024, layouts=("rc", "cc"), BLOCK_M=64,
                  BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
