@@ -1009,6 +1009,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x144x64c2", ("fp16", "bf16"), speed=0.6, max_k=1024, layouts=("rc", "cc"), BLOCK_M=64,
                  BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
+            # Candidates for 512 x 1280 x 8192 (Llama-3-70B-TP8's qkv at 512 tokens; 40 tiles of 128 x 128): one round
+            # of 128 tiles of 64 x 80, or 64 tiles of 128 x 80 in two k ranges. Named only until measured.
+            _cfg("64x80x64c2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32,
+                 SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
+            _cfg("128x80x64k2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
+                 SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
