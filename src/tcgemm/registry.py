@@ -966,6 +966,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x144x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144)),
+            # 104-token D^T tiles: 108 tiles at 300 x 4608 (Qwen2.5's qkv at 300 tokens; cuBLAS's nvjet 128x104 4x1).
+            # Named only until measured.
+            _cfg("128x104x64T", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=104,
+                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=104, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(6, 128, 104) + _epilogue_smem(128, 104)),
             _cfg("128x232x64T", ("fp16", "bf16"), speed=0.97, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
                  BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=232, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(3, 128, 232) + _epilogue_smem(128, 232)),
