@@ -967,8 +967,11 @@ LADDER: tuple[KernelSpec, ...] = (
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144)),
             # 104-token D^T tiles: 108 tiles at 300 x 4608 (Qwen2.5's qkv at 300 tokens; cuBLAS's nvjet 128x104 4x1).
-            # Named only until measured.
-            _cfg("128x104x64T", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=104,
+            # CUDA graphs, bf16 rc, ratio to cuBLAS, two processes (2026-11-26-h100-explore-104t-p{1,2}-2379f7a.json):
+            # 300 x 4608 x 3584 0.82x / 0.85x against 0.78x / 0.81x for 128 x 144 (0.81x for 128 x 152 T), 200 x 4608 x
+            # 3584 0.86x / 0.90x against 0.83x / 0.88x for 128 x 96 n; 0.62-0.64x at 300 x 6144 x 4096 (two rounds),
+            # 0.90x at 300 x 4096 x 4096 against 1.07x for 64 x 152 T. Speed 0.8: taken at the first two only.
+            _cfg("128x104x64T", ("fp16", "bf16"), speed=0.8, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=104,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=104, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(6, 128, 104) + _epilogue_smem(128, 104)),
             _cfg("128x232x64T", ("fp16", "bf16"), speed=0.97, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,
@@ -1014,13 +1017,19 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x144x64c2", ("fp16", "bf16"), speed=0.6, max_k=1024, layouts=("rc", "cc"), BLOCK_M=64,
                  BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
-            # Candidates for 512 x 1280 x 8192 (Llama-3-70B-TP8's qkv at 512 tokens; 40 tiles of 128 x 128): one round
-            # of 128 tiles of 64 x 80, or 64 tiles of 128 x 80 in two k ranges. Named only until measured.
+            # For 512 x 1280 x 8192 (Llama-3-70B-TP8's qkv at 512 tokens; 40 tiles of 128 x 128, in three k ranges
+            # 120 units): one round of 128 tiles of 64 x 80, or 64 tiles of 128 x 80 in two k ranges. CUDA graphs, bf16
+            # rc, ratio to cuBLAS, two processes (2026-11-26-h100-explore-x80-p{1,2}-2379f7a.json): 128 x 80 k2 0.83x /
+            # 0.83x against 0.78x / 0.77x for 128 x 128 b2k3, 64 x 80 c2 0.78x / 0.77x; at 512 x 1280 x 4096 64 x 80 c2
+            # 0.94x / 0.98x, k2 0.93x / 0.93x, b2k3 0.83x / 0.85x; at 256, 384 and 1024 rows neither ahead of auto's
+            # picks (0.58-0.82x against 0.71-0.83x). Still short of cuBLAS: its kernel there is not known. 128 x 80 k2:
+            # speed 0.44 between what those picks need, long_k 8192 (a split's fixed cost is not in the estimate, and
+            # it was measured at K = 8192 only); 64 x 80 c2 named only (for tuning: auto has no model shape it wins).
             _cfg("64x80x64c2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
                  BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
-            _cfg("128x80x64k2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=80,
-                 BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
+            _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
