@@ -1166,12 +1166,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x32es6", ("tf32",), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
-            # tf32 rc with few row tiles (128 x 4096 x 4096: 32 tiles of 128 x 128, 0.69x cuBLAS): K in ranges, as the
-            # rT configs below do for B row-major. Named only until measured.
-            _cfg("128x128x32ek4", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, STAGES=6,
-                 THREADS=384, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
-            _cfg("128x64x32ek2", ("tf32",), named_only=True, BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, STAGES=8,
+            # tf32 rc with few row tiles (128 x 4096 x 4096: 32 tiles of 128 x 128): 128 x 64 tiles in two k ranges,
+            # as the rT configs below do for B row-major. CUDA graphs, ratio to cuBLAS
+            # (2026-11-26-h100-explore-tf32-ek-149de19.json): 128 / 64 x 4096 x 4096 0.90x / 0.80x against 0.71x /
+            # 0.66x for 128 x 128 es6, 128 x 4096 x 14336 1.10x against 0.77x; behind at 256 x 4096 x 4096 (0.72x /
+            # 0.84x), 128 x 14336 x 4096 (0.80x / 0.90x for 128 x 256 es4) and 1024^3 (0.67x / 1.00x). 128 x 128 in
+            # four ranges was behind it at every shape (removed). Speed 0.4 between what those picks need; long_k
+            # 2048, as the rT split configs.
+            _cfg("128x64x32ek2", ("tf32",), speed=0.4, long_k=2048, BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, STAGES=8,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # tf32 with B row-major (x @ w, w stored K x N), without a copy: wgmma reads tf32 from shared memory

@@ -212,3 +212,15 @@ def test_narrow_long_k_and_104_token_tiles(m, n, k, config):
     assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
     # (long_k: below K = 8192, where its split's fixed cost was not measured, 128 x 80 k2 is left out)
     assert dispatch.select(_problem(m, n, 768, layouts="rc"), 90, 132)[1].name != "128x80x64k2"
+
+
+@pytest.mark.parametrize(("m", "n", "k", "config"), [
+    (128, 4096, 4096, "128x64x32ek2"), (64, 4096, 4096, "128x64x32ek2"), (128, 4096, 14336, "128x64x32ek2"),
+    (256, 4096, 4096, "128x128x32es6"), (128, 14336, 4096, "128x256x32es4"), (1024, 1024, 1024, "128x128x32es6"),
+])
+def test_tf32_rc_few_rows_split_k(m, n, k, config):
+    """tf32 rc with few row tiles: 128 x 64 tiles in two k ranges (0.80-1.10x cuBLAS against 0.66-0.77x for
+    128 x 128); not where they measured behind (256 rows, N = 14336, 1024^3)."""
+    spec = registry.get("wgmma_tma_store_kmajor")
+    problem = _problem(m, n, k, precision="tf32", layouts="rc")
+    assert dispatch.pick_config(spec, problem, 132).name == config
