@@ -57,8 +57,10 @@ def use_3xtf32(m: int, n: int, k: int, arch: int) -> bool:
     """Whether auto runs an M x N x K fp32 product as 3xTF32 on ``arch`` (compute capability * 10)."""
     if arch < MIN_ARCH or min(m, n, k) == 0 or 3 * k >= 2**31:
         return False
-    if n % 4 or k % 4:  # D rows that TMA can store, the copies' rows unpadded
-        return False
+    # (Any N and K: the copies' rows are padded to 16 bytes (staging.PreparedSplit), and where D's rows are not,
+    # config_for takes the promoting config with the register epilogue. From 7c9d9d2 N and K had to be multiples of
+    # 4, after a repeat at 1000 x 1003 x 997 gave other bits: that was PROMOTE_NEXT's partial-row bug, fixed at
+    # 43d93c8 for every shape; fp32 4095^3 ran 0.52-0.56x of cuBLAS on the CUDA cores meanwhile.)
     cuda_cores, tensor_cores = estimated_seconds(m, n, k)
     return tensor_cores < MARGIN * cuda_cores
 

@@ -77,8 +77,9 @@ def test_three_blocks_multiply_to_the_product():
     (128, 4096, 4096, 90, False),
     (256, 4096, 4096, 90, False),   # estimated 0.87 of the CUDA cores' time: kept there (ran 0.75x as 3xTF32)
     (2048, 2048, 2044, 90, True),
-    (2048, 2048, 2046, 90, False),  # K % 4: the copies' rows would be padded
-    (2048, 2047, 2048, 90, False),  # N % 4: D not written through TMA
+    (2048, 2048, 2046, 90, True),   # K % 4: the copies' rows padded to 16 bytes
+    (2048, 2047, 2048, 90, True),   # N % 4: D from registers (config_for: 128 x 128 p4)
+    (4095, 4095, 4095, 90, True),
     (512, 512, 512, 90, False),     # fixed costs
     (0, 4096, 4096, 90, False),
 ])

@@ -596,7 +596,8 @@ def _in_layout(t: torch.Tensor, layout: str) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("layouts", LAYOUTS)
-@pytest.mark.parametrize("m,n,k", [(1500, 1004, 2044), (1777, 1532, 1024), (2048, 2048, 2048)])
+@pytest.mark.parametrize("m,n,k", [(1500, 1004, 2044), (1777, 1532, 1024), (2048, 2048, 2048), (2047, 2045, 2046),
+                                   (3001, 1027, 2047)])
 def test_fp32_as_3xtf32(m, n, k, layouts):
     """fp32 products large enough run as 3xTF32 (tcgemm.emulation): against a float64 reference no worse than
     cuBLAS's fp32 (CUDA cores, TF32 off) on the same inputs, poisoned output written, C and beta applied, inf
