@@ -296,6 +296,25 @@ def test_results_are_bitwise_reproducible(kernel, precision):
     assert math.isfinite(relative_error(first, reference(a, b, None, 1.0, 0.0)))
 
 
+@pytest.mark.parametrize("kernel,precision", [("wgmma_tma_store:128x80x64k2", "bf16"),
+                                              ("wgmma_tma_store:128x128x64b2k3", "bf16"),
+                                              ("wgmma_tma_store_kmajor:128x64x32ek2", "tf32")])
+def test_split_k_in_rc_is_bitwise_reproducible(kernel, precision):
+    """The k-range configs that serve B column-major only (x @ W^T): the same bits on every call, with the
+    last k range shorter than the others (K = 8200 in two or three ranges of 64- or 32-wide k-tiles)."""
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("Hopper kernel")
+    name, _, config = kernel.partition(":")
+    dtype = _DTYPES[precision]
+    a = torch.randn(300, 8200, device="cuda").to(dtype)
+    b = torch.randn(1288, 8200, device="cuda").to(dtype).t()  # (K, N) column-major: the weight as stored
+    kw = dict(kernel=name, config=config, precision="tf32" if precision == "tf32" else None)
+    first = tcgemm.gemm(a, b, **kw)
+    for _ in range(3):
+        assert torch.equal(tcgemm.gemm(a, b, **kw), first)
+    assert relative_error(first, reference(a, b, None, 1.0, 0.0)) < TOLERANCE[precision]
+
+
 @pytest.mark.parametrize("config,precision", [("128x128x128", "fp8e4m3"), ("128x192x128", "fp8e4m3"),
                                               ("128x128x32p4", "tf32"), ("128x192x32p4", "tf32")])
 def test_promoted_partial_rows_are_bitwise_reproducible(config, precision):
