@@ -73,6 +73,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
         return (f"config {cfg.name!r} computes D^T and writes it transposed (the token count as the wgmma's N); "
                 "it runs the transposed problem, which auto chooses where it estimates it faster"
                 if cfg.get("D_TRANSPOSED") else f"config {cfg.name!r} does not write D transposed")
+    if cfg.get("D_TRANSPOSED") and not cfg.get("A_REGS") and _c_extent(problem) >= 2**31:
+        return (f"config {cfg.name!r} reads a C other than a bias row at 32-bit offsets (epilogue_tma.cuh), and this "
+                "C spans 2^31 elements or more; use kernel='auto' or another config")
     if not cfg.writes(problem.out_dtype.itemsize):
         return (f"config {cfg.name!r} writes a 16-bit D only (its tile does not split into the 32-bit epilogue's "
                 "parts); use kernel='auto' or another config")
@@ -84,6 +87,14 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
     return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "
             "16-byte aligned rows (leading dimension and batch stride multiples of 16 bytes); "
             "use kernel='auto' or another config")
+
+
+def _c_extent(problem: GemmProblem) -> int:
+    """One past the largest element offset within a batch entry at which the epilogue reads C (0: no C)."""
+    if problem.c_strides is None:
+        return 0
+    row, col, _ = problem.c_strides
+    return (problem.m - 1) * abs(row) + (problem.n - 1) * abs(col) + 1
 
 
 def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:

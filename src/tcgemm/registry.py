@@ -1168,7 +1168,7 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128) // 2),
             # tf32 rc with few row tiles (128 x 4096 x 4096: 32 tiles of 128 x 128): 128 x 64 tiles in two k ranges,
             # as the rT configs below do for B row-major. CUDA graphs, ratio to cuBLAS
-            # (2026-11-26-h100-explore-tf32-ek-149de19.json): 128 / 64 x 4096 x 4096 0.90x / 0.80x against 0.71x /
+            # (2026-11-26-h100-explore-tf32-ek-388971c.json): 128 / 64 x 4096 x 4096 0.90x / 0.80x against 0.71x /
             # 0.66x for 128 x 128 es6, 128 x 4096 x 14336 1.10x against 0.77x; behind at 256 x 4096 x 4096 (0.72x /
             # 0.84x), 128 x 14336 x 4096 (0.80x / 0.90x for 128 x 256 es4) and 1024^3 (0.67x / 1.00x). 128 x 128 in
             # four ranges was behind it at every shape (removed). Speed 0.4 between what those picks need; long_k

@@ -308,7 +308,9 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
                 const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                if (i < nv && m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                // (32-bit offsets: 64-bit index arithmetic here made the widest tiles (232 tokens, 116 accumulators)
+                // spill; the host refuses these configs a C of 2^31 elements or more, dispatch.config_refuses)
+                if (i < nv && m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[m * (int)g.c_row + n * (int)g.c_col]);
             }
         }
         // Block q of the x4 holds features 8 (q % 2) .. + 7 of this warp's 16 and tokens 16 jp + 8 (q / 2) .. + 7;
