@@ -224,3 +224,16 @@ def test_tf32_rc_few_rows_split_k(m, n, k, config):
     spec = registry.get("wgmma_tma_store_kmajor")
     problem = _problem(m, n, k, precision="tf32", layouts="rc")
     assert dispatch.pick_config(spec, problem, 132).name == config
+
+
+def test_d_transposed_configs_refuse_a_c_of_2_to_the_31_elements():
+    """The D^T epilogue reads a general C at 32-bit offsets (epilogue_tma.cuh): a C spanning 2^31 elements or
+    more is refused, naming the limit; a bias row, or a C within the limit, is served."""
+    spec = registry.get("wgmma_tma_store")
+    cfg = next(c for c in spec.configs if c.name == "128x232x64T")
+    problem = dispatch.transposed_problem(_problem(3000, 1280, 8192, layouts="rc"))
+    assert dispatch.config_refuses(cfg, problem) is None
+    small = dataclasses.replace(problem, c_strides=(1, 1280, 0))
+    assert dispatch.config_refuses(cfg, small) is None
+    huge = dataclasses.replace(problem, c_strides=(1, 2**21, 0))  # 3000 rows of 2^21: past 2^31
+    assert "2^31" in dispatch.config_refuses(cfg, huge)
