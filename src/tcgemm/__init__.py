@@ -1,7 +1,8 @@
 """tcgemm: hand-written CUDA tensor-core GEMM kernels for PyTorch, and the ladder that leads to them.
 
-``tcgemm.nn`` (Linear), ``tcgemm.ops`` (``torch.ops.tcgemm.gemm``) and ``tcgemm.interop`` (DLPack) are
-imported on first use, so ``import tcgemm`` registers no operator and stays cheap.
+``tcgemm.nn`` (Linear), ``tcgemm.ops`` (``torch.ops.tcgemm.gemm``), ``tcgemm.interop`` (DLPack) and
+``tcgemm.distributed`` (tensor parallel) are imported on first use, so ``import tcgemm`` registers no operator
+and stays cheap.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from .entry import explain, gemm, matmul
 from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
 
-__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "explain", "gemm", "interop", "kernels",
-           "matmul", "nn", "ops", "warmup"]
+__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "distributed", "explain", "gemm", "interop",
+           "kernels", "matmul", "nn", "ops", "warmup"]
 
-_LAZY = ("interop", "nn", "ops", "model_bench")
+_LAZY = ("distributed", "interop", "nn", "ops", "model_bench")
 
 
 def __getattr__(name: str) -> ModuleType:

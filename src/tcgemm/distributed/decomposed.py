@@ -1,0 +1,160 @@
+"""The decomposed schedules: per-rank chunks around a ring of point-to-point transfers, one GEMM per chunk.
+
+Ring: rank r sends to r + 1 and receives from r - 1 (ranks of ``group``, modulo its size W).
+
+all-gather + GEMM. Step s (0 .. W-1) multiplies the row shard of rank r - s, which arrived at step s - 1,
+while that shard travels on to r + 1 and the next one arrives from r - 1: W GEMMs, W - 1 transfers, each
+transfer under a GEMM. Two receive buffers alternate (a buffer is refilled two steps after it was filled,
+when its send and its GEMM are done).
+
+GEMM + reduce-scatter. Row block j of the sum over ranks ends at rank j. Step s computes rank r's part of
+block r - s - 1 and adds the partial sum of that block that rank r - 1 computed at step s - 1, in the GEMM's
+epilogue (``c``); at step W - 1 the block is r's own and the sum is complete. Every step waits for the previous
+rank's, so each block is cut into ``splits`` row parts that move independently: while part h travels, part
+h + 1 is multiplied. Block j's terms are added in the order j + 1, j + 2, ..., j (ranks), the same on every call:
+the result repeats bitwise.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Protocol
+
+import torch
+import torch.distributed as dist
+
+
+class GemmFn(Protocol):
+    """``a @ b (+ c)``, into ``out`` when given, with a result of ``out_dtype`` (default: a's dtype)."""
+
+    def __call__(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, *,
+                 out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None) -> torch.Tensor: ...
+
+
+def default_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, *, out: torch.Tensor | None = None,
+                 out_dtype: torch.dtype | None = None) -> torch.Tensor:
+    """tcgemm's GEMM for CUDA tensors (``c`` added in its epilogue); torch's for CPU tensors (gloo runs, tests)."""
+    if a.is_cuda:
+        from ..entry import gemm
+
+        return gemm(a, b, c, beta=1.0 if c is not None else 0.0, out=out, out_dtype=out_dtype)
+    dtype = out_dtype or a.dtype
+    y = a.to(dtype) @ b.to(dtype)
+    if c is not None:
+        y = y + c.to(dtype)
+    if out is None:
+        return y
+    out.copy_(y)
+    return out
+
+
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32)
+
+
+def _ring(group: dist.ProcessGroup | None) -> tuple[int, int, int, int]:
+    """(world size, this rank, next rank, previous rank): ranks of ``group``, next/previous as global ranks."""
+    if not dist.is_available() or not dist.is_initialized():
+        raise RuntimeError("tcgemm.distributed needs a process group: call torch.distributed.init_process_group "
+                           "first (torchrun sets the environment it reads)")
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+
+    def glob(r: int) -> int:
+        return r if group is None else dist.get_global_rank(group, r)
+
+    return world, rank, glob((rank + 1) % world), glob((rank - 1) % world)
+
+
+def _exchange(send: torch.Tensor, recv: torch.Tensor, nxt: int, prev: int, group: dist.ProcessGroup | None,
+              tag: int) -> list[dist.Work]:
+    """Send ``send`` to the next rank and receive ``recv`` from the previous one, asynchronously. ``tag``
+    tells apart transfers in flight together (gloo matches by it; NCCL keeps the order of posting)."""
+    return dist.batch_isend_irecv([dist.P2POp(dist.isend, send, nxt, group, tag),
+                                   dist.P2POp(dist.irecv, recv, prev, group, tag)])
+
+
+def _check_operands(x: torch.Tensor, w: torch.Tensor, name: str) -> None:
+    if x.dim() != 2 or w.dim() != 2:
+        raise ValueError(f"{name}: x and w must be 2-D (rows x K and K x N); got {tuple(x.shape)} and "
+                         f"{tuple(w.shape)}")
+    if x.shape[1] != w.shape[0]:
+        raise ValueError(f"{name}: x has K = {x.shape[1]} columns but w has {w.shape[0]} rows; pass w as K x N "
+                         "(a torch.nn.Linear weight is N x K: pass weight.t())")
+    if x.dtype not in _FLOATS or w.dtype != x.dtype:
+        raise TypeError(f"{name}: x and w must share one of float16, bfloat16, float32; got {x.dtype} and {w.dtype}")
+    if x.device != w.device:
+        raise ValueError(f"{name}: x is on {x.device} and w on {w.device}; put both on this rank's device")
+
+
+def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None = None, *,
+                    gemm: GemmFn | None = None, out: torch.Tensor | None = None) -> torch.Tensor:
+    """``all_gather(x_shard, dim=0) @ w``: (W · m) x N, the rows of rank i's shard at rows [i · m, (i + 1) · m).
+
+    ``x_shard``: this rank's m x K rows (every rank the same m); ``w``: K x N (this rank's column shard of a
+    column-parallel layer's weight, transposed). ``gemm``: the per-chunk GEMM (default :func:`default_gemm`).
+    ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype."""
+    _check_operands(x_shard, w, "all_gather_gemm")
+    world, rank, nxt, prev = _ring(group)
+    gemm = gemm or default_gemm
+    m, n = x_shard.shape[0], w.shape[1]
+    if out is None:
+        out = torch.empty((world * m, n), dtype=x_shard.dtype, device=x_shard.device)
+    elif tuple(out.shape) != (world * m, n) or not out.is_contiguous():
+        raise ValueError(f"all_gather_gemm: out must be a contiguous {world * m} x {n} tensor; got "
+                         f"{tuple(out.shape)}{'' if out.is_contiguous() else ' (not contiguous)'}")
+    current = x_shard.contiguous()
+    buffers = [torch.empty_like(current), torch.empty_like(current)] if world > 1 else []
+    for step in range(world):
+        source = (rank - step) % world
+        works = []
+        if step < world - 1:  # the shard goes on to the next rank while the one before's arrives
+            works = _exchange(current, buffers[step % 2], nxt, prev, group, step)
+        gemm(current, w, out=out[source * m:(source + 1) * m])
+        for work in works:
+            work.wait()
+        if works:
+            current = buffers[step % 2]
+    return out
+
+
+def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None = None, *,
+                        gemm: GemmFn | None = None, splits: int = 2,
+                        accumulate_dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Row block ``rank`` of ``sum over ranks (x @ w)``: (M / W) x N.
+
+    ``x``: M x K_r (this rank's K columns: the input of a row-parallel layer), ``w``: K_r x N; M a multiple of
+    the group's size W. Partial sums travel in x's dtype, or in ``accumulate_dtype`` (e.g. torch.float32: the
+    result is rounded to x's dtype once, at the end). ``splits``: row parts per block, sent one by one so that
+    a part's transfer runs under the next part's GEMM."""
+    _check_operands(x, w, "gemm_reduce_scatter")
+    world, rank, nxt, prev = _ring(group)
+    if x.shape[0] % world:
+        raise ValueError(f"gemm_reduce_scatter: M = {x.shape[0]} rows do not split into {world} equal blocks; "
+                         f"pad M to a multiple of {world}")
+    if splits < 1:
+        raise ValueError(f"gemm_reduce_scatter: splits must be 1 or more, got {splits}")
+    gemm = gemm or default_gemm
+    acc = accumulate_dtype or x.dtype
+    if acc not in _FLOATS:
+        raise TypeError(f"gemm_reduce_scatter: accumulate_dtype must be float16, bfloat16 or float32; got {acc}")
+    block, n = x.shape[0] // world, w.shape[1]
+    bounds = [block * h // splits for h in range(splits + 1)]
+    parts = [(lo, hi) for lo, hi in pairwise(bounds) if hi > lo]
+    # per part: (the partial sum arriving, the one sent, the transfers): both tensors held until the wait
+    arriving: list[tuple[torch.Tensor, torch.Tensor, list[dist.Work]] | None] = [None] * len(parts)
+    result = torch.empty((block, n), dtype=acc, device=x.device)
+    for step in range(world):
+        b = (rank - step - 1) % world  # the block this step adds to
+        for h, (lo, hi) in enumerate(parts):
+            c = None
+            if arriving[h] is not None:
+                c, _, works = arriving[h]
+                for work in works:
+                    work.wait()
+            rows = x[b * block + lo:b * block + hi]
+            if step == world - 1:
+                gemm(rows, w, c, out=result[lo:hi], out_dtype=acc)
+                continue
+            partial = gemm(rows, w, c, out_dtype=acc)
+            incoming = torch.empty((hi - lo, n), dtype=acc, device=x.device)
+            arriving[h] = (incoming, partial, _exchange(partial, incoming, nxt, prev, group, step * len(parts) + h))
+    return result if acc == x.dtype else result.to(x.dtype)

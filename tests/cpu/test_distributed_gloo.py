@@ -1,0 +1,112 @@
+"""tcgemm.distributed's decomposed schedules on the gloo backend: 2, 3 and 4 CPU processes, odd shapes.
+
+Every rank builds the same full operands from one seed, takes its shard, runs the operation, and checks its
+result against the product of the full operands (float64), and that a second call gives the same bits.
+The GEMMs are torch's here (tcgemm's kernels need a GPU): what is tested is the chunking, the ring order and
+the reduction order. Failures in a worker come back as the test's failure.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import traceback
+from pathlib import Path
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from tcgemm import distributed as tpd
+
+pytestmark = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
+
+M_PER_RANK, K, N = 5, 37, 11  # rows per rank (all-gather) / per block (reduce-scatter), odd K and N
+
+
+def _full(world: int, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(world * M_PER_RANK, world * K, generator=gen).to(dtype)
+    w = torch.randn(world * K, N, generator=gen).to(dtype)
+    return x, w
+
+
+def _tolerance(dtype: torch.dtype) -> float:
+    return {torch.float32: 1e-5, torch.bfloat16: 3e-2, torch.float16: 5e-3}[dtype]
+
+
+def _rel(got: torch.Tensor, want: torch.Tensor) -> float:
+    return ((got.double() - want).norm() / want.norm()).item()
+
+
+def _checks(rank: int, world: int) -> None:
+    for dtype in (torch.float32, torch.bfloat16):
+        x, w = _full(world, dtype, seed=7)
+        # all-gather + GEMM: rank r holds rows [r m, (r + 1) m) of x and all of w's K rows (a column shard of N)
+        shard = x[rank * M_PER_RANK:(rank + 1) * M_PER_RANK, :K]
+        got = tpd.all_gather_gemm(shard, w[:K])
+        want = x[:, :K].double() @ w[:K].double()
+        assert got.shape == want.shape and got.dtype == dtype
+        assert _rel(got, want) < _tolerance(dtype), (dtype, _rel(got, want))
+        assert torch.equal(tpd.all_gather_gemm(shard, w[:K]), got)
+        out = torch.full_like(got, float("nan"))
+        assert tpd.all_gather_gemm(shard, w[:K], out=out) is out and torch.equal(out, got)
+        # GEMM + reduce-scatter: rank r holds K columns [r K, (r + 1) K) of x and the same rows of w
+        xr, wr = x[:, rank * K:(rank + 1) * K], w[rank * K:(rank + 1) * K]
+        full = x.double() @ w.double()
+        block = full[rank * M_PER_RANK:(rank + 1) * M_PER_RANK]
+        for splits in (1, 2, 3, 8):  # (8 > the block's 5 rows: empty parts are skipped)
+            got = tpd.gemm_reduce_scatter(xr, wr, splits=splits)
+            assert got.shape == block.shape and got.dtype == dtype
+            assert _rel(got, block) < _tolerance(dtype), (dtype, splits, _rel(got, block))
+            assert torch.equal(tpd.gemm_reduce_scatter(xr, wr, splits=splits), got)
+        wide = tpd.gemm_reduce_scatter(xr, wr, accumulate_dtype=torch.float32)
+        assert wide.dtype == dtype and _rel(wide, block) < _tolerance(dtype)
+    # a subgroup: the ranks of the group, not the world, make the ring
+    if world >= 3:
+        members = [0, 2] if world == 3 else [1, 3]
+        sub = dist.new_group(members)
+        if rank in members:
+            x, w = _full(2, torch.float32, seed=11)
+            me = members.index(rank)
+            got = tpd.all_gather_gemm(x[me * M_PER_RANK:(me + 1) * M_PER_RANK, :K], w[:K], sub)
+            assert _rel(got, x[:, :K].double() @ w[:K].double()) < 1e-5
+            got = tpd.gemm_reduce_scatter(x[:, me * K:(me + 1) * K], w[me * K:(me + 1) * K], sub)
+            assert _rel(got, (x.double() @ w.double())[me * M_PER_RANK:(me + 1) * M_PER_RANK]) < 1e-5
+
+
+def _worker(rank: int, world: int, store: str, errors: str) -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
+    # (a timeout: a schedule that deadlocks fails the test instead of hanging CI)
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
+    try:
+        _checks(rank, world)
+    except BaseException:  # reported to the parent through a file: spawn's own error is the exit code only
+        Path(f"{errors}.{rank}").write_text(traceback.format_exc())
+        raise
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("world", [2, 3, 4])
+def test_decomposed_schedules_on_gloo(world: int, tmp_path: Path) -> None:
+    errors = tmp_path / "error"
+    try:
+        mp.spawn(_worker, args=(world, str(tmp_path / "store"), str(errors)), nprocs=world, join=True)
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:  # the workers tracebacks instead
+        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
+        raise AssertionError(reports or str(exc)) from None
+
+
+def test_errors_name_the_fix() -> None:
+    x, w = torch.randn(4, 3), torch.randn(5, 2)
+    with pytest.raises(ValueError, match=r"weight\.t\(\)"):
+        tpd.all_gather_gemm(x, w)
+    with pytest.raises(TypeError, match="float16, bfloat16, float32"):
+        tpd.all_gather_gemm(x.to(torch.int32), w[:3].to(torch.int32))
+    if not dist.is_initialized():
+        with pytest.raises(RuntimeError, match="init_process_group"):
+            tpd.gemm_reduce_scatter(x, w[:3])
