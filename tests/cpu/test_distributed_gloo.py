@@ -76,6 +76,37 @@ def _checks(rank: int, world: int) -> None:
             assert _rel(got, (x.double() @ w.double())[me * M_PER_RANK:(me + 1) * M_PER_RANK]) < 1e-5
 
 
+def _mlp_checks(rank: int, world: int) -> None:
+    """A two-layer sequence-parallel MLP (column- then row-parallel, GELU between) against the same MLP in one
+    process: outputs, the input's gradient and every parameter's gradient, on this rank's shards."""
+    tokens, d_in, hidden, d_out = 3 * world, 7, 12, 5
+    torch.manual_seed(3)
+    fc1, fc2 = torch.nn.Linear(d_in, hidden), torch.nn.Linear(hidden, d_out)
+    x = torch.randn(tokens, d_in, requires_grad=True)
+    g = torch.randn(tokens, d_out)
+    y = fc2(torch.nn.functional.gelu(fc1(x)))
+    (y * g).sum().backward()
+    col, row = tpd.ColumnParallelLinear.from_linear(fc1), tpd.RowParallelLinear.from_linear(fc2)
+    rows = slice(rank * 3, (rank + 1) * 3)
+    x_shard = x.detach()[rows].clone().requires_grad_()
+    y_shard = row(torch.nn.functional.gelu(col(x_shard)))
+    (y_shard * g[rows]).sum().backward()
+    h = slice(rank * hidden // world, (rank + 1) * hidden // world)  # this rank's hidden features
+    pairs = [(y_shard, y[rows]), (x_shard.grad, x.grad[rows]), (col.weight.grad, fc1.weight.grad[h]),
+             (col.bias.grad, fc1.bias.grad[h]), (row.weight.grad, fc2.weight.grad[:, h]),
+             (row.bias.grad, fc2.bias.grad)]
+    for i, (got, want) in enumerate(pairs):
+        assert got.shape == want.shape, (i, got.shape, want.shape)
+        assert _rel(got, want.double()) < 1e-5, (i, _rel(got, want.double()))
+    # a training step: SGD on the shards moves them as it moves the whole layers
+    with torch.no_grad():
+        for p in (*col.parameters(), *row.parameters(), *fc1.parameters(), *fc2.parameters()):
+            p -= 0.1 * p.grad
+    assert _rel(col.weight, fc1.weight[h].double()) < 1e-6 and _rel(row.weight, fc2.weight[:, h].double()) < 1e-6
+    with pytest.raises(ValueError, match="multiple of"):
+        tpd.ColumnParallelLinear(4, 3 * world + 1)
+
+
 def _worker(rank: int, world: int, store: str, errors: str) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
@@ -84,6 +115,7 @@ def _worker(rank: int, world: int, store: str, errors: str) -> None:
                             timeout=datetime.timedelta(seconds=60))
     try:
         _checks(rank, world)
+        _mlp_checks(rank, world)
     except BaseException:  # reported to the parent through a file: spawn's own error is the exit code only
         Path(f"{errors}.{rank}").write_text(traceback.format_exc())
         raise

@@ -10,6 +10,9 @@ a ring of point-to-point transfers, each chunk's GEMM running while the next chu
   over ranks), the partial sum arriving from the previous rank added by the GEMM itself (``c`` with
   ``beta = 1``: tcgemm's epilogue), in a fixed order per block, so results repeat bitwise.
 
+:class:`ColumnParallelLinear` and :class:`RowParallelLinear` (sequence parallel, with autograd) run their
+forward and backward on these two schedules (:mod:`tcgemm.distributed.modules`).
+
 This is the *decomposed* schedule (one GEMM launch per chunk), the baseline that an in-kernel overlap is to be
 measured against. It runs on any process group: NCCL with CUDA tensors (tcgemm's kernels), gloo with CPU
 tensors (``torch`` GEMMs; CI tests the chunking and ordering that way, tests/cpu/test_distributed_gloo.py).
@@ -18,5 +21,7 @@ tensors (``torch`` GEMMs; CI tests the chunking and ordering that way, tests/cpu
 from __future__ import annotations
 
 from .decomposed import GemmFn, all_gather_gemm, default_gemm, gemm_reduce_scatter
+from .modules import ColumnParallelLinear, RowParallelLinear
 
-__all__ = ["GemmFn", "all_gather_gemm", "default_gemm", "gemm_reduce_scatter"]
+__all__ = ["ColumnParallelLinear", "GemmFn", "RowParallelLinear", "all_gather_gemm", "default_gemm",
+           "gemm_reduce_scatter"]

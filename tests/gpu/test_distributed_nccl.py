@@ -1,0 +1,88 @@
+"""tcgemm.distributed on two or more GPUs (NCCL, tcgemm's kernels): the decomposed schedules and the
+sequence-parallel MLP against one GPU's result, odd M, N, K. Needs a machine with 2+ GPUs (the device tool's
+nvidia-h100-x2); skipped elsewhere. NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and the others, set below)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import traceback
+from pathlib import Path
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+pytestmark = pytest.mark.gpu
+
+_NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+
+
+def _rel(got: torch.Tensor, want: torch.Tensor) -> float:
+    return ((got.double() - want).norm() / want.norm()).item()
+
+
+def _checks(rank: int, world: int) -> None:
+    from tcgemm import distributed as tpd
+
+    dev = torch.device("cuda", rank)
+    m, k, n = 301, 1037, 777  # rows per rank, K per rank, N: none a multiple of a tile
+    gen = torch.Generator(device="cpu").manual_seed(5)
+    x = torch.randn(world * m, world * k, generator=gen).to(torch.bfloat16)
+    w = torch.randn(world * k, n, generator=gen).to(torch.bfloat16)
+    xd, wd = x.to(dev), w.to(dev)
+    got = tpd.all_gather_gemm(xd[rank * m:(rank + 1) * m, :k], wd[:k])
+    assert _rel(got, (x[:, :k].double() @ w[:k].double()).to(dev)) < 1e-2
+    assert torch.equal(tpd.all_gather_gemm(xd[rank * m:(rank + 1) * m, :k], wd[:k]), got)
+    want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
+    for acc in (None, torch.float32):
+        got = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
+                                      accumulate_dtype=acc)
+        assert got.dtype == torch.bfloat16 and _rel(got, want) < 1e-2, (acc, _rel(got, want))
+        again = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
+                                        accumulate_dtype=acc)
+        assert torch.equal(again, got)
+    # the sequence-parallel MLP, forward and backward, against one GPU's
+    torch.manual_seed(3)
+    fc1 = torch.nn.Linear(512, 1024 * world, device=dev, dtype=torch.bfloat16)
+    fc2 = torch.nn.Linear(1024 * world, 384, device=dev, dtype=torch.bfloat16)
+    xs = torch.randn(64 * world, 512, device=dev, dtype=torch.bfloat16, requires_grad=True)
+    y = fc2(torch.nn.functional.gelu(fc1(xs)))
+    y.float().square().sum().backward()
+    col, row = tpd.ColumnParallelLinear.from_linear(fc1), tpd.RowParallelLinear.from_linear(fc2)
+    rows = slice(rank * 64, (rank + 1) * 64)
+    x_shard = xs.detach()[rows].clone().requires_grad_()
+    y_shard = row(torch.nn.functional.gelu(col(x_shard)))
+    y_shard.float().square().sum().backward()
+    assert _rel(y_shard, y[rows].double()) < 2e-2
+    assert _rel(x_shard.grad, xs.grad[rows].double()) < 3e-2
+    h = slice(rank * 1024, (rank + 1) * 1024)
+    assert _rel(col.weight.grad, fc1.weight.grad[h].double()) < 3e-2
+    assert _rel(row.weight.grad, fc2.weight.grad[:, h].double()) < 3e-2
+
+
+def _worker(rank: int, world: int, store: str, errors: str) -> None:
+    os.environ.update(_NO_MULTICAST)
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"file://{store}", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=120), device_id=torch.device("cuda", rank))
+    try:
+        _checks(rank, world)
+    except BaseException:
+        Path(f"{errors}.{rank}").write_text(traceback.format_exc())
+        raise
+    finally:
+        dist.destroy_process_group()
+
+
+def test_decomposed_schedules_and_mlp_on_nccl(tmp_path: Path) -> None:
+    if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
+        pytest.skip("needs 2 or more GPUs (the device tool's nvidia-h100-x2)")
+    os.environ.update(_NO_MULTICAST)
+    world = min(torch.cuda.device_count(), 4)
+    try:
+        mp.spawn(_worker, args=(world, str(tmp_path / "store"), str(tmp_path / "error")), nprocs=world, join=True)
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:  # the workers tracebacks instead
+        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
+        raise AssertionError(reports or str(exc)) from None
