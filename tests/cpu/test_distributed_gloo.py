@@ -9,6 +9,7 @@ the reduction order. Failures in a worker come back as the test's failure.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import traceback
 from pathlib import Path
@@ -142,3 +143,37 @@ def test_errors_name_the_fix() -> None:
     if not dist.is_initialized():
         with pytest.raises(RuntimeError, match="init_process_group"):
             tpd.gemm_reduce_scatter(x, w[:3])
+
+
+def _bench_worker(rank: int, world: int, store: str, errors: str, out: str) -> None:
+    from tcgemm.distributed import bench
+
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
+    try:
+        bench.main(["--device", "cpu", "--tokens", "8,12", "--hidden", "16", "--ffn", "24", "--rounds", "3",
+                    "--warmup", "1", "--dtype", "fp32", "--json", out])
+    except BaseException:
+        Path(f"{errors}.{rank}").write_text(traceback.format_exc())
+        raise
+    finally:
+        dist.destroy_process_group()
+
+
+def test_tp_bench_harness_on_gloo(tmp_path: Path) -> None:
+    """`torchrun -m tcgemm.distributed.bench` on CPU processes: every mode that can run on CPU runs, the others
+    say why, and the JSON holds a row per operation and M."""
+    out = tmp_path / "tp.json"
+    try:
+        mp.spawn(_bench_worker, args=(2, str(tmp_path / "store"), str(tmp_path / "error"), str(out)), nprocs=2)
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:
+        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
+        raise AssertionError(reports or str(exc)) from None
+    doc = json.loads(out.read_text())
+    assert doc["environment"]["world"] == 2 and doc["environment"]["backend"] == "gloo"
+    assert [(r["operation"], r["m"]) for r in doc["rows"]] == [
+        ("all_gather_gemm", 8), ("gemm_reduce_scatter", 8), ("all_gather_gemm", 12), ("gemm_reduce_scatter", 12)]
+    for row in doc["rows"]:
+        assert set(row["seconds"]) == {"gemm_torch", "comm", "sequential", "tcgemm"}
+        assert set(row["unavailable"]) == {"gemm_tcgemm", "async_tp"}
+        assert row["ratio_to_gemm_alone"]["gemm_torch"] == 1.0
