@@ -2,7 +2,7 @@
 and the core never imports what sits above it.
 
 Layers, top to bottom: cli / bench, check, tune, model_bench, plot, inspection (tools over the API) ->
-nn, ops, interop, entry, precompile (the user's side) -> api (describe -> plan -> stage -> launch, with the
+nn, ops, interop, entry, precompile, distributed (the user's side) -> api (describe -> plan -> stage -> launch, with the
 repeat-call memo) -> fastpath, staging, dispatch, launch -> driver, placement, tuned, tma, problem, registry,
 jit, schedule (below everything that plans or launches)."""
 
@@ -14,24 +14,31 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "tcgemm"
 # The modules above the core: the core (everything else) imports none of them.
 ABOVE_CORE = {"cli", "__main__", "bench", "check", "tune", "model_bench", "models", "plot", "inspection", "nn",
-              "ops", "interop", "entry", "precompile", "layouts", "fragments", "sass", "fileio"}
+              "ops", "interop", "entry", "precompile", "layouts", "fragments", "sass", "fileio", "distributed"}
+
+
+# Subpackages, each one node of the graph (its modules' imports of the package's modules are its edges).
+SUBPACKAGES = ("distributed",)
 
 
 def import_graph() -> dict[str, set[str]]:
-    """module -> the package modules it imports (relative imports anywhere in the file)."""
+    """module -> the package modules it imports (relative imports anywhere in the file); a subpackage is one
+    module whose imports are its files' (``from ..x``), its own files' imports of each other left out."""
     graph: dict[str, set[str]] = {}
-    names = {p.stem for p in PACKAGE.glob("*.py")}
-    for path in PACKAGE.glob("*.py"):
+    names = {p.stem for p in PACKAGE.glob("*.py")} | set(SUBPACKAGES)
+    files = [(p.stem, p, 1) for p in PACKAGE.glob("*.py")]
+    files += [(sub, p, 2) for sub in SUBPACKAGES for p in (PACKAGE / sub).glob("*.py")]
+    for node_name, path, depth in files:
         edges: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if isinstance(node, ast.ImportFrom) and node.level == depth:
                 if node.module:
                     edges.add(node.module.split(".")[0])
                 else:
                     edges.update(a.name for a in node.names if a.name in names)
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tcgemm."):
                 edges.add(node.module.split(".")[1])
-        graph[path.stem] = edges & names
+        graph.setdefault(node_name, set()).update(edges & names - {node_name})
     return graph
 
 
