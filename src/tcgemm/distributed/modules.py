@@ -100,9 +100,12 @@ def _flat(x: torch.Tensor, in_features: int) -> torch.Tensor:
     return x.reshape(-1, in_features)
 
 
-class ColumnParallelLinear(torch.nn.Module):
-    """``y = all_gather(x) @ W_r^T + b_r``: this rank's ``out_features / W`` output features for all tokens,
-    from its token shard ``x`` (tokens / W x in_features)."""
+class _ShardedLinear(torch.nn.Module):
+    """A Linear whose weight is split over the group's ranks along ``_split_dim`` (0: output features, with the
+    bias; 1: input features, the bias whole), computed by ``_function`` (forward and backward schedules)."""
+
+    _split_dim: int
+    _function: type[torch.autograd.Function]
 
     def __init__(self, in_features: int, out_features: int, group: dist.ProcessGroup | None = None,
                  bias: bool = True, device: torch.device | str | None = None,
@@ -110,67 +113,49 @@ class ColumnParallelLinear(torch.nn.Module):
         super().__init__()
         world, _ = _world(group)
         self.in_features, self.out_features, self.group = in_features, out_features, group
-        shard = _split(out_features, world, "out_features")
-        self.weight = torch.nn.Parameter(torch.empty(shard, in_features, device=device, dtype=dtype))
-        self.bias = torch.nn.Parameter(torch.empty(shard, device=device, dtype=dtype)) if bias else None
+        shape = [out_features, in_features]
+        d = self._split_dim
+        shape[d] = _split(shape[d], world, ("out_features", "in_features")[d])
+        self.weight = torch.nn.Parameter(torch.empty(shape, device=device, dtype=dtype))
+        self.bias = torch.nn.Parameter(torch.empty(shape[0], device=device, dtype=dtype)) if bias else None
         bound = 1 / math.sqrt(in_features)  # (torch.nn.Linear's initialisation, on the shard)
         torch.nn.init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             torch.nn.init.uniform_(self.bias, -bound, bound)
 
     @classmethod
-    def from_linear(cls, linear: torch.nn.Linear, group: dist.ProcessGroup | None = None) -> ColumnParallelLinear:
-        """This rank's rows of ``linear``'s weight and bias (copies)."""
+    def from_linear(cls, linear: torch.nn.Linear, group: dist.ProcessGroup | None = None) -> _ShardedLinear:
+        """This rank's shard of ``linear``'s weight (copies), and of its bias where the output is split."""
         _, rank = _world(group)
         new = cls(linear.in_features, linear.out_features, group, linear.bias is not None,
                   linear.weight.device, linear.weight.dtype)
-        shard = new.weight.shape[0]
+        shard = new.weight.shape[cls._split_dim]
+        part = slice(rank * shard, (rank + 1) * shard)
         with torch.no_grad():
-            new.weight.copy_(linear.weight[rank * shard:(rank + 1) * shard])
+            new.weight.copy_(linear.weight[part] if cls._split_dim == 0 else linear.weight[:, part])
             if new.bias is not None:
-                new.bias.copy_(linear.bias[rank * shard:(rank + 1) * shard])
+                new.bias.copy_(linear.bias[part] if cls._split_dim == 0 else linear.bias)
         return new
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return _ColumnParallel.apply(_flat(x, self.in_features), self.weight, self.bias, self.group)
+        return self._function.apply(_flat(x, self.weight.shape[1]), self.weight, self.bias, self.group)
 
     def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features} (shard {self.weight.shape[0]})"
+        return (f"in_features={self.in_features}, out_features={self.out_features} "
+                f"(shard {tuple(self.weight.shape)})")
 
 
-class RowParallelLinear(torch.nn.Module):
+class ColumnParallelLinear(_ShardedLinear):
+    """``y = all_gather(x) @ W_r^T + b_r``: this rank's ``out_features / W`` output features for all tokens,
+    from its token shard ``x`` (tokens / W x in_features)."""
+
+    _split_dim = 0
+    _function = _ColumnParallel
+
+
+class RowParallelLinear(_ShardedLinear):
     """``y = reduce_scatter(x @ W_r^T) + b``: this rank's token shard of all ``out_features``, from all tokens of
     its ``in_features / W`` input features (a column-parallel layer's output)."""
 
-    def __init__(self, in_features: int, out_features: int, group: dist.ProcessGroup | None = None,
-                 bias: bool = True, device: torch.device | str | None = None,
-                 dtype: torch.dtype | None = None) -> None:
-        super().__init__()
-        world, _ = _world(group)
-        self.in_features, self.out_features, self.group = in_features, out_features, group
-        shard = _split(in_features, world, "in_features")
-        self.weight = torch.nn.Parameter(torch.empty(out_features, shard, device=device, dtype=dtype))
-        self.bias = torch.nn.Parameter(torch.empty(out_features, device=device, dtype=dtype)) if bias else None
-        bound = 1 / math.sqrt(in_features)
-        torch.nn.init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            torch.nn.init.uniform_(self.bias, -bound, bound)
-
-    @classmethod
-    def from_linear(cls, linear: torch.nn.Linear, group: dist.ProcessGroup | None = None) -> RowParallelLinear:
-        """This rank's columns of ``linear``'s weight (copies), and its whole bias."""
-        _, rank = _world(group)
-        new = cls(linear.in_features, linear.out_features, group, linear.bias is not None,
-                  linear.weight.device, linear.weight.dtype)
-        shard = new.weight.shape[1]
-        with torch.no_grad():
-            new.weight.copy_(linear.weight[:, rank * shard:(rank + 1) * shard])
-            if new.bias is not None:
-                new.bias.copy_(linear.bias)
-        return new
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return _RowParallel.apply(_flat(x, self.weight.shape[1]), self.weight, self.bias, self.group)
-
-    def extra_repr(self) -> str:
-        return f"in_features={self.in_features} (shard {self.weight.shape[1]}), out_features={self.out_features}"
+    _split_dim = 1
+    _function = _RowParallel
