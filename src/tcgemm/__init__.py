@@ -15,9 +15,10 @@ from .api import Choice, kernels
 from .entry import explain, gemm, matmul
 from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
+from .sms import reserve_sms
 
 __all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "distributed", "explain", "gemm", "interop",
-           "kernels", "matmul", "nn", "ops", "warmup"]
+           "kernels", "matmul", "nn", "ops", "reserve_sms", "warmup"]
 
 _LAZY = ("distributed", "interop", "nn", "ops", "model_bench")
 

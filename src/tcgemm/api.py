@@ -23,6 +23,7 @@ from . import emulation, fastpath, launch, registry, staging
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, _overlaps, describe, transposed_store
+from .sms import usable as usable_sms
 
 _INT32_MAX = 2**31 - 1
 
@@ -85,6 +86,7 @@ def _gemm(
         raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = device_info(index)
+    sms = usable_sms(sms)
     degenerate = min(problem.m, problem.n, problem.k, problem.batch) == 0
     if not (degenerate and kernel == "auto"):  # nothing to select for an empty product (a forced kernel is checked)
         a, b, problem, t, spec, cfg = resolve(a, b, c, problem, t, args, arch_cc, sms, kernel, config)
@@ -251,6 +253,7 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
     problem, t = describe(a, b, c, **args)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, _arch = device_info(index)
+    sms = usable_sms(sms)
     if min(problem.m, problem.n, problem.k, problem.batch) == 0 and kernel == "auto":
         return Choice("none", "none", "none", "no product: an empty result, or beta*C / zeros (K = 0)",
                       problem.precision, problem.layouts, (), "estimate", "nothing to compute")

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from . import driver, launch, staging, tma
+from . import driver, launch, sms, staging, tma
 from .launch import LaunchPlan
 from .problem import GemmProblem
 
@@ -55,10 +55,12 @@ def key(a: Any, b: Any, c: Any, out: Any, alpha: Any, beta: Any, out_dtype: Any,
     if (c is not None and type(c) not in _PLAIN) or (out is not None and type(out) not in _PLAIN):
         return None
     try:
+        reserved = sms.reserved()  # (a grid sized for fewer SMs is another launch)
         if scale_a is None and scale_b is None:
-            return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config)
+            return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config,
+                    reserved)
         return (_meta(a), _meta(b), _meta(c), _meta(out), alpha, beta, out_dtype, precision, kernel, config,
-                _scale_meta(scale_a), _scale_meta(scale_b))
+                reserved, _scale_meta(scale_a), _scale_meta(scale_b))
     except TypeError:  # unhashable option values: the full path reports them
         return None
 

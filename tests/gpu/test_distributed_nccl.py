@@ -32,17 +32,30 @@ def _checks(rank: int, world: int) -> None:
     x = torch.randn(world * m, world * k, generator=gen).to(torch.bfloat16)
     w = torch.randn(world * k, n, generator=gen).to(torch.bfloat16)
     xd, wd = x.to(dev), w.to(dev)
-    got = tpd.all_gather_gemm(xd[rank * m:(rank + 1) * m, :k], wd[:k])
-    assert _rel(got, (x[:, :k].double() @ w[:k].double()).to(dev)) < 1e-2
-    assert torch.equal(tpd.all_gather_gemm(xd[rank * m:(rank + 1) * m, :k], wd[:k]), got)
+    want_ag = (x[:, :k].double() @ w[:k].double()).to(dev)
     want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
-    for acc in (None, torch.float32):
-        got = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
-                                      accumulate_dtype=acc)
-        assert got.dtype == torch.bfloat16 and _rel(got, want) < 1e-2, (acc, _rel(got, want))
-        again = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
-                                        accumulate_dtype=acc)
-        assert torch.equal(again, got)
+    for transport in ("copy", "store", "nccl"):
+        got = tpd.all_gather_gemm(xd[rank * m:(rank + 1) * m, :k], wd[:k], transport=transport)
+        assert _rel(got, want_ag) < 1e-2, transport
+        assert torch.equal(tpd.all_gather_gemm(xd[rank * m:(rank + 1) * m, :k], wd[:k], transport=transport), got)
+        for acc in (None, torch.float32):
+            got = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
+                                          accumulate_dtype=acc, transport=transport, splits=3)
+            assert got.dtype == torch.bfloat16 and _rel(got, want) < 1e-2, (transport, acc, _rel(got, want))
+            again = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
+                                            accumulate_dtype=acc, transport=transport, splits=3)
+            assert torch.equal(again, got), (transport, acc)
+    # the copy-engine schedules inside a CUDA graph (the workspace sized by the calls above), poisoned outputs
+    x_ag, x_rs = xd[rank * m:(rank + 1) * m, :k].clone(), xd[:, rank * k:(rank + 1) * k].clone()
+    w_rs = wd[rank * k:(rank + 1) * k].clone()
+    out = torch.full((world * m, n), float("nan"), device=dev, dtype=torch.bfloat16)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tpd.all_gather_gemm(x_ag, wd[:k], out=out)
+        rs = tpd.gemm_reduce_scatter(x_rs, w_rs)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert _rel(out, want_ag) < 1e-2 and _rel(rs, want) < 1e-2
     # the sequence-parallel MLP, forward and backward, against one GPU's
     torch.manual_seed(3)
     fc1 = torch.nn.Linear(512, 1024 * world, device=dev, dtype=torch.bfloat16)

@@ -331,3 +331,19 @@ def test_promoted_partial_rows_are_bitwise_reproducible(config, precision):
         first = tcgemm.gemm(a, b, **kw)
         for _ in range(5):
             assert torch.equal(tcgemm.gemm(a, b, **kw), first), (m, n, k)
+
+
+@pytest.mark.parametrize("reserved", [2, 9, 66])
+def test_gemms_leaving_sms_free_are_correct(reserved):
+    """Grids shrunk by tcgemm.reserve_sms (an even, an odd and half of the SMs): the persistent kernels cover
+    every tile, the prepared launch of a full-GPU call is not reused inside the block, nor the reverse."""
+    a = torch.randn(3001, 2049, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(2049, 4111, device="cuda", dtype=torch.bfloat16)
+    want = reference(a, b, None, 1.0, 0.0)
+    full = tcgemm.gemm(a, b)
+    for _ in range(2):
+        with tcgemm.reserve_sms(reserved):
+            out = poisoned_like(full)
+            got = tcgemm.gemm(a, b, out=out)
+        assert relative_error(got, want) < TOLERANCE["bf16"]
+    assert torch.equal(tcgemm.gemm(a, b), full)

@@ -13,7 +13,11 @@ Per token count M (default 4096, 8192, 16384) and W ranks, a Llama-3-70B MLP spl
 Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the gathered / local operands),
 ``comm`` (the collective alone), ``sequential`` (the collective, then torch's GEMM, or the reverse),
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
-unavailable where it cannot run) and ``tcgemm`` (tcgemm.distributed's ring schedule). The modes are interleaved
+unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default: transfers by the copy engines through
+symmetric memory), ``tcgemm_store`` (reduce-scatter: the GEMMs store partial sums straight into the owner's
+memory) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). A mode that fails on any rank is
+reported with its error and left out; each fused mode's result is checked against the sequential one
+(``rel_error``). The modes are interleaved
 round by round on the same inputs; a round's time is the maximum over ranks after a barrier; the median of
 ``--rounds`` is reported, with the ratio to the faster GEMM alone (1.00: the communication entirely hidden).
 On CPU tensors (gloo; ``--device cpu``) the same runs with wall-clock timing: a smoke test of the harness, not
@@ -39,7 +43,7 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm")
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_store", "tcgemm_nccl")
 
 
 def _gather(x: torch.Tensor) -> torch.Tensor:
@@ -86,12 +90,16 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
     ag: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_ag_all, w_ag), "gemm_tcgemm": lambda: default_gemm(x_ag_all, w_ag),
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
-        "tcgemm": lambda: all_gather_gemm(x_ag, w_ag)}
+        "tcgemm": lambda: all_gather_gemm(x_ag, w_ag),
+        "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_rs, w_rs), "gemm_tcgemm": lambda: default_gemm(x_rs, w_rs),
         "comm": lambda: _scatter(torch.empty(m, hidden, dtype=dtype, device=device)),
-        "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs)}
+        "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
+        "tcgemm_store": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="store"),
+        "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:
+        ag["tcgemm_nccl"] = rs["tcgemm_nccl"] = rs["tcgemm_store"] = "unavailable: CPU tensors (tcgemm is the ring)"
         ag["gemm_tcgemm"] = rs["gemm_tcgemm"] = "unavailable: CPU tensors (tcgemm's kernels need a GPU)"
         ag["async_tp"] = rs["async_tp"] = "unavailable: CPU tensors (symmetric memory needs CUDA)"
     else:
@@ -121,6 +129,23 @@ def _time_once(fn: Callable[[], Any], cuda: bool) -> float:
     return float(t.item())
 
 
+def _warm(fn: Callable[[], Any], calls: int, device: torch.device) -> str | None:
+    """None after ``calls`` untimed calls on every rank, else the first error (of any rank: all agree)."""
+    why = None
+    try:
+        for _ in range(calls):
+            fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    except Exception as exc:  # noqa: BLE001 (reported in the results; the other modes go on)
+        why = f"failed: {type(exc).__name__}: {exc}"[:500]
+    flag = torch.tensor([0.0 if why is None else 1.0], device=device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+    if flag.item() and why is None:
+        why = "failed on another rank"
+    return why
+
+
 def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: int, warmup: int,
         device: torch.device) -> list[dict[str, Any]]:
     """One row per (operation, M): each mode's median seconds (or why it did not run) and its ratio to the
@@ -132,9 +157,16 @@ def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: in
     for m in tokens:
         for name, modes in _operations(m, hidden, ffn // world, dtype, device, cuda).items():
             runnable = {k: f for k, f in modes.items() if callable(f)}
-            for fn in runnable.values():
-                for _ in range(warmup):
-                    fn()
+            errors: dict[str, float] = {}
+            reference = runnable["sequential"]()
+            for k, fn in list(runnable.items()):
+                why = _warm(fn, warmup, device)
+                if why is not None:
+                    modes[k] = why
+                    del runnable[k]
+                elif k not in ("comm", "sequential", "gemm_torch", "gemm_tcgemm"):
+                    got = fn()
+                    errors[k] = float((got.double() - reference.double()).norm() / reference.double().norm())
             times: dict[str, list[float]] = {k: [] for k in runnable}
             for r in range(rounds):  # interleaved, the order rotating round by round
                 order = list(runnable)
@@ -144,6 +176,7 @@ def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: in
             alone = min(medians[k] for k in ("gemm_torch", "gemm_tcgemm") if k in medians)
             rows.append({"operation": name, "m": m, "world": world, "hidden": hidden, "ffn_per_rank": ffn // world,
                          "seconds": medians, "ratio_to_gemm_alone": {k: v / alone for k, v in medians.items()},
+                         "rel_error": errors,
                          "unavailable": {k: f for k, f in modes.items() if not callable(f)}})
     return rows
 

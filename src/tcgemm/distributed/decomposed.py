@@ -23,6 +23,12 @@ from typing import Protocol
 import torch
 import torch.distributed as dist
 
+from ..sms import reserve_sms
+from . import symmetric
+
+TRANSPORTS = ("auto", "copy", "store", "nccl")
+NCCL_RESERVED_SMS = 8  # room for NCCL's point-to-point kernels (a few blocks per peer) beside the GEMMs
+
 
 class GemmFn(Protocol):
     """``a @ b (+ c)``, into ``out`` when given, with a result of ``out_dtype`` (default: a's dtype)."""
@@ -72,6 +78,27 @@ def _exchange(send: torch.Tensor, recv: torch.Tensor, nxt: int, prev: int, group
                                    dist.P2POp(dist.irecv, recv, prev, group, tag)])
 
 
+def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.device, name: str) -> str:
+    """The transport a call runs: ``copy`` / ``store`` (symmetric memory) where they can run, else ``nccl``."""
+    if transport not in TRANSPORTS:
+        raise ValueError(f"{name}: transport must be one of {', '.join(TRANSPORTS)}; got {transport!r}")
+    why_not = symmetric.available(group, device)
+    if transport == "auto":
+        return "nccl" if why_not else "copy"
+    if transport != "nccl" and why_not:
+        raise ValueError(f"{name}: transport={transport!r} needs PyTorch symmetric memory, unavailable here: "
+                         f"{why_not}; use transport='nccl' (point-to-point transfers of the process group)")
+    return transport
+
+
+def _reserve(reserve: int | None, transport: str, x: torch.Tensor) -> int:
+    if not x.is_cuda:
+        return 0
+    if reserve is None:
+        return symmetric.RESERVED_SMS if transport != "nccl" else NCCL_RESERVED_SMS
+    return reserve
+
+
 def _check_operands(x: torch.Tensor, w: torch.Tensor, name: str) -> None:
     if x.dim() != 2 or w.dim() != 2:
         raise ValueError(f"{name}: x and w must be 2-D (rows x K and K x N); got {tuple(x.shape)} and "
@@ -86,14 +113,21 @@ def _check_operands(x: torch.Tensor, w: torch.Tensor, name: str) -> None:
 
 
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None = None, *,
-                    gemm: GemmFn | None = None, out: torch.Tensor | None = None) -> torch.Tensor:
+                    gemm: GemmFn | None = None, out: torch.Tensor | None = None, transport: str = "auto",
+                    reserve: int | None = None) -> torch.Tensor:
     """``all_gather(x_shard, dim=0) @ w``: (W · m) x N, the rows of rank i's shard at rows [i · m, (i + 1) · m).
 
     ``x_shard``: this rank's m x K rows (every rank the same m); ``w``: K x N (this rank's column shard of a
     column-parallel layer's weight, transposed). ``gemm``: the per-chunk GEMM (default :func:`default_gemm`).
-    ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype."""
+    ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype. ``transport``: ``copy``
+    (``store`` is the same here) pulls the peers' shards from symmetric memory with the copy engines, ``nccl``
+    passes them around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of an NCCL
+    group, else ``nccl``. ``reserve``: SMs the GEMMs beside the transfers' kernels leave free (default: 2 for
+    the barriers of ``copy``, 8 for NCCL's transfer kernels)."""
     _check_operands(x_shard, w, "all_gather_gemm")
     world, rank, nxt, prev = _ring(group)
+    transport = _transport(transport, group, x_shard.device, "all_gather_gemm")
+    reserve = _reserve(reserve, transport, x_shard)
     gemm = gemm or default_gemm
     m, n = x_shard.shape[0], w.shape[1]
     if out is None:
@@ -101,6 +135,8 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
     elif tuple(out.shape) != (world * m, n) or not out.is_contiguous():
         raise ValueError(f"all_gather_gemm: out must be a contiguous {world * m} x {n} tensor; got "
                          f"{tuple(out.shape)}{'' if out.is_contiguous() else ' (not contiguous)'}")
+    if transport != "nccl" and world > 1:
+        return symmetric.all_gather_gemm(x_shard, w, out, group, gemm, reserve)
     current = x_shard.contiguous()
     buffers = [torch.empty_like(current), torch.empty_like(current)] if world > 1 else []
     for step in range(world):
@@ -108,7 +144,8 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
         works = []
         if step < world - 1:  # the shard goes on to the next rank while the one before's arrives
             works = _exchange(current, buffers[step % 2], nxt, prev, group, step)
-        gemm(current, w, out=out[source * m:(source + 1) * m])
+        with reserve_sms(reserve if works else 0):
+            gemm(current, w, out=out[source * m:(source + 1) * m])
         for work in works:
             work.wait()
         if works:
@@ -118,15 +155,21 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
 
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None = None, *,
                         gemm: GemmFn | None = None, splits: int = 2,
-                        accumulate_dtype: torch.dtype | None = None) -> torch.Tensor:
+                        accumulate_dtype: torch.dtype | None = None, transport: str = "auto",
+                        reserve: int | None = None) -> torch.Tensor:
     """Row block ``rank`` of ``sum over ranks (x @ w)``: (M / W) x N.
 
     ``x``: M x K_r (this rank's K columns: the input of a row-parallel layer), ``w``: K_r x N; M a multiple of
     the group's size W. Partial sums travel in x's dtype, or in ``accumulate_dtype`` (e.g. torch.float32: the
     result is rounded to x's dtype once, at the end). ``splits``: row parts per block, sent one by one so that
-    a part's transfer runs under the next part's GEMM."""
+    a part's transfer runs under the next part's GEMM. ``transport``: ``copy`` pushes each partial sum into its
+    owner's symmetric-memory inbox with the copy engines, ``store`` has the GEMM write it there itself, ``nccl``
+    passes partial sums around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of
+    an NCCL group, else ``nccl``. ``reserve``: as :func:`all_gather_gemm`'s."""
     _check_operands(x, w, "gemm_reduce_scatter")
     world, rank, nxt, prev = _ring(group)
+    transport = _transport(transport, group, x.device, "gemm_reduce_scatter")
+    reserve = _reserve(reserve, transport, x)
     if x.shape[0] % world:
         raise ValueError(f"gemm_reduce_scatter: M = {x.shape[0]} rows do not split into {world} equal blocks; "
                          f"pad M to a multiple of {world}")
@@ -139,6 +182,9 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     block, n = x.shape[0] // world, w.shape[1]
     bounds = [block * h // splits for h in range(splits + 1)]
     parts = [(lo, hi) for lo, hi in pairwise(bounds) if hi > lo]
+    if transport != "nccl" and world > 1:
+        result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts, acc, reserve, store=transport == "store")
+        return result if acc == x.dtype else result.to(x.dtype)
     # per part: (the partial sum arriving, the one sent, the transfers): both tensors held until the wait
     arriving: list[tuple[torch.Tensor, torch.Tensor, list[dist.Work]] | None] = [None] * len(parts)
     result = torch.empty((block, n), dtype=acc, device=x.device)
@@ -152,9 +198,11 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
                     work.wait()
             rows = x[b * block + lo:b * block + hi]
             if step == world - 1:
-                gemm(rows, w, c, out=result[lo:hi], out_dtype=acc)
+                with reserve_sms(reserve if h < len(parts) - 1 else 0):
+                    gemm(rows, w, c, out=result[lo:hi], out_dtype=acc)
                 continue
-            partial = gemm(rows, w, c, out_dtype=acc)
+            with reserve_sms(reserve):
+                partial = gemm(rows, w, c, out_dtype=acc)
             incoming = torch.empty((hi - lo, n), dtype=acc, device=x.device)
             arriving[h] = (incoming, partial, _exchange(partial, incoming, nxt, prev, group, step * len(parts) + h))
     return result if acc == x.dtype else result.to(x.dtype)

@@ -1,0 +1,154 @@
+"""The copy-engine schedules: operands and partial sums move through PyTorch symmetric memory with
+``cudaMemcpyAsync`` (the GPU's copy engines, over NVLink), so the transfers take no SM from the GEMMs.
+
+Each rank keeps one symmetric buffer per (group, device), mapped into every peer's address space
+(``torch.distributed._symmetric_memory``). The calling stream runs the GEMMs; a side stream runs the copies
+and the barriers that order them. A barrier is a one-block kernel: launched while a persistent GEMM fills every
+SM it would wait for the GEMM's end, so the GEMMs that may run beside a barrier leave SMs free
+(:func:`tcgemm.reserve_sms`, ``reserve`` below); copies need none.
+
+all-gather + GEMM (pull). Side stream: barrier (every rank has finished reading the buffers of the last call),
+copy the own shard into the own buffer, barrier (every shard is published), then pull shard r + 1, r + 2, ...
+from the peers' buffers. Calling stream: the GEMM of the own shard at once (under the barriers and the first
+pull), then each pulled shard's GEMM as its copy completes.
+
+GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
+its partial product of block r + 1, r + 2, ... (part by part, ``splits`` row parts per block), each pushed into
+the owner's inbox by a copy as soon as its GEMM ends; a barrier per part says every rank's partial of that part
+has landed; the own block's GEMM of the part then adds the inbox (with W = 2, in its epilogue: ``c``; with more
+ranks, their sum first, in sender order). Sums run in a fixed order: the result repeats bitwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from ..sms import reserve_sms
+
+_side_streams: dict[int, torch.cuda.Stream] = {}
+_workspaces: dict[tuple[str, int], tuple[torch.Tensor, Any]] = {}
+_retired: list[tuple[torch.Tensor, Any]] = []  # grown-out buffers: a peer's copy may still read them
+
+RESERVED_SMS = 2  # one TPC: the barrier kernels' room beside a persistent GEMM (clusters of two stay whole)
+
+
+def _group_name(group: dist.ProcessGroup | None) -> str:
+    return (group or dist.group.WORLD).group_name
+
+
+def available(group: dist.ProcessGroup | None, device: torch.device) -> str | None:
+    """None where the copy-engine schedules can run on ``group`` and ``device``, else why not."""
+    if device.type != "cuda":
+        return f"tensors on {device} (symmetric memory needs CUDA tensors)"
+    if dist.get_backend(group) != "nccl":
+        return f"the process group's backend is {dist.get_backend(group)}, not nccl"
+    try:
+        import torch.distributed._symmetric_memory  # noqa: F401
+    except ImportError as exc:
+        return f"torch.distributed._symmetric_memory cannot be imported ({exc})"
+    return None
+
+
+def _side(device: torch.device) -> torch.cuda.Stream:
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _side_streams:
+        _side_streams[index] = torch.cuda.Stream(device=index)
+    return _side_streams[index]
+
+
+def workspace(group: dist.ProcessGroup | None, device: torch.device, nbytes: int) -> Any:
+    """This rank's symmetric buffer of at least ``nbytes`` for ``group`` (a collective the first time and when
+    it grows: every rank of the group must call it with the same size)."""
+    from torch.distributed import _symmetric_memory as symm
+
+    key = (_group_name(group), device.index if device.index is not None else torch.cuda.current_device())
+    found = _workspaces.get(key)
+    if found is None or found[0].numel() < nbytes:
+        if torch.cuda.is_current_stream_capturing():
+            raise RuntimeError(f"tcgemm.distributed: the symmetric buffer must grow to {nbytes} bytes, which cannot "
+                               "happen during CUDA graph capture; run the same call once before capturing")
+        if found is not None:
+            _retired.append(found)
+        if hasattr(symm, "enable_symm_mem_for_group"):  # needed before rendezvous by torch < 2.9, a no-op after
+            symm.enable_symm_mem_for_group(_group_name(group))
+        tensor = symm.empty(nbytes, dtype=torch.uint8, device=device)
+        found = _workspaces[key] = (tensor, symm.rendezvous(tensor, _group_name(group)))
+    return found[1]
+
+
+def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
+                    gemm: Any, reserve: int) -> torch.Tensor:
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    m, k = x_shard.shape
+    x_shard = x_shard.contiguous()
+    handle = workspace(group, x_shard.device, x_shard.numel() * x_shard.element_size())
+    current, side = torch.cuda.current_stream(x_shard.device), _side(x_shard.device)
+    pulled = torch.empty(((world - 1) * m, k), dtype=x_shard.dtype, device=x_shard.device)
+    arrived = []
+    side.wait_stream(current)
+    with torch.cuda.stream(side):  # launched before the first GEMM: the barriers find SMs free
+        handle.barrier(channel=0)
+        handle.get_buffer(rank, (m, k), x_shard.dtype).copy_(x_shard)
+        handle.barrier(channel=1)
+        for step in range(1, world):
+            pulled[(step - 1) * m:step * m].copy_(handle.get_buffer((rank + step) % world, (m, k), x_shard.dtype))
+            arrived.append(side.record_event())
+    with reserve_sms(reserve):
+        gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])
+    for step in range(1, world):  # (the side stream launches no kernel after the barriers: all SMs)
+        source = (rank + step) % world
+        current.wait_event(arrived[step - 1])
+        gemm(pulled[(step - 1) * m:step * m], w, out=out[source * m:(source + 1) * m])
+    current.wait_stream(side)
+    return out
+
+
+def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
+                        parts: list[tuple[int, int]], acc: torch.dtype, reserve: int, store: bool) -> torch.Tensor:
+    """``store``: each partial GEMM writes straight into the owner's inbox over NVLink (its epilogue's stores),
+    instead of into a local buffer that a copy then pushes."""
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    block, n = x.shape[0] // world, w.shape[1]
+    size = torch.empty((), dtype=acc).element_size()
+    handle = workspace(group, x.device, world * block * n * size)  # inbox[sender]: block x n
+    current, side = torch.cuda.current_stream(x.device), _side(x.device)
+    partials = None if store else torch.empty((world - 1, block, n), dtype=acc, device=x.device)
+    result = torch.empty((block, n), dtype=acc, device=x.device)
+
+    def inbox(owner: int, sender: int, lo: int, hi: int) -> torch.Tensor:
+        return handle.get_buffer(owner, (hi - lo, n), acc, (sender * block + lo) * n)
+
+    side.wait_stream(current)
+    with torch.cuda.stream(side):
+        handle.barrier(channel=0)  # every rank's last call has read its inbox
+    landed = []
+    for lo, hi in parts:
+        for step in range(1, world):
+            owner = (rank + step) % world
+            target = inbox(owner, rank, lo, hi) if partials is None else partials[step - 1, lo:hi]
+            with reserve_sms(reserve):
+                gemm(x[owner * block + lo:owner * block + hi], w, out=target, out_dtype=acc)
+            side.wait_stream(current)
+            if partials is not None:
+                with torch.cuda.stream(side):
+                    inbox(owner, rank, lo, hi).copy_(target)
+        with torch.cuda.stream(side):
+            handle.barrier(channel=1)  # every rank's partial of this part has landed
+            landed.append(side.record_event())
+    own = x[rank * block:(rank + 1) * block]
+    for h, (lo, hi) in enumerate(parts):
+        current.wait_event(landed[h])
+        senders = [(rank - step) % world for step in range(1, world)]  # fixed order: bitwise repeats
+        if len(senders) == 1:
+            c = inbox(rank, senders[0], lo, hi)
+        else:
+            c = inbox(rank, senders[0], lo, hi).clone()
+            for sender in senders[1:]:
+                c += inbox(rank, sender, lo, hi)
+        with reserve_sms(reserve if h < len(parts) - 1 else 0):
+            gemm(own[lo:hi], w, c, out=result[lo:hi], out_dtype=acc)
+    current.wait_stream(side)
+    return result
