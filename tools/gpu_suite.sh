@@ -10,6 +10,8 @@
 #        [MODELS=1 (host time per call, the model-shape benchmark, the transformers example; issue 25)]
 #        [MODEL_RUNS=3 [ODD_TOKENS=3,48,300,3000] (the model benchmark alone, in N processes)]
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
+#        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
+#         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
 #   PRECISIONS "none" runs no benchmark.
 #   PRECISIONS: comma list (default: every precision some kernel computes)
@@ -18,6 +20,8 @@
 # (merged into bench_all.json when there are more than 5 precisions).
 # Runs from the checkout with PYTHONPATH=src; needs no network.
 set -uo pipefail
+# NVLink multicast stays off in every process (the device machines' rule): NCCL, torch symmetric memory, NVSHMEM.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${1:-${OUT:-out}}
 MODE=${2:-full}
 mkdir -p "$OUT"
@@ -82,6 +86,13 @@ for i in $(seq "$MODEL_RUNS"); do
       --json "$OUT/odd-p$i.json" 2>&1 | grep -v "━" | tail -3 || status=1
   fi
 done
+fi
+
+if [ -n "${TP:-}" ]; then
+step "tensor parallel: all-gather + GEMM and GEMM + reduce-scatter over $(nvidia-smi -L | wc -l) GPUs"
+timeout 600 torchrun --nproc_per_node="$(nvidia-smi -L | wc -l)" -m tcgemm.distributed.bench --json "$OUT/tp.json" 2>&1 \
+  | grep -v Warning | tee "$OUT/tp.log" | tail -20
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if [ -n "${MODELS:-}" ]; then

@@ -343,7 +343,7 @@ def test_gemms_leaving_sms_free_are_correct(reserved):
     full = tcgemm.gemm(a, b)
     for _ in range(2):
         with tcgemm.reserve_sms(reserved):
-            out = poisoned_like(full)
+            out = poisoned_like(tuple(full.shape), full.dtype, full.device)
             got = tcgemm.gemm(a, b, out=out)
         assert relative_error(got, want) < TOLERANCE["bf16"]
     assert torch.equal(tcgemm.gemm(a, b), full)

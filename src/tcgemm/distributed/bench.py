@@ -33,6 +33,7 @@ import os
 import platform
 import statistics
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,9 @@ def _async_tp(kind: str) -> Callable[..., torch.Tensor] | str:
         from torch.distributed._symmetric_memory import enable_symm_mem_for_group
 
         name = dist.group.WORLD.group_name
-        enable_symm_mem_for_group(name)
+        with warnings.catch_warnings():  # (deprecated, and needless, from torch 2.9; needed before)
+            warnings.simplefilter("ignore", FutureWarning)
+            enable_symm_mem_for_group(name)
         if kind == "ag":
             def fused_ag(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
                 return torch.ops.symm_mem.fused_all_gather_matmul(x, [w], gather_dim=0, group_name=name)[1][0]

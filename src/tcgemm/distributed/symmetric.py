@@ -7,10 +7,14 @@ and the barriers that order them. A barrier is a one-block kernel: launched whil
 SM it would wait for the GEMM's end, so the GEMMs that may run beside a barrier leave SMs free
 (:func:`tcgemm.reserve_sms`, ``reserve`` below); copies need none.
 
-all-gather + GEMM (pull). Side stream: barrier (every rank has finished reading the buffers of the last call),
-copy the own shard into the own buffer, barrier (every shard is published), then pull shard r + 1, r + 2, ...
-from the peers' buffers. Calling stream: the GEMM of the own shard at once (under the barriers and the first
-pull), then each pulled shard's GEMM as its copy completes.
+Copies go to a peer (push): a copy within one GPU's memory is an SM kernel, which would crawl beside a GEMM
+that fills the SMs; a copy to or from a peer runs on a copy engine. The first GEMM is launched before the
+transfers are set up, so the GPU computes while the host enqueues them.
+
+all-gather + GEMM (push). Rank r's buffer has an inbox per sender. Calling stream: the GEMM of the own shard at
+once. Side stream: barrier (every rank's last GEMMs on its inbox are done), copy the own shard into inbox[r]
+of every peer, barrier (every shard has landed). Calling stream: the GEMMs of the peers' shards, read where
+they landed.
 
 GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
 its partial product of block r + 1, r + 2, ... (part by part, ``splits`` row parts per block), each pushed into
@@ -72,8 +76,6 @@ def workspace(group: dist.ProcessGroup | None, device: torch.device, nbytes: int
                                "happen during CUDA graph capture; run the same call once before capturing")
         if found is not None:
             _retired.append(found)
-        if hasattr(symm, "enable_symm_mem_for_group"):  # needed before rendezvous by torch < 2.9, a no-op after
-            symm.enable_symm_mem_for_group(_group_name(group))
         tensor = symm.empty(nbytes, dtype=torch.uint8, device=device)
         found = _workspaces[key] = (tensor, symm.rendezvous(tensor, _group_name(group)))
     return found[1]
@@ -84,24 +86,23 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     world, rank = dist.get_world_size(group), dist.get_rank(group)
     m, k = x_shard.shape
     x_shard = x_shard.contiguous()
-    handle = workspace(group, x_shard.device, x_shard.numel() * x_shard.element_size())
+    handle = workspace(group, x_shard.device, world * x_shard.numel() * x_shard.element_size())  # inbox[sender]
     current, side = torch.cuda.current_stream(x_shard.device), _side(x_shard.device)
-    pulled = torch.empty(((world - 1) * m, k), dtype=x_shard.dtype, device=x_shard.device)
-    arrived = []
-    side.wait_stream(current)
-    with torch.cuda.stream(side):  # launched before the first GEMM: the barriers find SMs free
-        handle.barrier(channel=0)
-        handle.get_buffer(rank, (m, k), x_shard.dtype).copy_(x_shard)
-        handle.barrier(channel=1)
-        for step in range(1, world):
-            pulled[(step - 1) * m:step * m].copy_(handle.get_buffer((rank + step) % world, (m, k), x_shard.dtype))
-            arrived.append(side.record_event())
-    with reserve_sms(reserve):
+    ready = current.record_event()  # x_shard written; the last call's GEMMs on the inbox enqueued before
+    with reserve_sms(reserve):  # launched first: the GPU computes while the host sets up the transfers
         gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])
-    for step in range(1, world):  # (the side stream launches no kernel after the barriers: all SMs)
-        source = (rank + step) % world
-        current.wait_event(arrived[step - 1])
-        gemm(pulled[(step - 1) * m:step * m], w, out=out[source * m:(source + 1) * m])
+    side.wait_event(ready)
+    with torch.cuda.stream(side):
+        handle.barrier(channel=0)  # every rank's last GEMMs on its inbox are done
+        for step in range(1, world):
+            target = (rank + step) % world
+            handle.get_buffer(target, (m, k), x_shard.dtype, rank * m * k).copy_(x_shard)
+        handle.barrier(channel=1)  # every shard has landed
+        landed = side.record_event()
+    current.wait_event(landed)
+    for step in range(1, world):  # the shards in place, in the inbox
+        source = (rank - step) % world
+        gemm(handle.get_buffer(rank, (m, k), x_shard.dtype, source * m * k), w, out=out[source * m:(source + 1) * m])
     current.wait_stream(side)
     return out
 
@@ -121,16 +122,18 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     def inbox(owner: int, sender: int, lo: int, hi: int) -> torch.Tensor:
         return handle.get_buffer(owner, (hi - lo, n), acc, (sender * block + lo) * n)
 
-    side.wait_stream(current)
-    with torch.cuda.stream(side):
-        handle.barrier(channel=0)  # every rank's last call has read its inbox
+    ready = current.record_event()  # the last call's GEMMs on the inbox enqueued before
     landed = []
-    for lo, hi in parts:
+    for h, (lo, hi) in enumerate(parts):
         for step in range(1, world):
             owner = (rank + step) % world
             target = inbox(owner, rank, lo, hi) if partials is None else partials[step - 1, lo:hi]
             with reserve_sms(reserve):
                 gemm(x[owner * block + lo:owner * block + hi], w, out=target, out_dtype=acc)
+            if h == 0 and step == 1:  # (after the first launch: the GPU computes while the host goes on)
+                side.wait_event(ready)
+                with torch.cuda.stream(side):
+                    handle.barrier(channel=0)  # every rank's last call has read its inbox
             side.wait_stream(current)
             if partials is not None:
                 with torch.cuda.stream(side):
@@ -139,13 +142,12 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             handle.barrier(channel=1)  # every rank's partial of this part has landed
             landed.append(side.record_event())
     own = x[rank * block:(rank + 1) * block]
+    senders = [(rank - step) % world for step in range(1, world)]  # fixed order: bitwise repeats
     for h, (lo, hi) in enumerate(parts):
         current.wait_event(landed[h])
-        senders = [(rank - step) % world for step in range(1, world)]  # fixed order: bitwise repeats
-        if len(senders) == 1:
-            c = inbox(rank, senders[0], lo, hi)
-        else:
-            c = inbox(rank, senders[0], lo, hi).clone()
+        c = inbox(rank, senders[0], lo, hi)
+        if len(senders) > 1:
+            c = c.clone()
             for sender in senders[1:]:
                 c += inbox(rank, sender, lo, hi)
         with reserve_sms(reserve if h < len(parts) - 1 else 0):

@@ -175,6 +175,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         first_lap = false;
                     }
                 }
+                // (hopper_epilogue.cuh; a transposed tile reads C otherwise)
+                if constexpr (!kDTransposed) prefetch_c_tile(g, tile_row(c, false), c.n0, c.z);
             }
             if (kGpcOrder && rank == 0) gpc_count_out(counters);
             grid_dependents_launch();  // every load issued: the next GEMM may start its prologue

@@ -50,6 +50,13 @@ __device__ __forceinline__ void tma_prefetch_l2_3d(const TmaDesc* desc, int c0, 
                  : "memory");
 }
 
+// Bring `bytes` (a multiple of 16) of global memory at `p` (16-byte aligned) into L2: no shared memory, no
+// barrier; the same coherence argument as above.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* p, unsigned bytes) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<unsigned long long>(p)), "r"(bytes)
+                 : "memory");
+}
+
 // Entry point of a TMA kernel: the TCGEMM_KERNEL scalars, preceded by the
 // tensor maps of A and B.  The maps are __grid_constant__ so that their
 // address (in parameter space) can be handed to the TMA unit without a copy.
