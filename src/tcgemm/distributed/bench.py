@@ -15,7 +15,8 @@ Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the 
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
 unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default: transfers by the copy engines through
 symmetric memory), ``tcgemm_store`` (reduce-scatter: the GEMMs store partial sums straight into the owner's
-memory) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). A mode that fails on any rank is
+memory), ``tcgemm_parts`` (reduce-scatter in two row parts per block, the landed part added in the GEMM's
+epilogue) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). A mode that fails on any rank is
 reported with its error and left out; each fused mode's result is checked against the sequential one
 (``rel_error``). The modes are interleaved
 round by round on the same inputs; a round's time is the maximum over ranks after a barrier; the median of
@@ -44,7 +45,8 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_store", "tcgemm_nccl")
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_store", "tcgemm_parts",
+         "tcgemm_nccl")
 
 
 def _gather(x: torch.Tensor) -> torch.Tensor:
@@ -100,9 +102,12 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "comm": lambda: _scatter(torch.empty(m, hidden, dtype=dtype, device=device)),
         "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
         "tcgemm_store": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="store"),
+        "tcgemm_parts": lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2),
         "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:
-        ag["tcgemm_nccl"] = rs["tcgemm_nccl"] = rs["tcgemm_store"] = "unavailable: CPU tensors (tcgemm is the ring)"
+        for mode, ops in (("tcgemm_nccl", (ag, rs)), ("tcgemm_store", (rs,)), ("tcgemm_parts", (rs,))):
+            for op in ops:
+                op[mode] = "unavailable: CPU tensors (tcgemm is the ring)"
         ag["gemm_tcgemm"] = rs["gemm_tcgemm"] = "unavailable: CPU tensors (tcgemm's kernels need a GPU)"
         ag["async_tp"] = rs["async_tp"] = "unavailable: CPU tensors (symmetric memory needs CUDA)"
     else:

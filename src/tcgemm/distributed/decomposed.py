@@ -17,8 +17,9 @@ the result repeats bitwise.
 
 from __future__ import annotations
 
+import weakref
 from itertools import pairwise
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 import torch.distributed as dist
@@ -57,17 +58,33 @@ def default_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32)
 
 
-def _ring(group: dist.ProcessGroup | None) -> tuple[int, int, int, int]:
-    """(world size, this rank, next rank, previous rank): ranks of ``group``, next/previous as global ranks."""
+# Per process group (weakly: a group kept alive past destroy_process_group aborts the process at exit):
+# (world, rank, next, previous), and why the copy-engine schedules cannot run on CUDA tensors or None. Worked
+# out once: a call's host time before its first GEMM launch is time the GPU idles when the call starts an
+# idle stream.
+_groups: weakref.WeakKeyDictionary[Any, tuple[tuple[int, int, int, int], str | None]] = weakref.WeakKeyDictionary()
+
+
+def _group_facts(group: dist.ProcessGroup | None) -> tuple[tuple[int, int, int, int], str | None]:
     if not dist.is_available() or not dist.is_initialized():
         raise RuntimeError("tcgemm.distributed needs a process group: call torch.distributed.init_process_group "
                            "first (torchrun sets the environment it reads)")
-    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    pg = group if group is not None else dist.group.WORLD
+    found = _groups.get(pg)
+    if found is None:
+        world, rank = dist.get_world_size(group), dist.get_rank(group)
 
-    def glob(r: int) -> int:
-        return r if group is None else dist.get_global_rank(group, r)
+        def glob(r: int) -> int:
+            return r if group is None else dist.get_global_rank(group, r)
 
-    return world, rank, glob((rank + 1) % world), glob((rank - 1) % world)
+        ring = (world, rank, glob((rank + 1) % world), glob((rank - 1) % world))
+        found = _groups[pg] = (ring, symmetric.available(group, torch.device("cuda")))
+    return found
+
+
+def _ring(group: dist.ProcessGroup | None) -> tuple[int, int, int, int]:
+    """(world size, this rank, next rank, previous rank): ranks of ``group``, next/previous as global ranks."""
+    return _group_facts(group)[0]
 
 
 def _exchange(send: torch.Tensor, recv: torch.Tensor, nxt: int, prev: int, group: dist.ProcessGroup | None,
@@ -82,7 +99,7 @@ def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.de
     """The transport a call runs: ``copy`` / ``store`` (symmetric memory) where they can run, else ``nccl``."""
     if transport not in TRANSPORTS:
         raise ValueError(f"{name}: transport must be one of {', '.join(TRANSPORTS)}; got {transport!r}")
-    why_not = symmetric.available(group, device)
+    why_not = _group_facts(group)[1] if device.type == "cuda" else symmetric.available(group, device)
     if transport == "auto":
         return "nccl" if why_not else "copy"
     if transport != "nccl" and why_not:
@@ -154,7 +171,7 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
 
 
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None = None, *,
-                        gemm: GemmFn | None = None, splits: int = 2,
+                        gemm: GemmFn | None = None, splits: int | None = None,
                         accumulate_dtype: torch.dtype | None = None, transport: str = "auto",
                         reserve: int | None = None) -> torch.Tensor:
     """Row block ``rank`` of ``sum over ranks (x @ w)``: (M / W) x N.
@@ -162,10 +179,11 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     ``x``: M x K_r (this rank's K columns: the input of a row-parallel layer), ``w``: K_r x N; M a multiple of
     the group's size W. Partial sums travel in x's dtype, or in ``accumulate_dtype`` (e.g. torch.float32: the
     result is rounded to x's dtype once, at the end). ``splits``: row parts per block, sent one by one so that
-    a part's transfer runs under the next part's GEMM. ``transport``: ``copy`` pushes each partial sum into its
-    owner's symmetric-memory inbox with the copy engines, ``store`` has the GEMM write it there itself, ``nccl``
-    passes partial sums around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of
-    an NCCL group, else ``nccl``. ``reserve``: as :func:`all_gather_gemm`'s."""
+    a part's transfer runs under the next part's GEMM (default 2 for ``nccl``; 1 for the others, whose partial
+    sums travel under the own block's GEMM: see :mod:`tcgemm.distributed.symmetric`). ``transport``: ``copy``
+    pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
+    GEMM write it there itself, ``nccl`` passes partial sums around a ring of NCCL point-to-point transfers;
+    ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl``. ``reserve``: as :func:`all_gather_gemm`'s."""
     _check_operands(x, w, "gemm_reduce_scatter")
     world, rank, nxt, prev = _ring(group)
     transport = _transport(transport, group, x.device, "gemm_reduce_scatter")
@@ -173,6 +191,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     if x.shape[0] % world:
         raise ValueError(f"gemm_reduce_scatter: M = {x.shape[0]} rows do not split into {world} equal blocks; "
                          f"pad M to a multiple of {world}")
+    if splits is None:
+        splits = 2 if transport == "nccl" else 1
     if splits < 1:
         raise ValueError(f"gemm_reduce_scatter: splits must be 1 or more, got {splits}")
     gemm = gemm or default_gemm
@@ -183,7 +203,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     bounds = [block * h // splits for h in range(splits + 1)]
     parts = [(lo, hi) for lo, hi in pairwise(bounds) if hi > lo]
     if transport != "nccl" and world > 1:
-        result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts, acc, reserve, store=transport == "store")
+        result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts if splits > 1 else None, acc, reserve,
+                                               store=transport == "store")
         return result if acc == x.dtype else result.to(x.dtype)
     # per part: (the partial sum arriving, the one sent, the transfers): both tensors held until the wait
     arriving: list[tuple[torch.Tensor, torch.Tensor, list[dist.Work]] | None] = [None] * len(parts)

@@ -17,10 +17,13 @@ of every peer, barrier (every shard has landed). Calling stream: the GEMMs of th
 they landed.
 
 GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
-its partial product of block r + 1, r + 2, ... (part by part, ``splits`` row parts per block), each pushed into
-the owner's inbox by a copy as soon as its GEMM ends; a barrier per part says every rank's partial of that part
-has landed; the own block's GEMM of the part then adds the inbox (with W = 2, in its epilogue: ``c``; with more
-ranks, their sum first, in sender order). Sums run in a fixed order: the result repeats bitwise.
+its partial products of blocks r + 1, r + 2, ..., each pushed into the owner's inbox by a copy as soon as its
+GEMM ends, then its own block's while they travel; a barrier says every partial has landed, and the inbox is
+added to the own block's product in sender order (the result repeats bitwise). That last pass is exposed (a
+block's bytes three times over HBM: ~3% of the GEMM at M = 8192 on two H100s); with ``splits`` > 1 the blocks
+are cut into row parts instead and the own part's GEMM adds the landed part in its epilogue (``c``), which
+hides the pass but launches twice as many GEMMs and reads C in their epilogues (measured slower on two H100s:
+benchmarks/results, the TP runs).
 """
 
 from __future__ import annotations
@@ -108,8 +111,11 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
 
 
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
-                        parts: list[tuple[int, int]], acc: torch.dtype, reserve: int, store: bool) -> torch.Tensor:
-    """``store``: each partial GEMM writes straight into the owner's inbox over NVLink (its epilogue's stores),
+                        parts: list[tuple[int, int]] | None, acc: torch.dtype, reserve: int,
+                        store: bool) -> torch.Tensor:
+    """``parts`` None: the peers' blocks, then the own block, then the inbox added (one pass, exposed: a block's
+    bytes three times over HBM); else per row part, the own block's GEMM adds the inbox in its epilogue.
+    ``store``: each partial GEMM writes straight into the owner's inbox over NVLink (its epilogue's stores),
     instead of into a local buffer that a copy then pushes."""
     world, rank = dist.get_world_size(group), dist.get_rank(group)
     block, n = x.shape[0] // world, w.shape[1]
@@ -122,9 +128,11 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     def inbox(owner: int, sender: int, lo: int, hi: int) -> torch.Tensor:
         return handle.get_buffer(owner, (hi - lo, n), acc, (sender * block + lo) * n)
 
-    ready = current.record_event()  # the last call's GEMMs on the inbox enqueued before
+    ready = current.record_event()  # the last call's GEMMs and sums on the inbox enqueued before
     landed = []
-    for h, (lo, hi) in enumerate(parts):
+    senders = [(rank - step) % world for step in range(1, world)]  # fixed order: bitwise repeats
+    own = x[rank * block:(rank + 1) * block]
+    for h, (lo, hi) in enumerate(parts or [(0, block)]):
         for step in range(1, world):
             owner = (rank + step) % world
             target = inbox(owner, rank, lo, hi) if partials is None else partials[step - 1, lo:hi]
@@ -141,16 +149,21 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
         with torch.cuda.stream(side):
             handle.barrier(channel=1)  # every rank's partial of this part has landed
             landed.append(side.record_event())
-    own = x[rank * block:(rank + 1) * block]
-    senders = [(rank - step) % world for step in range(1, world)]  # fixed order: bitwise repeats
-    for h, (lo, hi) in enumerate(parts):
-        current.wait_event(landed[h])
-        c = inbox(rank, senders[0], lo, hi)
-        if len(senders) > 1:
-            c = c.clone()
-            for sender in senders[1:]:
-                c += inbox(rank, sender, lo, hi)
-        with reserve_sms(reserve if h < len(parts) - 1 else 0):
-            gemm(own[lo:hi], w, c, out=result[lo:hi], out_dtype=acc)
+    if parts is None:
+        with reserve_sms(reserve):  # (beside the last barrier)
+            gemm(own, w, out=result, out_dtype=acc)
+        current.wait_event(landed[0])
+        for sender in senders:
+            result += inbox(rank, sender, 0, block)
+    else:
+        for h, (lo, hi) in enumerate(parts):
+            current.wait_event(landed[h])
+            c = inbox(rank, senders[0], lo, hi)
+            if len(senders) > 1:
+                c = c.clone()
+                for sender in senders[1:]:
+                    c += inbox(rank, sender, lo, hi)
+            with reserve_sms(reserve if h < len(parts) - 1 else 0):
+                gemm(own[lo:hi], w, c, out=result[lo:hi], out_dtype=acc)
     current.wait_stream(side)
     return result
