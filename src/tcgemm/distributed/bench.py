@@ -154,10 +154,35 @@ def _warm(fn: Callable[[], Any], calls: int, device: torch.device) -> str | None
     return why
 
 
+def _capture(fn: Callable[[], Any]) -> Any:
+    """A CUDA graph of one call of ``fn`` (warmed on a side stream first, as torch's graph recipe asks), or why
+    it could not be captured on some rank (all ranks agree)."""
+    why, graph = None, None
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn()
+        graph.replay()
+        torch.cuda.synchronize()
+    except Exception as exc:  # noqa: BLE001 (reported in the results; eager timing goes on)
+        why = f"capture failed: {type(exc).__name__}: {exc}"[:500]
+    flag = torch.tensor([0.0 if why is None else 1.0], device="cuda")
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+    if flag.item():
+        return why or "capture failed on another rank"
+    return graph
+
+
 def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: int, warmup: int,
-        device: torch.device) -> list[dict[str, Any]]:
+        device: torch.device, graphs: bool = False) -> list[dict[str, Any]]:
     """One row per (operation, M): each mode's median seconds (or why it did not run) and its ratio to the
-    faster GEMM alone."""
+    faster GEMM alone; with ``graphs``, the same for a CUDA graph of each mode replayed (the GPU's time alone,
+    no host work), interleaved with the eager calls."""
     world, cuda = dist.get_world_size(), device.type == "cuda"
     if ffn % world or any(m % world for m in tokens):
         raise ValueError(f"--ffn and every --tokens value must be multiples of the {world} ranks")
@@ -175,18 +200,44 @@ def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: in
                 elif k not in ("comm", "sequential", "gemm_torch", "gemm_tcgemm"):
                     got = fn()
                     errors[k] = float((got.double() - reference.double()).norm() / reference.double().norm())
-            times: dict[str, list[float]] = {k: [] for k in runnable}
+            timed: dict[str, Callable[[], Any]] = dict(runnable)
+            not_captured: dict[str, str] = {}
+            if graphs and cuda:
+                for k, fn in runnable.items():
+                    graph = _capture(fn)
+                    if isinstance(graph, str):
+                        not_captured[k] = graph
+                    else:
+                        timed[f"{k}@graph"] = graph.replay
+            times: dict[str, list[float]] = {k: [] for k in timed}
             for r in range(rounds):  # interleaved, the order rotating round by round
-                order = list(runnable)
+                order = list(timed)
                 for k in order[r % len(order):] + order[:r % len(order)]:
-                    times[k].append(_time_once(runnable[k], cuda))
+                    times[k].append(_time_once(timed[k], cuda))
             medians = {k: statistics.median(v) for k, v in times.items()}
-            alone = min(medians[k] for k in ("gemm_torch", "gemm_tcgemm") if k in medians)
-            rows.append({"operation": name, "m": m, "world": world, "hidden": hidden, "ffn_per_rank": ffn // world,
-                         "seconds": medians, "ratio_to_gemm_alone": {k: v / alone for k, v in medians.items()},
-                         "rel_error": errors,
-                         "unavailable": {k: f for k, f in modes.items() if not callable(f)}})
+            row = {"operation": name, "m": m, "world": world, "hidden": hidden, "ffn_per_rank": ffn // world,
+                   "seconds": {k: v for k, v in medians.items() if "@" not in k}, "rel_error": errors,
+                   "unavailable": {k: f for k, f in modes.items() if not callable(f)}}
+            alone = min(row["seconds"][k] for k in ("gemm_torch", "gemm_tcgemm") if k in row["seconds"])
+            row["ratio_to_gemm_alone"] = {k: v / alone for k, v in row["seconds"].items()}
+            if graphs and cuda:
+                replay = {k.split("@")[0]: v for k, v in medians.items() if "@" in k}
+                row["graph_seconds"], row["not_captured"] = replay, not_captured
+                base = [replay[k] for k in ("gemm_torch", "gemm_tcgemm") if k in replay]
+                row["graph_ratio_to_gemm_alone"] = {k: v / min(base) for k, v in replay.items()} if base else {}
+            rows.append(row)
     return rows
+
+
+def table(rows: list[dict[str, Any]], key: str = "ratio_to_gemm_alone") -> str:
+    """Markdown: time divided by the faster GEMM alone, per operation and M (``key``: the eager ratios, or
+    ``graph_ratio_to_gemm_alone``)."""
+    lines = ["| operation (per rank) | M | " + " | ".join(MODES) + " |", "|---|---:|" + "---:|" * len(MODES)]
+    for row in rows:
+        ratios = row.get(key, {})
+        cells = [f"{ratios[k]:.2f}×" if k in ratios else "–" for k in MODES]
+        lines.append(f"| {row['operation']} | {row['m']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _environment(device: torch.device) -> dict[str, Any]:
@@ -203,15 +254,6 @@ def _environment(device: torch.device) -> dict[str, Any]:
     return env
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    """Markdown: time divided by the faster GEMM alone, per operation and M."""
-    lines = ["| operation (per rank) | M | " + " | ".join(MODES) + " |", "|---|---:|" + "---:|" * len(MODES)]
-    for row in rows:
-        cells = [f"{row['ratio_to_gemm_alone'][k]:.2f}×" if k in row["ratio_to_gemm_alone"] else "–" for k in MODES]
-        lines.append(f"| {row['operation']} | {row['m']} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="torchrun --nproc_per_node=N -m tcgemm.distributed.bench",
                                      description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -223,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="untimed calls per mode first (default 3)")
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
                         help="cuda: NCCL, one GPU per local rank; cpu: gloo (a smoke test of the harness)")
+    parser.add_argument("--graphs", action="store_true",
+                        help="also time each mode captured in a CUDA graph and replayed (the GPU alone, no host work)")
     parser.add_argument("--json", help="write the rows and the environment here (rank 0)")
     args = parser.parse_args(argv)
     os.environ.update(_NO_MULTICAST)
@@ -240,11 +284,15 @@ def main(argv: list[str] | None = None) -> int:
             dist.init_process_group("gloo")
     try:
         rows = run([int(t) for t in args.tokens.split(",")], args.hidden, args.ffn, dtype, args.rounds, args.warmup,
-                   device)
+                   device, graphs=args.graphs)
         if dist.get_rank() == 0:
+            print("eager (host work included), time / the faster GEMM alone:")
             print(table(rows))
+            if args.graphs and device.type == "cuda":
+                print("CUDA graphs replayed (the GPU alone):")
+                print(table(rows, "graph_ratio_to_gemm_alone"))
             for row in rows:
-                for mode, why in row["unavailable"].items():
+                for mode, why in {**row["unavailable"], **row.get("not_captured", {})}.items():
                     print(f"{row['operation']} M = {row['m']}: {mode} {why}")
             if args.json:
                 Path(args.json).write_text(json.dumps({"environment": _environment(device), "rows": rows}, indent=1))
