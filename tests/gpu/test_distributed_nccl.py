@@ -45,19 +45,6 @@ def _checks(rank: int, world: int) -> None:
             again = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
                                             accumulate_dtype=acc, transport=transport, splits=splits)
             assert torch.equal(again, got), (transport, acc, splits)
-    # two ranks: the own block's GEMM in two (head_rows), the rest adding the landed partial in its epilogue
-    if world == 2:
-        from tcgemm.distributed import symmetric
-
-        whole = symmetric.head_rows
-        symmetric.head_rows = lambda *args: 128
-        try:
-            for transport in ("copy", "store"):
-                got = tpd.gemm_reduce_scatter(xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k],
-                                              transport=transport)
-                assert _rel(got, want) < 1e-2, (transport, _rel(got, want))
-        finally:
-            symmetric.head_rows = whole
     # the copy-engine schedules inside a CUDA graph (the workspace sized by the calls above), poisoned outputs
     x_ag, x_rs = xd[rank * m:(rank + 1) * m, :k].clone(), xd[:, rank * k:(rank + 1) * k].clone()
     w_rs = wd[rank * k:(rank + 1) * k].clone()

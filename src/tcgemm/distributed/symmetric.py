@@ -19,10 +19,8 @@ they landed.
 GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
 its partial products of blocks r + 1, r + 2, ..., each pushed into the owner's inbox by a copy as soon as its
 GEMM ends, then its own block's while they travel; a barrier says every partial has landed, and the inbox is
-added to the own block's product in sender order (the result repeats bitwise). With two ranks the own block's
-GEMM is cut in two (:func:`head_rows`): the head runs while the partial travels, the rest adds it in its
-epilogue (``c``), and the head's sum is a separate pass after (exposed: a block's bytes three times over
-HBM, ~3% of the GEMM at M = 8192 had it been the whole block); with ``splits`` > 1 the blocks
+added to the own block's product in sender order (the result repeats bitwise). That last pass is exposed (a
+block's bytes three times over HBM: ~3% of the GEMM at M = 8192 on two H100s); with ``splits`` > 1 the blocks
 are cut into row parts instead and the own part's GEMM adds the landed part in its epilogue (``c``), which
 hides the pass but launches twice as many GEMMs and reads C in their epilogues (measured slower on two H100s:
 benchmarks/results, the TP runs).
@@ -84,21 +82,6 @@ def workspace(group: dist.ProcessGroup | None, device: torch.device, nbytes: int
         tensor = symm.empty(nbytes, dtype=torch.uint8, device=device)
         found = _workspaces[key] = (tensor, symm.rendezvous(tensor, _group_name(group)))
     return found[1]
-
-
-# Rough H100 rates for head_rows: a copy engine's push over NVLink, a 16-bit GEMM, a barrier's latency.
-_PUSH_BYTES_PER_S, _GEMM_FLOPS_PER_S, _BARRIER_S = 300e9, 650e12, 30e-6
-
-
-def head_rows(block: int, n: int, k: int, size: int) -> int:
-    """Rows of the own block multiplied before its peer's partial sum may be read: enough that their GEMM
-    outlasts the partial's push (1.3x, from the rough rates above), a multiple of 128; the block when that is
-    all of it. The other rows' GEMM then adds the landed partial in its epilogue, and only the head's sum is a
-    separate, exposed pass (a quarter of the block at M = 8192 on two H100s, instead of all of it)."""
-    push = block * n * size / _PUSH_BYTES_PER_S + _BARRIER_S
-    rows = 1.3 * push * _GEMM_FLOPS_PER_S / (2 * n * k)
-    head = -(-int(rows) // 128) * 128
-    return block if head >= block else max(head, 128)
 
 
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
@@ -167,14 +150,11 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             handle.barrier(channel=1)  # every rank's partial of this part has landed
             landed.append(side.record_event())
     if parts is None:
-        head = head_rows(block, n, x.shape[1], size) if world == 2 else block
         with reserve_sms(reserve):  # (beside the last barrier)
-            gemm(own[:head], w, out=result[:head], out_dtype=acc)
+            gemm(own, w, out=result, out_dtype=acc)
         current.wait_event(landed[0])
-        if head < block:  # the rest adds the landed partial sum in its epilogue
-            gemm(own[head:], w, inbox(rank, senders[0], head, block), out=result[head:], out_dtype=acc)
         for sender in senders:
-            result[:head] += inbox(rank, sender, 0, head)
+            result += inbox(rank, sender, 0, block)
     else:
         for h, (lo, hi) in enumerate(parts):
             current.wait_event(landed[h])
