@@ -12,9 +12,10 @@ that fills the SMs; a copy to or from a peer runs on a copy engine. The first GE
 transfers are set up, so the GPU computes while the host enqueues them.
 
 all-gather + GEMM (push). Rank r's buffer has an inbox per sender. Calling stream: the GEMM of the own shard at
-once. Side stream: barrier (every rank's last GEMMs on its inbox are done), copy the own shard into inbox[r]
-of every peer, barrier (every shard has landed). Calling stream: the GEMMs of the peers' shards, read where
-they landed.
+once. Side stream: barrier (every rank's last GEMMs on its inbox are done), then per step s = 1 .. W - 1 a
+copy of the own shard into inbox[r] of rank r + s and a barrier (every rank's step-s copy has landed, so rank
+r holds rank r - s's shard). Calling stream: the GEMM of rank r - s's shard after step s, read where it
+landed. One copy at a time per rank: each shard arrives after one shard's transfer time, not after all W - 1.
 
 GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
 its partial products of blocks r + 1, r + 2, ..., each pushed into the owner's inbox by a copy as soon as its
@@ -95,17 +96,20 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     with reserve_sms(reserve):  # launched first: the GPU computes while the host sets up the transfers
         gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])
     side.wait_event(ready)
+    landed = []
     with torch.cuda.stream(side):
         handle.barrier(channel=0)  # every rank's last GEMMs on its inbox are done
-        for step in range(1, world):
+        for step in range(1, world):  # one peer at a time: step s brings rank r - s's shard, the next GEMM's
             target = (rank + step) % world
             handle.get_buffer(target, (m, k), x_shard.dtype, rank * m * k).copy_(x_shard)
-        handle.barrier(channel=1)  # every shard has landed
-        landed = side.record_event()
-    current.wait_event(landed)
+            handle.barrier(channel=1)  # every rank's step-s shard has landed
+            landed.append(side.record_event())
     for step in range(1, world):  # the shards in place, in the inbox
         source = (rank - step) % world
-        gemm(handle.get_buffer(rank, (m, k), x_shard.dtype, source * m * k), w, out=out[source * m:(source + 1) * m])
+        current.wait_event(landed[step - 1])
+        with reserve_sms(reserve if step < world - 1 else 0):  # (the next steps' barriers)
+            gemm(handle.get_buffer(rank, (m, k), x_shard.dtype, source * m * k), w,
+                 out=out[source * m:(source + 1) * m])
     current.wait_stream(side)
     return out
 

@@ -350,8 +350,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             to_tile(gz, cd, acc, scale);
             if constexpr (OVERLAP) {
                 // The tile in two column halves, the next tile's first k-tile issued after each (if it has
-                // any); D through TMA only (tma_d is there); C none or a bias row (epilogue_tma.cuh).
-                if (g.beta == 0.0f || (kBiasOverlap && c_is_bias_row(gz))) {
+                // any); D through TMA only (tma_d is there); C none, a bias row or (16-bit C) any matrix, read
+                // element by element from L2 (prefetch_c_tile): a residual or a partial sum to add.
+                const bool bias_row = kBiasOverlap && c_is_bias_row(gz);
+                if (g.beta == 0.0f || bias_row || kAnyOverlap) {
+                    const bool any_c = g.beta != 0.0f && !bias_row;
                     const int nu = walk.next(u);
                     int nk0 = 0, nk1 = 0;
                     if (nu < units) {
@@ -360,15 +363,22 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                     const unsigned buf = d_bufs + cw * D_BUF;
                     const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + consumer_row0(cw);
-                    epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                    if (kAnyOverlap && any_c)
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, CRead::Any>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                    else
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
                     if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
                         mbar_wait_guarded(full + 8 * s, phase);
                         wgmma_fence();
                         mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
                         wgmma_commit();
                     }
-                    epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0,
-                                                                                        z, 1 + cw);
+                    if (kAnyOverlap && any_c)
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, CRead::Any>(gz, acc, buf, tma_d, m_wg, c.n0,
+                                                                                           z, 1 + cw);
+                    else
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, kOverlapRead>(gz, acc, buf, tma_d, m_wg,
+                                                                                            c.n0, z, 1 + cw);
                     if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
                         wgmma_fence();
                         mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
