@@ -64,6 +64,10 @@ CURRENT: list[tuple[str, list[str]]] = [
      "kernel (74bc2ba)",
      ["2026-11-25-h100-gpu-tests-56431c8.log", "2026-11-25-h100-hostile-56431c8.json",
       "2026-11-25-h100-gpu-tests-stream-k-a7883c2.log", "2026-11-25-h100-sanitize-swap-ab-74bc2ba.json"]),
+    ("tensor parallel on two H100s (commit 3edf2c4): all-gather + GEMM and GEMM + reduce-scatter against the GEMM "
+     "alone, NCCL then cuBLAS and PyTorch async-TP, eager and CUDA graphs (README, docs/tensor-parallel.md); "
+     "the GPU tests on that machine, the 2-GPU test included (a7637ba)",
+     ["2026-11-26-h100-tp2-graphs-3edf2c4.json", "2026-11-26-h100-tp2-gpu-tests-a7637ba.log"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
@@ -78,6 +82,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "hostile": ("hostile", "the hypothesis property test's counts (`tests/gpu/test_hostile.py`)"),
     "check": ("check", "`tcgemm check` and spot checks of one precision"),
     "models": ("models", "`tcgemm bench --model`, host time per call, the GPT-2 and transformers examples"),
+    "tp2": ("tp2", "tensor parallel on two H100s (`tcgemm.distributed.bench`, `benchmarks/probes/tp_timeline.py`)"),
 }
 _ALIASES = {"host": "models", "llama": "models", "gpt2": "models", "launch": "models",
             "group16": "explore", "group": "explore", "overlap": "explore", "probe": "probes", "sm": "probes",

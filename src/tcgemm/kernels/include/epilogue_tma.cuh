@@ -194,9 +194,41 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
 #pragma unroll
         for (int r = R0; r < R1; ++r) bias[r - R0] = load_c_pair(g, n0 + 2 * (lane + 32 * r));
     }
+    // CRead::Any with a row-major 16-bit C at 4-byte aligned rows: each part's C values come in as column
+    // pairs (one 32-bit load for v[i], v[i + 1]), all of the part's issued before the wait for its buffer. Read
+    // one element at a time inside the loop below, a part cost one round trip per 16 columns: 6-8 us per
+    // 128 x 256 tile (2026-11-26-h100-explore-c-epilogue-872c966.json: +7% at K = 14336, +16% at K = 4096).
+    // (Not with TAIL_SPLIT: its 16 more live registers spilled 128 x 256's; those read element by element.)
+    constexpr bool PAIRS = MODE == CRead::Any && sizeof(elem_c) == 2 && !INT && !kTailSplit;
+    const bool pairs = PAIRS && g.c_col == 1 && g.c_row % 2 == 0 && (reinterpret_cast<unsigned long long>(g.C) & 3) == 0;
 #pragma unroll
     for (int part = FIRST; part < LAST; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
+        unsigned c_pairs[PAIRS ? PART_JP * 4 : 1];  // (pj, h, row half): C at columns n, n + 1 as two 16-bit halves
+        if constexpr (PAIRS) {
+            if (pairs) {
+#pragma unroll
+                for (int pj = 0; pj < PART_JP; ++pj) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) {  // q = 2 h + row half: values 4 h + 2 (row half) (+ 1)
+                        const int m = m_lo + 8 * (q % 2), n = n_lane + 8 * (2 * (part * PART_JP + pj) + q / 2);
+                        unsigned word = 0u;
+                        if (m < g.M && n + 1 < g.N) {
+                            word = *reinterpret_cast<const unsigned*>(g.C + m * (i64)g.c_row + n);
+                        } else if (m < g.M && n < g.N) {
+                            union {
+                                unsigned u;
+                                elem_c e[2];
+                            } one;
+                            one.u = 0u;
+                            one.e[0] = g.C[m * (i64)g.c_row + n];
+                            word = one.u;
+                        }
+                        c_pairs[pj * 4 + q] = word;
+                    }
+                }
+            }
+        }
         if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
         warpgroup_bar_sync(bar_id);
 #pragma unroll
@@ -215,10 +247,19 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
 #pragma unroll
                 for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
                 if constexpr (MODE == CRead::Any) {
+                    if (PAIRS && pairs) {  // values 4 h + 2 r, + 1: columns n, n + 1 of row half r (outside D: zeros)
 #pragma unroll
-                    for (int i = 0; i < 8; ++i) {
-                        const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
-                        if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                        for (int q = 0; q < 4; ++q) {
+                            const unsigned word = c_pairs[PAIRS ? pj * 4 + q : 0];
+                            v[4 * (q / 2) + 2 * (q % 2)] += g.beta * c_float(word);
+                            v[4 * (q / 2) + 2 * (q % 2) + 1] += g.beta * c_float(word >> 16);
+                        }
+                    } else {
+#pragma unroll
+                        for (int i = 0; i < 8; ++i) {
+                            const int m = m_lo + 8 * ((i / 2) % 2), n = n_lane + 8 * (2 * jp + i / 4) + i % 2;
+                            if (m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
+                        }
                     }
                 } else if constexpr (MODE == CRead::Row) {
                     // values 4 h .. 4 h + 3: columns n_lane + 16 jp + 8 h (+ 1), i.e. pair 8 jp + 4 h + lane % 4
