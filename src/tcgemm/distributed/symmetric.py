@@ -120,7 +120,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     """``parts`` None: the peers' blocks, then the own block, then the inbox added (one pass, exposed: a block's
     bytes three times over HBM); else per row part, the own block's GEMM adds the inbox in its epilogue.
     ``store``: each partial GEMM writes straight into the owner's inbox over NVLink (its epilogue's stores),
-    instead of into a local buffer that a copy then pushes."""
+    instead of into a local buffer that a copy then pushes; its first GEMM then waits for the barrier that
+    frees the inboxes (a copy waits on the side stream instead, under the first GEMM)."""
     world, rank = dist.get_world_size(group), dist.get_rank(group)
     block, n = x.shape[0] // world, w.shape[1]
     size = torch.empty((), dtype=acc).element_size()
@@ -133,6 +134,15 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
         return handle.get_buffer(owner, (hi - lo, n), acc, (sender * block + lo) * n)
 
     ready = current.record_event()  # the last call's GEMMs and sums on the inbox enqueued before
+
+    def inboxes_free() -> None:
+        side.wait_event(ready)
+        with torch.cuda.stream(side):
+            handle.barrier(channel=0)  # every rank's last call has read its inbox
+
+    if store:  # the first GEMM writes into a peer's inbox itself: not before the peer is done with it
+        inboxes_free()
+        current.wait_stream(side)
     landed = []
     senders = [(rank - step) % world for step in range(1, world)]  # fixed order: bitwise repeats
     own = x[rank * block:(rank + 1) * block]
@@ -142,10 +152,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             target = inbox(owner, rank, lo, hi) if partials is None else partials[step - 1, lo:hi]
             with reserve_sms(reserve):
                 gemm(x[owner * block + lo:owner * block + hi], w, out=target, out_dtype=acc)
-            if h == 0 and step == 1:  # (after the first launch: the GPU computes while the host goes on)
-                side.wait_event(ready)
-                with torch.cuda.stream(side):
-                    handle.barrier(channel=0)  # every rank's last call has read its inbox
+            if h == 0 and step == 1 and not store:  # (after the first launch: the GPU computes meanwhile)
+                inboxes_free()
             side.wait_stream(current)
             if partials is not None:
                 with torch.cuda.stream(side):
