@@ -155,20 +155,15 @@ def _warm(fn: Callable[[], Any], calls: int, device: torch.device) -> str | None
 
 
 def _capture(fn: Callable[[], Any]) -> Any:
-    """A CUDA graph of one call of ``fn`` (warmed on a side stream first, as torch's graph recipe asks), or why
-    it could not be captured on some rank (all ranks agree)."""
+    """A CUDA graph of one call of ``fn`` (tcgemm.bench.capture: warmed on a side stream first), or why it could
+    not be captured on some rank (all ranks agree)."""
+    from ..bench import capture
+
     why, graph = None, None
     try:
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            fn()
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            fn()
-        graph.replay()
-        torch.cuda.synchronize()
+        graph = capture(lambda _set: fn(), 1)
+        if graph is None:
+            why = "capture failed (a RuntimeError during capture or replay)"
     except Exception as exc:  # noqa: BLE001 (reported in the results; eager timing goes on)
         why = f"capture failed: {type(exc).__name__}: {exc}"[:500]
     flag = torch.tensor([0.0 if why is None else 1.0], device="cuda")
