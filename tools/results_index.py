@@ -64,12 +64,14 @@ CURRENT: list[tuple[str, list[str]]] = [
      "kernel (74bc2ba)",
      ["2026-11-25-h100-gpu-tests-56431c8.log", "2026-11-25-h100-hostile-56431c8.json",
       "2026-11-25-h100-gpu-tests-stream-k-a7883c2.log", "2026-11-25-h100-sanitize-swap-ab-74bc2ba.json"]),
-    ("tensor parallel on two H100s (commit e54d3ac; the same schedules at 3edf2c4 and b99a1d8 for the spread): "
+    ("tensor parallel on two H100s (commit e54d3ac; the same schedules at 3edf2c4, b99a1d8 and 20fcae5 for the "
+     "spread): "
      "all-gather + GEMM and GEMM + reduce-scatter against the GEMM alone, NCCL then cuBLAS and PyTorch async-TP, "
      "eager and CUDA graphs (README, docs/tensor-parallel.md); the GPU tests on that machine (a7637ba: all; "
      "e54d3ac: the 2-GPU test three times)",
      ["2026-11-26-h100-tp2-graphs-e54d3ac.json", "2026-11-26-h100-tp2-graphs-3edf2c4.json",
-      "2026-11-26-h100-tp2-graphs-b99a1d8.json", "2026-11-26-h100-tp2-gpu-tests-a7637ba.log",
+      "2026-11-26-h100-tp2-graphs-b99a1d8.json", "2026-11-26-h100-tp2-graphs-20fcae5.json",
+      "2026-11-26-h100-tp2-gpu-tests-a7637ba.log",
       "2026-11-26-h100-tp2-gpu-tests-e54d3ac.log"]),
     ("GPU tests at b99a1d8 (every kernel: the whole-matrix C epilogue of that day) and the C-epilogue A/B",
      ["2026-11-26-h100-gpu-tests-b99a1d8.log", "2026-11-26-h100-explore-c-epilogue-b99a1d8.json"]),
