@@ -24,7 +24,7 @@ added to the own block's product in sender order (the result repeats bitwise). T
 block's bytes three times over HBM: ~3% of the GEMM at M = 8192 on two H100s); with ``splits`` > 1 the blocks
 are cut into row parts instead and the own part's GEMM adds the landed part in its epilogue (``c``), which
 hides the pass but launches twice as many GEMMs and reads C in their epilogues (measured slower on two H100s:
-benchmarks/results, the TP runs).
+1.05-1.09x against 1.03-1.05x in CUDA graphs, benchmarks/results/2026-11-26-h100-tp2-graphs-*.json).
 """
 
 from __future__ import annotations
