@@ -1,4 +1,6 @@
-"""The decomposed schedules: per-rank chunks around a ring of point-to-point transfers, one GEMM per chunk.
+"""The entry points (argument checks, the choice of transport) and the ``nccl`` transport's schedules: per-rank
+chunks around a ring of point-to-point transfers of the process group, one GEMM per chunk. (The ``copy`` and
+``store`` transports, the default for CUDA tensors of an NCCL group: :mod:`tcgemm.distributed.symmetric`.)
 
 Ring: rank r sends to r + 1 and receives from r - 1 (ranks of ``group``, modulo its size W).
 
