@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from . import emulation, fastpath, launch, registry, staging
+from . import emulation, epilogue, fastpath, launch, registry, staging, tma
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, _overlaps, describe, transposed_store
@@ -63,9 +63,13 @@ def _gemm(
     config: str | None = None,
     scale_a: float | torch.Tensor | None = None,
     scale_b: float | torch.Tensor | None = None,
+    activation: str | None = None,
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on torch tensors, without autograd: the kernels (the real implementation
     of the operator). Arguments as :func:`tcgemm.gemm`'s."""
+    if activation is not None and activation != "none":
+        return _gemm_epilogue(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config, scale_a, scale_b,
+                              activation)
     # A call seen before: the prepared launch (tcgemm.fastpath).
     fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
     prepared = fastpath.lookup(fast_key)
@@ -120,6 +124,97 @@ def _gemm(
         fastpath.store(fast_key, fastpath.Prepared(p, problem, kernel_obj, index, tuple(d.shape), user_a, user_b,
                                                    c, out, staged, padded_ld=problem.d_ld if padded else None))
     return d
+
+
+def _gemm_epilogue(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+                   out: torch.Tensor | None, out_dtype: torch.dtype | None, precision: str | None, kernel: str,
+                   config: str | None, scale_a: Any, scale_b: Any, activation: str) -> torch.Tensor:
+    """``act(alpha * a @ b + beta * c)``, or a gated ``act(gate) * up`` (tcgemm.epilogue): fused into the Hopper
+    kernel's epilogue where it serves the call, else the GEMM then torch's ops (the same formula)."""
+    epi = epilogue.parse(activation)
+    fast_key = fastpath.key(a, b, c, out, alpha, beta, out_dtype, precision, kernel, config, scale_a, scale_b)
+    fast_key = (*fast_key, epi) if fast_key is not None else None
+    prepared = fastpath.lookup(fast_key)
+    if prepared is not None:
+        return prepared(a, b, c, out, scale_a, scale_b)
+    fused = _fused_launch(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config, scale_a, scale_b, epi)
+    if fused is not None:
+        d, prepared = fused
+        if fast_key is not None and prepared is not None:
+            fastpath.store(fast_key, prepared)
+        return d
+    # Unfused: the GEMM, then the activation (a gated call: of its two halves).
+    if epi.gated:
+        epilogue.gated_halves(b.shape[-1])
+        if out is not None:
+            expected = (*out.shape[:-1], 2 * out.shape[-1])
+            d = _gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype, precision=precision, kernel=kernel,
+                      config=config, scale_a=scale_a, scale_b=scale_b)
+            if tuple(d.shape) != expected:
+                raise ValueError(f"out has shape {tuple(out.shape)}; a gated result of {tuple(d.shape)} columns "
+                                 f"is {(*d.shape[:-1], d.shape[-1] // 2)}")
+            return out.copy_(epilogue.apply(d, epi))
+    d = _gemm(a, b, c, alpha=alpha, beta=beta, out=None if epi.gated else out, out_dtype=out_dtype,
+              precision=precision, kernel=kernel, config=config, scale_a=scale_a, scale_b=scale_b)
+    if epi.gated:
+        return epilogue.apply(d, epi)
+    return d.copy_(epilogue.apply(d, epi)) if d.is_floating_point() else epilogue.apply(d, epi)
+
+
+# The fused epilogue runs on this kernel (KernelSpec.epilogues); its calls choose a config by the estimate.
+EPILOGUE_KERNEL = "wgmma_tma_store"
+
+
+def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+                  out: torch.Tensor | None, out_dtype: torch.dtype | None, precision: str | None, kernel: str,
+                  config: str | None, scale_a: Any, scale_b: Any,
+                  epi: epilogue.Epilogue) -> tuple[torch.Tensor, fastpath.Prepared | None] | None:
+    """The fused launch, or None where it does not serve the call (the caller runs the unfused formula)."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or scale_a is not None or scale_b is not None:
+        return None
+    if kernel not in ("auto", EPILOGUE_KERNEL) or a.dtype not in (torch.float16, torch.bfloat16):
+        return None
+    if epi.gated and (c is not None or beta != 0.0 or alpha != 1.0):
+        return None  # (the gated epilogue takes no C and no alpha: kernels/include/hopper_epilogue.cuh)
+    device = _check_devices(a=a, b=b, c=c, out=out)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    arch_cc, sms, arch = device_info(index)
+    sms = usable_sms(sms)
+    n_out = epilogue.gated_halves(b.shape[-1]) if epi.gated else b.shape[-1]
+    # Gated: describe the GEMM of all N columns without out (its shape is the halved one), then D's geometry.
+    problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=None if epi.gated else out, out_dtype=out_dtype,
+                          precision=precision)
+    if min(problem.m, problem.n, problem.k, problem.batch) == 0 or problem.swapped:
+        return None
+    if problem.out_dtype not in (torch.float16, torch.bfloat16):
+        return None
+    shape = ((problem.batch,) if max(a.dim(), b.dim()) == 3 else ()) + (problem.m, n_out)
+    d_ld, d_batch = n_out, problem.m * n_out
+    if epi.gated and out is not None:
+        if tuple(out.shape) != shape:
+            raise ValueError(f"out has shape {tuple(out.shape)}; expected {shape} for a gated result (N / 2 columns)")
+        if out.dtype != problem.out_dtype or out.stride(-1) != 1 or _overlaps(out, a) or _overlaps(out, b):
+            return None
+        d_ld = out.stride(-2) if problem.m > 1 else n_out
+        d_batch = out.stride(0) if out.dim() == 3 and out.shape[0] > 1 else 0
+    if epi.gated:
+        problem = dataclasses.replace(problem, d_ld=d_ld, d_batch_stride=d_batch)
+    problem = dataclasses.replace(problem, activation=epi.code, gated=epi.gated)
+    try:
+        spec, cfg = select(problem, arch_cc, sms, EPILOGUE_KERNEL, config)
+    except KernelUnavailable:
+        if kernel == EPILOGUE_KERNEL:
+            raise
+        return None
+    d = out if out is not None else torch.empty(shape, dtype=problem.out_dtype, device=device)
+    p = launch.plan(problem, spec, cfg, sms)
+    if cfg.tma_d_only and tma.d_geometry(problem, cfg) is None:
+        return None
+    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    prepared = None
+    if t["a"] is a and t["b"] is b:
+        prepared = fastpath.Prepared(p, problem, launch.kernel_for(p, arch, index), index, shape, a, b, c, out)
+    return d, prepared
 
 
 def _staged_layout(used: torch.Tensor, given: torch.Tensor) -> str | None:

@@ -43,6 +43,11 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
         reason = tma.why_not(problem)
         if reason is not None:
             return reason
+    if (problem.activation or problem.gated) and not spec.epilogues:
+        return "it has no fused epilogue (activation=); tcgemm.gemm runs the activation after the GEMM there"
+    if problem.gated and (problem.b.layout != "col" or problem.b.batch_stride or problem.swapped):
+        return ("its gated epilogue reads b K-major (b = w.t() of a row-major (N, K) weight, as F.linear passes it), "
+                "one matrix for every batch entry, and writes a row-major output")
     return None
 
 
@@ -82,6 +87,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
     if not cfg.serves_layouts(problem.layouts):
         return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
+    if problem.gated and (cfg["BLOCK_N"] % 128 or cfg.get("D_BOX_BYTES", 128) != 128):
+        return (f"config {cfg.name!r} has tiles {cfg['BLOCK_N']} wide; a gated epilogue stores half a tile in boxes "
+                "of 64 columns, from tiles 128 or 256 wide (kernels/include/hopper_config.cuh)")
     if not cfg.tma_d_only or tma.d_geometry(problem, cfg) is not None:
         return None
     return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "

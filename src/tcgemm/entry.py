@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from . import api, interop
+from . import api, epilogue, interop
 from .fastpath import PLAIN
 
 
@@ -31,6 +31,7 @@ def gemm(
     config: str | None = None,
     scale_a: float | torch.Tensor | None = None,
     scale_b: float | torch.Tensor | None = None,
+    activation: str | None = None,
 ) -> torch.Tensor:
     """``D = alpha * a @ b + beta * c`` on the GPU with a hand-written kernel.
 
@@ -46,6 +47,10 @@ def gemm(
     torch._scaled_mm: ``D = alpha * (a * scale_a) @ (b * scale_b) + beta * c``, accumulated in fp32,
     written as bfloat16 (default), float16 or float32 (out_dtype). Python numbers are folded into
     alpha; one-element float32 tensors are read by the kernel on the device (no synchronisation).
+    activation: "relu", "gelu", "gelu_tanh" or "silu" gives ``act(alpha * a @ b + beta * c)`` (c a bias:
+    ``act(x W^T + b)``); a gated pair, "swiglu", "geglu", "geglu_tanh" or "reglu", reads b's N columns as
+    gate then up and returns the N / 2 columns ``act(gate) * up``. fp16/bf16 on the Hopper kernel compute it
+    in the GEMM's epilogue (:mod:`tcgemm.epilogue`); elsewhere, and under autograd, the GEMM then torch's ops.
 
     Differentiable: when a, b or c requires grad (and grad mode is on), and under torch.compile, the
     call goes through ``torch.ops.tcgemm.gemm`` (:mod:`tcgemm.ops`: autograd, fake implementation);
@@ -59,8 +64,21 @@ def gemm(
                                                   or (isinstance(c, torch.Tensor) and c.requires_grad)))
             and not torch.compiler.is_compiling()):
         return api._gemm(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision,
-                         kernel=kernel, config=config, scale_a=scale_a, scale_b=scale_b)
+                         kernel=kernel, config=config, scale_a=scale_a, scale_b=scale_b, activation=activation)
     a, b, c, out, back = interop.to_torch(a, b, c, out)
+    epi = epilogue.parse(activation)
+    if epi.fused and (torch.compiler.is_compiling() or (torch.is_grad_enabled() and any(
+            isinstance(t, torch.Tensor) and t.requires_grad for t in (a, b, c)))):
+        # Differentiated or traced: the operator's GEMM, then torch's ops (autograd keeps what the backward needs).
+        if out is not None or scale_a is not None or scale_b is not None:
+            raise ValueError("out= and scale_a/scale_b do not support autograd or torch.compile with activation=; "
+                             "drop them or call under torch.no_grad()")
+        d = epilogue.apply(_op_gemm(a, b, c, alpha, beta, out_dtype, precision, kernel, config), epi)
+        return d if back is None else back(d)
+    if epi.fused:
+        d = api._gemm(a, b, c, alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision,
+                      kernel=kernel, config=config, scale_a=scale_a, scale_b=scale_b, activation=activation)
+        return d if back is None else back(d)
     scaled = scale_a is not None or scale_b is not None
     if torch.compiler.is_compiling() and out is None and not scaled:
         d = _op_gemm(a, b, c, alpha, beta, out_dtype, precision, kernel, config)

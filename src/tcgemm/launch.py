@@ -86,8 +86,13 @@ class LaunchPlan:
 
 @lru_cache(maxsize=4096)
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
-             in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32") -> jit.Defines:
+             in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
+             activation: int = 0, gated: bool = False) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
+    if activation:  # the fused epilogue (kernels/include/epilogue_act.cuh; tcgemm.epilogue)
+        items["EPI_ACT"] = activation
+    if gated:
+        items["EPI_GATED"] = 1
     items.update(spec.defines)
     if spec.scale_args:
         items["SCALE_ARGS"] = 1  # the entry point takes the scale pointers (kernels/include/tma.cuh)
@@ -163,7 +168,10 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
         raise ValueError(f"config {cfg.name!r} of {spec.name} serves layouts {', '.join(cfg.layouts or ())}, "
                          f"not {problem.layouts}; use kernel='auto' or another config")
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
-    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision)
+    if (problem.activation or problem.gated) and not spec.epilogues:
+        raise ValueError(f"kernel {spec.name!r} has no fused epilogue (activation); tcgemm.epilogue")
+    defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision,
+                       problem.activation, problem.gated)
     if spec.persistent:
         return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)

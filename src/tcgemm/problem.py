@@ -96,6 +96,15 @@ class GemmProblem:
     # transposed into the row-major D (configs with D_TRANSPOSED: the token count as the wgmma's N); see
     # transposed_store. D's ld and batch stride are D's own.
     d_transposed: bool = False
+    # The epilogue (tcgemm.epilogue): EPI_ACT's code of the activation applied to each value of D (0: none), and
+    # whether B's N columns are a gate half and an up half whose act(gate) * up D holds (N / 2 columns: n_out).
+    activation: int = 0
+    gated: bool = False
+
+    @property
+    def n_out(self) -> int:
+        """D's columns: N, or N / 2 for a gated epilogue."""
+        return self.n // 2 if self.gated else self.n
 
     @property
     def flops(self) -> float:

@@ -160,6 +160,8 @@ class KernelSpec:
     # A specialist for problems of few rows: kernel="auto" prefers it (over the family order) where
     # M <= auto_max_m and it serves the problem; 0: an ordinary kernel, chosen by family and stage.
     auto_max_m: int = 0
+    # Compiles an activation or a gated pair into its epilogue (EPI_ACT, EPI_GATED: tcgemm.epilogue).
+    epilogues: bool = False
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def cluster_of(self, cfg: TileConfig) -> int:
@@ -621,6 +623,7 @@ LADDER: tuple[KernelSpec, ...] = (
         source="hopper/04_tma_store_epilogue.cu",
         entry="wgmma_tma_store",
         precisions=("fp16", "bf16"),
+        epilogues=True,
         # The staging buffers (32 KB per consumer at BLOCK_N = 256) cost one ring stage.
         # Tried and removed: a stream-K tail (the last partial wave and one full wave before it cut into
         # equal k ranges, one per cluster, partial tiles summed through a workspace) to recover the idle

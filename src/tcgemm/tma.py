@@ -154,6 +154,11 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
         k_rows = cfg.get("B_BOX_K" if name == "b" else "A_BOX_K", block_k)
         box = (SWIZZLE_BYTES // _element_bytes(problem), k_rows, 1)
     row_bytes = op.ld * _element_bytes(problem)
+    if name == "b" and problem.gated:
+        # The gate and up halves of B's N rows as a third dimension (one matrix: no batch), boxes of at most half
+        # a tile (kernels/include/hopper_cluster.cuh: load_gated_b).
+        half = problem.n // 2
+        return (inner, half, 2), (row_bytes, half * row_bytes), (block_k, min(box[1], block_mn // 2), 1)
     if op.batch_stride:
         batch, batch_bytes = problem.batch, op.batch_stride * _element_bytes(problem)
     else:  # broadcast: one entry; the stride only has to be a legal value
@@ -198,7 +203,7 @@ def d_geometry(problem: GemmProblem, cfg: TileConfig | None = None) -> tuple[tup
     transposed = cfg is not None and bool(cfg.get("D_TRANSPOSED"))
     if transposed and size != 2:
         return None
-    cols, rows = (problem.m, problem.n) if problem.d_transposed else (problem.n, problem.m)
+    cols, rows = (problem.m, problem.n) if problem.d_transposed else (problem.n_out, problem.m)
     row_bytes = problem.d_ld * size
     batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else rows * row_bytes
     box = (64, cfg["BLOCK_N"], 1) if transposed else (d_box_bytes(cfg) // size, D_BOX, 1)

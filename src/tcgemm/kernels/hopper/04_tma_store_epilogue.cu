@@ -348,6 +348,46 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
             to_tile(gz, cd, acc, scale);
+            if constexpr (GATED) {  // act(gate) * up: BLOCK_N / 2 columns of the N / 2 of D (hopper_epilogue.cuh)
+                gate_tile(acc);
+                gz.N = g.N / 2;
+                const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + consumer_row0(cw), n_out = c.n0 / 2;
+                const unsigned buf = d_bufs + cw * D_BUF;
+                if constexpr (OVERLAP) {
+                    // The next tile's first k-tile: half 0 on the gate half of the accumulators, free now, before
+                    // any store; the stores (from the up half) run beside it; then half 1.
+                    const int nu = walk.next(u);
+                    int nk0 = 0, nk1 = 0;
+                    if (nu < units) {
+                        k_range(nu, nk0, nk1);
+                        walk.range(nu, nk0, nk1);
+                    }
+                    if (nk1 > nk0) {
+                        mbar_wait_guarded(full + 8 * s, phase);
+                        wgmma_fence();
+                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                    }
+                    store_gated_staged(gz, acc, buf, tma_d, m_wg, n_out, z, cw);
+                    if (nk1 > nk0) {
+                        wgmma_fence();
+                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                        if (++s == STAGES) {
+                            s = 0;
+                            phase ^= 1;
+                        }
+                        pre_issued = true;
+                    }
+                } else if (D_STAGED && tma_d != nullptr) {
+                    store_gated_staged(gz, acc, buf, tma_d, m_wg, n_out, z, cw);
+                } else if constexpr (kRegisterEpilogue) {
+                    store_gated_registers(gz, acc, m_wg, n_out, warp, lane);
+                } else {
+                    watchdog_fault();
+                }
+                continue;
+            }
             if constexpr (OVERLAP) {
                 // The tile in two column halves, the next tile's first k-tile issued after each (if it has
                 // any); D through TMA only (tma_d is there); C none, a bias row or (16-bit C) any matrix, read

@@ -1,4 +1,5 @@
-// epilogue.cuh — D = alpha * acc + beta * C, written with bounds checks.
+// epilogue.cuh — D = act(alpha * acc + beta * C), written with bounds checks (act: none unless the
+// production Hopper kernel is built with EPI_ACT, epilogue_act.cuh).
 //
 // C is read through (c_row, c_col) strides so that a full matrix, a bias row
 // (c_row == 0) or a bias column (c_col == 0) are the same code; it is not
@@ -10,11 +11,12 @@
 // the blend is int32 arithmetic, wrapping on overflow like cuBLAS's 32I mode.
 #pragma once
 #include "gemm.cuh"
+#include "epilogue_act.cuh"
 
 __device__ __forceinline__ float epilogue_value(const Gemm& g, int m, int n, float acc) {
     float v = g.alpha * acc;
     if (g.beta != 0.0f) v += g.beta * to_float(g.C[(i64)m * g.c_row + (i64)n * g.c_col]);
-    return v;
+    return activate<STORE_ACT>(v);
 }
 
 __device__ __forceinline__ int epilogue_value(const Gemm& g, int m, int n, int acc) {

@@ -274,7 +274,10 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
                     }
                 }
 #pragma unroll
-                for (int i = 0; i < 8; ++i) w[i] = __float_as_uint(v[i]);
+                for (int i = 0; i < 8; ++i) {
+                    v[i] = activate<STORE_ACT>(v[i]);  // (epilogue_act.cuh; none unless EPI_ACT)
+                    w[i] = __float_as_uint(v[i]);
+                }
             }
             if constexpr (WIDE) {
                 // v[0..1], v[2..3]: columns 2 (lane % 4) + {0, 1} of 8-column block 2 pj, rows lane / 4 and
@@ -354,6 +357,8 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
                 if (i < nv && m < g.M && n < g.N) v[i] += g.beta * to_float(g.C[m * (int)g.c_row + n * (int)g.c_col]);
             }
         }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = activate<STORE_ACT>(v[i]);
         // Block q of the x4 holds features 8 (q % 2) .. + 7 of this warp's 16 and tokens 16 jp + 8 (q / 2) .. + 7;
         // stored transposed, its row r8 is token 16 jp + 8 (q / 2) + r8, its 16 bytes the feature chunk 2 warp + q % 2.
         const int row = 16 * jp + 8 * (q / 2) + r8;

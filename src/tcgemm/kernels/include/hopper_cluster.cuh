@@ -50,6 +50,24 @@ __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, u
     }
 }
 
+// EPI_GATED (epilogue_act.cuh): the tile's B rows v < BLOCK_N / 2 are row n0 / 2 + v of the gate_up weight's
+// gate half, rows v >= BLOCK_N / 2 the same rows of its up half.  The host's map of B is (K, N / 2, 2 halves),
+// so a box of GATED_BOX rows (this CTA's part of B, or a half tile, whichever is smaller) is one load at
+// coordinates (k0, n0 / 2 + v % (BLOCK_N / 2), v / (BLOCK_N / 2)); rows beyond N / 2 are zero-filled.
+constexpr int GATED_BOX = B_PART < BLOCK_N / 2 ? B_PART : BLOCK_N / 2;
+__device__ __forceinline__ void load_gated_b(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int n0, int part,
+                                             unsigned short mask) {
+    const int first = SHARE_B ? part * B_PART : 0;
+    constexpr int COUNT = SHARE_B ? B_PART : BLOCK_N;
+#pragma unroll
+    for (int j = 0; j < COUNT / GATED_BOX; ++j) {
+        const int v = first + GATED_BOX * j;
+        const int row = n0 / 2 + v % (BLOCK_N / 2), half = v / (BLOCK_N / 2);
+        if constexpr (SHARE_B) tma_load_3d_multicast(dst + v * 128, map, bar, k0, row, half, mask);
+        else tma_load_3d(dst + v * 128, map, bar, k0, row, half);
+    }
+}
+
 // k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts.
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
@@ -61,5 +79,8 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
     const unsigned short a_mask = SHARE_A ? ((1u << CLUSTER_M) - 1) / ((1u << CTAS_M) - 1) << rm : 0;
     const unsigned short b_mask = ((1u << CTAS_M) - 1) << (CTAS_M * rn);
     load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rn, a_mask);
-    load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rm, b_mask);
+    if constexpr (GATED)
+        load_gated_b(b_dst, tma_b, bar, k0, n0, rm, b_mask);  // (B is one matrix: zb is 0)
+    else
+        load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rm, b_mask);
 }

@@ -9,6 +9,7 @@
 //   hopper_epilogue.cuh D from registers, through TMA stores, or overlapped with the next tile's wgmmas
 #pragma once
 #include "gemm.cuh"
+#include "epilogue_act.cuh"
 #include "wgmma.cuh"
 
 // ---- the host's defines (defaults: the 128 x 256 x 64 bf16/fp16 config) ----
@@ -64,6 +65,9 @@
 #endif
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
+#endif
+#ifndef D_BOX_BYTES
+#define D_BOX_BYTES 128  // bytes per row of a staged D box: 128, or 64 / 32 for tiles of 96 or 144 columns (epilogue_tma.cuh)
 #endif
 #ifndef EPI_32BIT
 #define EPI_32BIT 0  // 1: fp32 / s32 D through the same buffer too (twice the column parts); else from registers
@@ -243,6 +247,15 @@ static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_M
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
+// EPI_ACT / EPI_GATED (epilogue_act.cuh): float sums; a gated tile reads its B K-major in two halves
+// (hopper_cluster.cuh), is not transposed, and stores its BLOCK_N / 2 columns in parts of 64 (GATED_PARTS,
+// through the same staging buffer: GATED_BUFS of them where it holds two).
+constexpr int GATED_PARTS = BLOCK_N / 128 > 0 ? BLOCK_N / 128 : 1;
+constexpr int GATED_BUFS = GATED_PARTS % 2 == 0 && 2 * 64 <= BLOCK_N / EPI_PARTS * EPI_BUFS ? 2 : 1;
+static_assert(ACTIVATION == Act::None || !INT_ACC, "an activation of float sums (not int8's s32)");
+static_assert(!GATED || (B_K_MAJOR && !kDTransposed && !PROMOTE && BLOCK_N % 128 == 0 && D_BOX_BYTES == 128 &&
+                         sizeof(elem_d) == 2 && GATED_BUFS * 64 <= BLOCK_N / EPI_PARTS * EPI_BUFS),
+              "EPI_GATED: 16-bit D from a K-major B, tiles 128 or 256 wide, not transposed or fp8");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");

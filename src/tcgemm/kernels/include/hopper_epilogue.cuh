@@ -77,6 +77,54 @@ __device__ __forceinline__ void prefetch_c_tile(const Gemm& g, int m0, int n0, i
     }
 }
 
+// EPI_GATED (epilogue_act.cuh): each m64 block's up half of the accumulators becomes act(gate) * up, the
+// tile's BLOCK_N / 2 output columns (alpha = 1, beta = 0: the host checks).  The gate half is free after
+// this, so EPI_OVERLAP may issue the next tile's first wgmmas on it at once.
+template <int NACC>
+__device__ __forceinline__ void gate_tile(acc_t (&acc)[NACC]) {
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a)
+#pragma unroll
+        for (int j = 0; j < ATOM_ACC / 2; ++j) {
+            const float gate = acc[a * ATOM_ACC + j], up = acc[a * ATOM_ACC + ATOM_ACC / 2 + j];
+            acc[a * ATOM_ACC + ATOM_ACC / 2 + j] = activate<ACTIVATION>(gate) * up;
+        }
+}
+
+// The up half of m64 block a's accumulators: where gate_tile left the gated values.
+template <int NACC>
+__device__ __forceinline__ acc_t (&gated_half(acc_t (&acc)[NACC], int a))[ATOM_ACC / 2] {
+    return *reinterpret_cast<acc_t(*)[ATOM_ACC / 2]>(&acc[a * ATOM_ACC + ATOM_ACC / 2]);
+}
+
+// The gated tile's BLOCK_N / 2 columns (gz.N: the output's columns, n_out: the tile's first) through the staging
+// buffer and TMA stores, in GATED_PARTS parts of 64 columns.
+template <int NACC>
+__device__ __forceinline__ void store_gated_staged(const Gemm& gz, acc_t (&acc)[NACC], unsigned d_buf,
+                                                   const TmaDesc* tma_d, int m_wg, int n_out, int z, int cw) {
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a)
+        epilogue_tma_store<GATED_PARTS, GATED_BUFS, 0, GATED_PARTS, CRead::None>(gz, gated_half(acc, a), d_buf + a * ATOM_BUF,
+                                                                             tma_d, m_wg + 64 * a, n_out, z, 1 + cw);
+}
+
+// The gated tile from registers (D not 16-byte aligned: an odd number of output columns).
+template <int NACC>
+__device__ __forceinline__ void store_gated_registers(const Gemm& gz, const acc_t (&acc)[NACC], int m_wg, int n_out,
+                                                      int warp, int lane) {
+    const int col = n_out + 2 * (lane % 4);
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a) {
+        const int row = m_wg + 64 * a + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BLOCK_N / 16; ++j) {
+            store_d_run<2>(gz, row, col + 8 * j, &acc[a * ATOM_ACC + ATOM_ACC / 2 + 4 * j]);
+            store_d_run<2>(gz, row + 8, col + 8 * j, &acc[a * ATOM_ACC + ATOM_ACC / 2 + 4 * j + 2]);
+            asm volatile("" ::: "memory");
+        }
+    }
+}
+
 // Staged: consumer cw's rows of tile c (consumer_row0), one m64 block at a time, through its buffer `d_buf`.
 template <int NACC>
 __device__ __forceinline__ void store_tile_staged(const Gemm& gz, const Gemm& g, acc_t (&acc)[NACC], unsigned d_buf,

@@ -1,0 +1,105 @@
+"""Fused epilogues (tcgemm.epilogue) on the CPU: names, the torch formula, and what the host plans for a gated or
+activated GEMM (defines, B's and D's tensor-map geometry, the configs it refuses); two gated builds compile
+spill-free for sm_90a."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from tcgemm import dispatch, epilogue, jit, launch, registry, sass, tma
+from tcgemm.problem import describe
+
+
+def test_parse_names_and_errors() -> None:
+    assert epilogue.parse(None) == epilogue.Epilogue()
+    assert not epilogue.parse("none").fused
+    assert epilogue.parse("gelu_tanh") == epilogue.Epilogue("gelu_tanh")
+    assert epilogue.parse("swiglu") == epilogue.Epilogue("silu", gated=True)
+    assert epilogue.parse("geglu").name == "geglu"
+    with pytest.raises(ValueError, match="swiglu"):
+        epilogue.parse("swish")
+    with pytest.raises(TypeError, match="string"):
+        epilogue.parse(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="even"):
+        epilogue.gated_halves(7)
+
+
+def test_apply_is_the_models_formula() -> None:
+    x = torch.randn(5, 8, dtype=torch.float64)
+    assert torch.equal(epilogue.apply(x, epilogue.parse("gelu")), F.gelu(x))
+    assert torch.equal(epilogue.apply(x, epilogue.parse("gelu_tanh")), F.gelu(x, approximate="tanh"))
+    assert torch.equal(epilogue.apply(x, epilogue.parse("swiglu")), F.silu(x[:, :4]) * x[:, 4:])
+    assert torch.equal(epilogue.apply(x, epilogue.parse("reglu")), F.relu(x[:, :4]) * x[:, 4:])
+
+
+def _gated_problem(m: int = 300, n: int = 2 * 1000, k: int = 4096, dtype: torch.dtype = torch.bfloat16):
+    a = torch.empty(m, k, dtype=dtype)
+    w = torch.empty(n, k, dtype=dtype)  # gate_up weight: rows [0, n/2) gate, [n/2, n) up
+    problem, _t = describe(a, w.t())
+    half = n // 2
+    return dataclasses.replace(problem, d_ld=half, d_batch_stride=m * half, activation=4, gated=True)
+
+
+def test_gated_plan_geometry_and_defines() -> None:
+    problem = _gated_problem()
+    spec, cfg = dispatch.select(problem, 90, 132, "wgmma_tma_store")
+    assert cfg["BLOCK_N"] % 128 == 0 and not cfg.get("D_TRANSPOSED")
+    defines = dict(launch.plan(problem, spec, cfg).defines)
+    assert defines["EPI_GATED"] == "1" and defines["EPI_ACT"] == "4"
+    dims, strides, box = tma.geometry(problem, cfg, "b")
+    assert dims == (4096, 1000, 2) and strides == (4096 * 2, 1000 * 4096 * 2)
+    assert box[1] <= cfg["BLOCK_N"] // 2
+    d_dims, _d_strides, _d_box = tma.d_geometry(problem, cfg)
+    assert d_dims[:2] == (1000, 300)
+
+
+def test_gated_refusals() -> None:
+    problem = _gated_problem()
+    spec = registry.get("wgmma_tma_store")
+    narrow = [c for c in spec.configs_for("bf16") if c["BLOCK_N"] % 128]
+    assert narrow and all(dispatch.config_refuses(c, problem, spec) for c in narrow)
+    # B row-major (x @ w with w (K, N)): the gated map reads K-major rows only
+    a, b = torch.empty(64, 256, dtype=torch.bfloat16), torch.empty(256, 512, dtype=torch.bfloat16)
+    rr, _ = describe(a, b)
+    rr = dataclasses.replace(rr, gated=True, activation=4)
+    assert "K-major" in dispatch.why_not(spec, rr, 90)
+    # kernels without the epilogue refuse any activation
+    other = registry.get("wgmma_cluster")
+    assert "fused epilogue" in dispatch.why_not(other, dataclasses.replace(problem, gated=False), 90)
+    with pytest.raises(ValueError, match="fused epilogue"):
+        launch.plan(problem, other, other.configs[0])
+
+
+def test_plain_problem_defines_unchanged() -> None:
+    problem = dataclasses.replace(_gated_problem(), activation=0, gated=False, d_ld=2000)
+    spec, cfg = dispatch.select(problem, 90, 132, "wgmma_tma_store")
+    defines = dict(launch.plan(problem, spec, cfg).defines)
+    assert "EPI_ACT" not in defines and "EPI_GATED" not in defines
+
+
+def test_cpu_tensors_get_the_cuda_error() -> None:
+    import tcgemm
+
+    with pytest.raises(ValueError, match="CUDA"):
+        tcgemm.gemm(torch.randn(4, 8), torch.randn(8, 6), activation="swiglu")
+
+
+@pytest.mark.parametrize("config", ["128x256x64s4b2o", "256x128w128"])
+def test_gated_builds_compile_without_spills(config: str) -> None:
+    try:
+        jit.nvrtc_version()
+    except jit.JitUnavailable:
+        pytest.skip("NVRTC is not installed")
+    problem = _gated_problem(m=4096, n=2 * 14336)
+    spec = registry.get("wgmma_tma_store")
+    cfg = spec.config(config, "bf16")
+    assert dispatch.config_refuses(cfg, problem, spec) is None
+    plan = launch.plan(problem, spec, cfg)
+    cubin = jit.cubin(spec.source, plan.defines, "sm_90a")
+    code = sass.disassemble(cubin)
+    assert not sass.has_local_memory(code)
+    assert "MUFU.EX2" in code  # silu's exponential, in the epilogue

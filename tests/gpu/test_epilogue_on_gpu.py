@@ -1,0 +1,127 @@
+"""Fused epilogues on the GPU (tcgemm.epilogue): every activation and gated pair against a float64 reference of
+the same formula, poisoned outputs, odd shapes, every layout (fused where the kernel serves it, unfused
+elsewhere), a bias and a residual C, and a CUDA graph."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+import tcgemm
+from tcgemm import epilogue, launch
+from tcgemm.check import TOLERANCE, poisoned_like, random_operand, relative_error
+
+pytestmark = pytest.mark.gpu
+
+ACTS = ["relu", "gelu", "gelu_tanh", "silu"]
+GATED = ["swiglu", "geglu", "geglu_tanh", "reglu"]
+
+
+def _inputs(m: int, n: int, k: int, layouts: str, dtype: torch.dtype, seed: int):
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    a = random_operand(m, k, "row" if layouts[0] == "r" else "col", None, dtype, "cuda", gen)
+    b = random_operand(k, n, "row" if layouts[1] == "r" else "col", None, dtype, "cuda", gen)
+    return a, b, gen
+
+
+def _reference(a, b, c, beta: float, name: str) -> torch.Tensor:
+    z = torch.matmul(a.double(), b.double())
+    if c is not None:
+        z = z + beta * c.double()
+    return epilogue.apply(z, epilogue.parse(name))
+
+
+def _error(out: torch.Tensor, ref: torch.Tensor, a, b) -> float:
+    k = a.shape[-1]
+    magnitude = torch.linalg.vector_norm(torch.matmul(a.double().abs(), b.double().abs())).item() / math.sqrt(k)
+    return relative_error(out, ref, magnitude * (0.5 if ref.shape[-1] < b.shape[-1] else 1.0))
+
+
+def _ran(labels: list[str]) -> list[str]:
+    return [lab for lab in labels if lab.startswith("wgmma_tma_store:")]
+
+
+@pytest.mark.parametrize("layouts", ["rc", "rr", "cc", "cr"])
+@pytest.mark.parametrize("shape", [(1, 136, 64), (300, 1000, 520), (129, 2056, 4104), (1000, 3000, 1000)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", GATED)
+def test_gated(name: str, shape, layouts: str) -> None:
+    m, n, k = shape
+    dtype = torch.bfloat16 if name != "geglu_tanh" else torch.float16
+    a, b, _ = _inputs(m, n, k, layouts, dtype, seed=m + n + k)
+    out = poisoned_like((m, n // 2), dtype, "cuda")
+    with launch.trace() as seen:
+        tcgemm.gemm(a, b, out=out, activation=name)
+    assert not torch.isnan(out).any()
+    err = _error(out, _reference(a, b, None, 0.0, name), a, b)
+    assert err <= TOLERANCE["bf16"], (name, shape, layouts, err)
+    aligned = k % 8 == 0 and (n // 2) % 8 == 0
+    if layouts[1] == "c" and aligned:  # fused: one launch of the Hopper kernel, nothing after it
+        assert len(_ran(seen)) == 1 and len(seen) == 1, seen
+    # and a new output, twice (the second call takes the prepared launch)
+    for _ in range(2):
+        d = tcgemm.gemm(a, b, activation=name)
+        assert d.shape == (m, n // 2) and torch.equal(d, out)
+
+
+@pytest.mark.parametrize("c_kind", ["none", "bias", "residual"])
+@pytest.mark.parametrize("layouts", ["rc", "rr", "cr"])
+@pytest.mark.parametrize("shape", [(1, 8, 8), (7, 1001, 520), (300, 768, 3072), (2047, 2045, 2048)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", ACTS)
+def test_activation(name: str, shape, layouts: str, c_kind: str) -> None:
+    m, n, k = shape
+    a, b, gen = _inputs(m, n, k, layouts, torch.bfloat16, seed=3 * m + n + k)
+    c = None
+    if c_kind == "bias":
+        c = torch.randn(n, generator=gen, device="cuda").to(torch.bfloat16)
+    elif c_kind == "residual":
+        c = torch.randn(m, n, generator=gen, device="cuda").to(torch.bfloat16)
+    beta = 0.0 if c is None else 1.0
+    out = poisoned_like((m, n), torch.bfloat16, "cuda")
+    tcgemm.gemm(a, b, c, beta=beta, out=out, activation=name)
+    err = _error(out, _reference(a, b, c, beta, name), a, b)
+    assert err <= TOLERANCE["bf16"], (name, shape, layouts, c_kind, err)
+    d = tcgemm.gemm(a, b, c, beta=beta, activation=name)
+    assert torch.equal(d, out)
+
+
+@pytest.mark.parametrize("name", ["swiglu", "gelu"])
+def test_fused_call_in_a_cuda_graph(name: str) -> None:
+    m, n, k = 512, 2 * 1408, 1024
+    a, b, gen = _inputs(m, n, k, "rc", torch.bfloat16, seed=5)
+    bias = None if name == "swiglu" else torch.randn(n, generator=gen, device="cuda").to(torch.bfloat16)
+    beta = 0.0 if bias is None else 1.0
+    n_out = n // 2 if name == "swiglu" else n
+    out = poisoned_like((m, n_out), torch.bfloat16, "cuda")
+    tcgemm.gemm(a, b, bias, beta=beta, out=out, activation=name)  # warm: compiled and prepared
+    out.fill_(float("nan"))
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tcgemm.gemm(a, b, bias, beta=beta, out=out, activation=name)
+    torch.cuda.synchronize()
+    assert torch.isnan(out).all()  # capture ran nothing
+    graph.replay()
+    torch.cuda.synchronize()
+    err = _error(out, _reference(a, b, bias, beta, name), a, b)
+    assert err <= TOLERANCE["bf16"]
+
+
+def test_autograd_matches_torch() -> None:
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(0)
+    x = torch.randn(64, 256, generator=gen, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    w = torch.randn(512, 256, generator=gen, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    y = tcgemm.gemm(x, w.t(), activation="swiglu")
+    g = torch.randn_like(y)
+    y.backward(g)
+    x2, w2 = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    z = x2 @ w2.t()
+    y2 = torch.nn.functional.silu(z[:, :256]) * z[:, 256:]
+    y2.backward(g.double())
+    for got, want in ((x.grad, x2.grad), (w.grad, w2.grad)):
+        assert relative_error(got, want, 0.0) < 2e-2
