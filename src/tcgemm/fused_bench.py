@@ -1,0 +1,207 @@
+"""Benchmark of fused epilogues: a Linear with its activation, tcgemm against what a PyTorch user runs instead.
+
+    python -m tcgemm.fused_bench --json fused.json [--tokens 512,2048,8192] [--no-max-autotune]
+
+Two cases, bf16 on the GPU, each at several token counts M:
+
+* ``swiglu``: Llama-3-8B's MLP entry, ``h = silu(gate) * up`` with ``[gate | up] = x @ W_gate_up^T`` (4096 ->
+  2 x 14336). torch: ``F.linear`` of the stacked weight (one cuBLAS GEMM, the faster of the two ways a model
+  writes it), ``chunk``, ``F.silu(gate) * up``. tcgemm: ``tcgemm.gemm(x, W.t(), activation="swiglu")``, one
+  kernel writing half the columns.
+* ``bias_gelu``: ``gelu_tanh(x @ W^T + b)``, GPT-2's fc1 (768 -> 3072) and Llama-sized (4096 -> 14336). torch:
+  ``F.gelu(F.linear(x, W, b), approximate="tanh")``. tcgemm: ``tcgemm.gemm(x, W.t(), b, beta=1,
+  activation="gelu_tanh")``. cuBLASLt's own fused ``GELU_BIAS`` epilogue through nvmath-python, where it imports
+  (plans built and autotuned before timing).
+
+Every side is timed against the torch baseline in the same process, on the same rotating inputs (weights and
+activations, enough copies to pass 2 x L2), interleaved (tcgemm.model_bench.CudaTimer): eager (host work
+included, medians of blocks in A/B/B/A order) and CUDA-graph replay (one call per copy). ``torch.compile`` of the
+torch code in its default and ``max-autotune`` modes is timed the same way (compiled before timing; max-autotune
+brings CUDA graphs of its own, so its eager figure is already a graph replay and an outer capture may fail:
+reported as null). Ratios are torch time / side time (> 1: the side is faster). Each side's result is checked
+against a float64 reference of the same formula before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+
+from . import epilogue
+from .model_bench import CudaTimer, rotation_count
+
+Side = Callable[[int], object]
+TOLERANCE = 1e-2
+
+
+@dataclass
+class Row:
+    case: str
+    m: int
+    k: int
+    n: int  # the GEMM's N (gate and up together for swiglu)
+    side: str
+    sets: int
+    eager_us_torch: float
+    eager_us_side: float | None
+    eager_ratio: float | None
+    graph_us_torch: float | None
+    graph_us_side: float | None
+    graph_ratio: float | None
+    rel_error: float | None
+    note: str = ""
+
+
+def _error(y: torch.Tensor, ref: torch.Tensor) -> float:
+    return (torch.linalg.vector_norm(y.double() - ref) / torch.linalg.vector_norm(ref)).item()
+
+
+def _nvmath_sides(xs: Sequence[torch.Tensor], ws: Sequence[torch.Tensor],
+                  bs: Sequence[torch.Tensor]) -> tuple[Side | None, str]:
+    """cuBLASLt's GELU_BIAS epilogue through nvmath-python: one planned, autotuned Matmul per input copy."""
+    try:
+        from nvmath.linalg.advanced import Matmul, MatmulEpilog
+    except Exception as exc:  # noqa: BLE001 - optional: reported in the row's note
+        return None, f"nvmath-python unavailable ({type(exc).__name__}: {exc})"
+    try:
+        mms = []
+        stream = torch.cuda.current_stream()
+        for x, w, b in zip(xs, ws, bs, strict=True):
+            mm = Matmul(x, w.t(), stream=stream)
+            mm.plan(epilog=MatmulEpilog.GELU_BIAS, epilog_inputs={"bias": b}, stream=stream)
+            mm.autotune(iterations=5, stream=stream)
+            mms.append(mm)
+    except Exception as exc:  # noqa: BLE001
+        return None, f"nvmath-python failed to plan ({type(exc).__name__}: {exc})"
+
+    def run(i: int) -> object:
+        return mms[i].execute(stream=torch.cuda.current_stream())
+
+    return run, "cuBLASLt GELU_BIAS (nvmath-python)"
+
+
+def bench_case(case: str, m: int, k: int, n: int, timer: CudaTimer, budget_s: float, max_autotune: bool,
+               log: Callable[[str], None]) -> list[Row]:
+    with torch.inference_mode():  # (torch.compile's guards include the grad mode: compiled and timed under it)
+        return _bench_case(case, m, k, n, timer, budget_s, max_autotune, log)
+
+
+def _bench_case(case: str, m: int, k: int, n: int, timer: CudaTimer, budget_s: float, max_autotune: bool,
+                log: Callable[[str], None]) -> list[Row]:
+    import tcgemm
+
+    dtype = torch.bfloat16
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(m + n)
+    gated = case == "swiglu"
+    n_out = n // 2 if gated else n
+    touched = 2 * (k * n + m * k + m * n_out + (0 if gated else n))
+    held = 2 * (k * n + m * k + 4 * m * n)
+    sets = rotation_count(touched, held, timer.l2_bytes(), free_bytes=timer.free_bytes())
+    xs = [torch.randn(m, k, generator=gen, device="cuda").to(dtype) for _ in range(sets)]
+    ws = [(torch.randn(n, k, generator=gen, device="cuda") / k**0.5).to(dtype) for _ in range(sets)]
+    bs = [torch.randn(n, generator=gen, device="cuda").to(dtype) for _ in range(sets)]
+
+    def torch_code(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        if gated:
+            gate, up = F.linear(x, w).chunk(2, dim=-1)
+            return F.silu(gate) * up
+        return F.gelu(F.linear(x, w, b), approximate="tanh")
+
+    act = "swiglu" if gated else "gelu_tanh"
+    sides: dict[str, Side | None] = {}
+    notes: dict[str, str] = {}
+    sides["tcgemm fused"] = (lambda i: tcgemm.gemm(xs[i], ws[i].t(), activation=act)) if gated else (
+        lambda i: tcgemm.gemm(xs[i], ws[i].t(), bs[i], beta=1.0, activation=act))
+    sides["tcgemm then torch"] = (
+        (lambda i: epilogue.apply(tcgemm.gemm(xs[i], ws[i].t()), epilogue.parse(act))) if gated else
+        (lambda i: F.gelu(tcgemm.gemm(xs[i], ws[i].t(), bs[i], beta=1.0), approximate="tanh")))
+    for mode in ("default", "max-autotune") if max_autotune else ("default",):
+        try:
+            compiled = torch.compile(torch_code, mode=mode, dynamic=False)
+            compiled(xs[0], ws[0], bs[0])  # compile (and autotune) before timing
+            sides[f"torch.compile {mode}"] = lambda i, f=compiled: f(xs[i], ws[i], bs[i])
+        except Exception as exc:  # noqa: BLE001
+            sides[f"torch.compile {mode}"] = None
+            notes[f"torch.compile {mode}"] = f"failed: {type(exc).__name__}: {exc}"[:300]
+    if not gated:
+        run, note = _nvmath_sides(xs, ws, bs)
+        sides["cuBLASLt GELU_BIAS"] = run
+        notes["cuBLASLt GELU_BIAS"] = note
+
+    def baseline(i: int) -> object:
+        return torch_code(xs[i], ws[i], bs[i])
+
+    ref = epilogue.apply(xs[0].double() @ ws[0].double().t() + (0 if gated else bs[0].double()),
+                         epilogue.parse(act))
+    rows = []
+    err_torch = _error(baseline(0), ref)
+    for name, fn in sides.items():
+        if fn is None:
+            rows.append(Row(case, m, k, n, name, sets, 0.0, None, None, None, None, None, None, notes.get(name, "")))
+            log(f"{case:9s} M={m:5d} {name}: {notes.get(name, '')}")
+            continue
+        err = _error(fn(0), ref)
+        if err > TOLERANCE:  # (timed all the same: a competitor's formula may differ, e.g. its GELU)
+            notes[name] = notes.get(name, "") + f"; differs from the float64 reference by {err:.3g}"
+        e_torch, e_side, _, _ = timer.eager((baseline, fn), sets, budget_s)
+        g_torch, g_side = timer.graphs((baseline, fn), sets, budget_s, min(e_torch, e_side))
+        row = Row(case, m, k, n, name, sets, e_torch, e_side, e_torch / e_side, g_torch, g_side,
+                  g_torch / g_side if g_torch and g_side else None, err,
+                  notes.get(name, "") + f"; torch's own error {err_torch:.2e}")
+        rows.append(row)
+        graph = f"{row.graph_ratio:.3f}" if row.graph_ratio else "-"
+        log(f"{case:9s} M={m:5d} {k:5d}->{n_out:5d}  {name:24s} eager {e_side:8.1f} us vs torch {e_torch:8.1f} "
+            f"({row.eager_ratio:.3f}x)  graph {graph}x")
+    del ref
+    return rows
+
+
+CASES = {  # case -> (K, N) per name
+    "swiglu": [("llama3-8b gate_up", 4096, 2 * 14336)],
+    "bias_gelu": [("gpt2 fc1", 768, 3072), ("llama3-8b-sized", 4096, 14336)],
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tcgemm.fused_bench", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--tokens", default="512,2048,8192", help="token counts M, comma-separated")
+    parser.add_argument("--cases", default="swiglu,bias_gelu", help=f"of {', '.join(CASES)}")
+    parser.add_argument("--budget", type=float, default=0.3, help="seconds of timing per side and mode")
+    parser.add_argument("--no-max-autotune", action="store_true", help="skip torch.compile(mode='max-autotune')")
+    parser.add_argument("--json", help="write the rows and the environment here")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        parser.error("needs a CUDA GPU")
+    from .bench import environment
+
+    tokens = [int(t) for t in args.tokens.split(",") if t]
+    timer = CudaTimer()
+    env = environment()
+    rows: list[Row] = []
+    for case in args.cases.split(","):
+        if case not in CASES:
+            parser.error(f"--cases: {case!r} is not one of {', '.join(CASES)}")
+        for _name, k, n in CASES[case]:
+            for m in tokens:
+                rows += bench_case(case, m, k, n, timer, args.budget, not args.no_max_autotune,
+                                   lambda s: print(s, flush=True))
+                timer.empty_cache()
+                if args.json:  # (after every shape: a run cut short keeps what it measured)
+                    with open(args.json, "w") as f:
+                        json.dump({"environment": env, "rows": [asdict(r) for r in rows]}, f, indent=1)
+    if args.json:
+        print(f"results written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
