@@ -25,10 +25,11 @@ from typing import Any
 
 import torch
 
-from . import api, entry, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
+from . import api, entry, epilogue, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
 from .problem import layout_of
 
 __all__ = ["Conv1D", "Linear", "linear", "replace_linear", "restore_linear", "warmup"]
+# (and GatedMLP, fuse_mlp, unfuse_mlp from tcgemm.mlp, through __getattr__ below)
 
 
 def _check(x: torch.Tensor, weight: torch.Tensor) -> None:
@@ -199,18 +200,25 @@ class Linear(torch.nn.Linear):
     """``torch.nn.Linear`` computed by tcgemm: same parameters and state dict; see :mod:`tcgemm.nn`."""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device: torch.device | None = None,
-                 dtype: torch.dtype | None = None, *, precision: str | None = None) -> None:
+                 dtype: torch.dtype | None = None, *, precision: str | None = None,
+                 activation: str | None = None) -> None:
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         self.precision = precision
+        # act(x W^T + b) in the GEMM's epilogue; a gated pair (swiglu, ...) halves the output: act(gate) * up of
+        # the weight's two halves of rows (tcgemm.epilogue). None: a plain Linear.
+        self.activation = None if epilogue.parse(activation).name == "none" else activation
+        if self.activation and epilogue.parse(activation).gated:
+            epilogue.gated_halves(out_features, "out_features")
         self._repeat: dict[tuple[Any, ...], tuple[fastpath.Prepared, int, int, tuple[int, ...], torch.Size]] = {}
 
     @classmethod
-    def from_torch(cls, linear: torch.nn.Linear, *, precision: str | None = None) -> Linear:
+    def from_torch(cls, linear: torch.nn.Linear, *, precision: str | None = None,
+                   activation: str | None = None) -> Linear:
         """A tcgemm Linear that shares ``linear``'s parameters (no copy: training either trains both)."""
         if not isinstance(linear, torch.nn.Linear):
             raise TypeError(f"from_torch takes a torch.nn.Linear, got {type(linear).__name__}")
         new = cls(linear.in_features, linear.out_features, bias=linear.bias is not None, device="meta",
-                  dtype=linear.weight.dtype, precision=precision)
+                  dtype=linear.weight.dtype, precision=precision, activation=activation)
         new.weight = linear.weight
         new.bias = linear.bias
         new.train(linear.training)
@@ -222,6 +230,8 @@ class Linear(torch.nn.Linear):
         # of the weight, no flattening, no signature of three tensors; under autograd the same launch inside
         # a torch.autograd.Function.
         weight, bias = self.weight, self.bias
+        if self.activation:
+            return self._forward_activation(input)
         if type(input) is torch.Tensor and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"):
             found = self._repeat.get((input.shape, input.stride(), input.dtype, input.data_ptr() & 15,
                                       input.get_device(), self.precision))
@@ -238,6 +248,22 @@ class Linear(torch.nn.Linear):
             self._remember(input, weight, bias, y)
             return y
         return linear(input, weight, bias, precision=self.precision)
+
+    def _forward_activation(self, x: torch.Tensor) -> torch.Tensor:
+        """act(x W^T + b): one GEMM with the activation in its epilogue (tcgemm.gemm(activation=)); under autograd,
+        torch.compile or autocast the layer's GEMM, then torch's ops (autograd keeps the pre-activation)."""
+        epi = epilogue.parse(self.activation)
+        weight, bias = self.weight, self.bias
+        plain = (type(x) is torch.Tensor and x.is_cuda and x.dtype == weight.dtype and x.dim() >= 1
+                 and (bias is None or bias.dtype == x.dtype) and not _needs_grad(x, weight, bias)
+                 and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"))
+        if not plain:
+            return epilogue.apply(linear(x, weight, bias, precision=self.precision), epi)
+        _check(x, weight)
+        x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+        y = entry.gemm(x2, weight.t(), bias, beta=1.0 if bias is not None else 0.0, precision=self.precision,
+                       activation=self.activation)
+        return y if x.dim() == 2 else y.reshape(*x.shape[:-1], y.shape[-1])
 
     def _remember(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, y: torch.Tensor) -> None:
         """Keep the prepared launch the call just left behind, when it can serve this layer's repeat calls."""
@@ -256,10 +282,12 @@ class Linear(torch.nn.Linear):
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         self.__dict__.setdefault("_repeat", {})
+        self.__dict__.setdefault("activation", None)
 
     def extra_repr(self) -> str:
         text = super().extra_repr()
-        return text + (f", precision={self.precision!r}" if self.precision is not None else "")
+        text += f", precision={self.precision!r}" if self.precision is not None else ""
+        return text + (f", activation={self.activation!r}" if getattr(self, "activation", None) else "")
 
 
 def warmup(module: torch.nn.Module, max_tokens: int = 8192, *, progress: bool = False) -> list[str]:
@@ -452,3 +480,12 @@ def restore_linear(module: torch.nn.Module, *, include: Include | None = None) -
     :func:`replace_linear`, and ``include`` chooses layers the same way.
     """
     return _swap(module, _to_torch, include, "restore_linear")
+
+
+def __getattr__(name: str) -> Any:
+    # The gated MLP (tcgemm.mlp) builds on Linear: imported on first use, so that this module imports nothing of it.
+    if name in ("GatedMLP", "fuse_mlp", "unfuse_mlp"):
+        from . import mlp
+
+        return getattr(mlp, name)
+    raise AttributeError(f"module 'tcgemm.nn' has no attribute {name!r}")

@@ -103,3 +103,55 @@ def test_gated_builds_compile_without_spills(config: str) -> None:
     code = sass.disassemble(cubin)
     assert not sass.has_local_memory(code)
     assert "MUFU.EX2" in code  # silu's exponential, in the epilogue
+
+
+class _LlamaLikeMLP(torch.nn.Module):
+    def __init__(self, hidden: int = 8, inter: int = 16, act: torch.nn.Module | None = None) -> None:
+        super().__init__()
+        self.gate_proj = torch.nn.Linear(hidden, inter, bias=False)
+        self.up_proj = torch.nn.Linear(hidden, inter, bias=False)
+        self.down_proj = torch.nn.Linear(inter, hidden, bias=False)
+        self.act_fn = act if act is not None else torch.nn.SiLU()
+
+
+def test_gated_mlp_state_dict_is_the_usual_layout() -> None:
+    from tcgemm.nn import GatedMLP
+
+    mlp = _LlamaLikeMLP()
+    fused = GatedMLP.from_hf(mlp)
+    assert fused.activation == "swiglu"
+    state = fused.state_dict()
+    assert sorted(state) == ["down_proj.weight", "gate_proj.weight", "up_proj.weight"]
+    for key, value in mlp.state_dict().items():
+        assert torch.equal(state[key], value)
+    other = GatedMLP(8, 16)
+    other.load_state_dict(mlp.state_dict())
+    assert torch.equal(other.gate_up.weight, torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]))
+    assert other.down.weight.data_ptr() != mlp.down_proj.weight.data_ptr()  # (loaded: copied in)
+
+
+def test_fuse_and_unfuse_mlp() -> None:
+    from tcgemm.nn import GatedMLP, fuse_mlp, unfuse_mlp
+
+    model = torch.nn.Sequential(_LlamaLikeMLP(), _LlamaLikeMLP(act=torch.nn.GELU(approximate="tanh")),
+                                _LlamaLikeMLP(act=torch.nn.Tanh()))
+    assert fuse_mlp(model, keep_original=True) == 2
+    assert isinstance(model[0], GatedMLP) and model[1].activation == "geglu_tanh"
+    assert not isinstance(model[2], GatedMLP)  # no epilogue for tanh: left as it is
+    assert unfuse_mlp(model) == 2 and isinstance(model[0], _LlamaLikeMLP)
+    with pytest.raises(ValueError, match="gated pair"):
+        GatedMLP(8, 16, activation="silu")
+    with pytest.raises(ValueError, match="no fused"):
+        GatedMLP.from_hf(_LlamaLikeMLP(act=torch.nn.Tanh()))
+
+
+def test_linear_activation_argument() -> None:
+    from tcgemm.nn import Linear
+
+    layer = Linear(8, 6, activation="swiglu")
+    assert "activation='swiglu'" in repr(layer)
+    assert Linear(8, 6, activation="none").activation is None
+    with pytest.raises(ValueError, match="even"):
+        Linear(8, 7, activation="geglu")
+    with pytest.raises(ValueError, match="unknown"):
+        Linear(8, 6, activation="tanh")

@@ -125,3 +125,61 @@ def test_autograd_matches_torch() -> None:
     y2.backward(g.double())
     for got, want in ((x.grad, x2.grad), (w.grad, w2.grad)):
         assert relative_error(got, want, 0.0) < 2e-2
+
+
+class _LlamaLikeMLP(torch.nn.Module):
+    def __init__(self, hidden: int, inter: int) -> None:
+        super().__init__()
+        self.gate_proj = torch.nn.Linear(hidden, inter, bias=False)
+        self.up_proj = torch.nn.Linear(hidden, inter, bias=False)
+        self.down_proj = torch.nn.Linear(inter, hidden, bias=False)
+        self.act_fn = torch.nn.SiLU()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
+
+
+@pytest.mark.parametrize("tokens", [1, 37, 512])
+def test_gated_mlp_module(tokens: int) -> None:
+    from tcgemm.nn import GatedMLP, fuse_mlp
+
+    torch.manual_seed(tokens)
+    ref_mlp = _LlamaLikeMLP(256, 696).cuda()
+    mlp = _LlamaLikeMLP(256, 696).cuda().to(torch.bfloat16)
+    mlp.load_state_dict(ref_mlp.state_dict())
+    x = torch.randn(2, tokens, 256, device="cuda")
+    residual = torch.randn(2, tokens, 256, device="cuda")
+    with torch.no_grad():
+        want = ref_mlp.double()(x.double())
+    model = torch.nn.Sequential(mlp)
+    assert fuse_mlp(model) == 1 and isinstance(model[0], GatedMLP)
+    fused = model[0]
+    with torch.no_grad():
+        got = fused(x.to(torch.bfloat16))
+        got_res = fused(x.to(torch.bfloat16), residual.to(torch.bfloat16))
+    assert got.shape == (2, tokens, 256)
+    assert relative_error(got, want, 0.0) < 2e-2
+    assert relative_error(got_res, want + residual.double(), 0.0) < 2e-2
+    # training: gradients through the unfused formula match torch's
+    xg = x.to(torch.bfloat16).requires_grad_()
+    fused(xg).float().square().sum().backward()
+    xr = x.double().requires_grad_()
+    ref_mlp(xr).square().sum().backward()
+    assert relative_error(xg.grad, xr.grad, 0.0) < 5e-2
+    assert relative_error(fused.gate_up.weight.grad[:696], ref_mlp.gate_proj.weight.grad, 0.0) < 5e-2
+
+
+def test_transformers_llama_mlp_fuses() -> None:
+    transformers = pytest.importorskip("transformers")
+    from tcgemm.nn import fuse_mlp
+
+    config = transformers.LlamaConfig(hidden_size=256, intermediate_size=688, num_hidden_layers=2,
+                                      num_attention_heads=4, num_key_value_heads=2, vocab_size=512)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config).cuda().to(torch.bfloat16).eval()
+    ids = torch.randint(0, 512, (2, 33), device="cuda")
+    with torch.no_grad():
+        want = model(ids).logits.double()
+        assert fuse_mlp(model) == 2
+        got = model(ids).logits
+    assert relative_error(got, want, 0.0) < 2e-2
