@@ -137,7 +137,8 @@ def _gemm_epilogue(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alp
     prepared = fastpath.lookup(fast_key)
     if prepared is not None:
         return prepared(a, b, c, out, scale_a, scale_b)
-    fused = _fused_launch(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config, scale_a, scale_b, epi)
+    fused = _fused_launch(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config, scale_a, scale_b, epi,
+                          prepare=fast_key is not None)
     if fused is not None:
         d, prepared = fused
         if fast_key is not None and prepared is not None:
@@ -167,9 +168,10 @@ EPILOGUE_KERNEL = "wgmma_tma_store"
 
 def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
                   out: torch.Tensor | None, out_dtype: torch.dtype | None, precision: str | None, kernel: str,
-                  config: str | None, scale_a: Any, scale_b: Any,
-                  epi: epilogue.Epilogue) -> tuple[torch.Tensor, fastpath.Prepared | None] | None:
-    """The fused launch, or None where it does not serve the call (the caller runs the unfused formula)."""
+                  config: str | None, scale_a: Any, scale_b: Any, epi: epilogue.Epilogue,
+                  prepare: bool = True) -> tuple[torch.Tensor, fastpath.Prepared | None] | None:
+    """The fused launch, or None where it does not serve the call (the caller runs the unfused formula); with
+    ``prepare``, also the prepared launch for repeat calls (tcgemm.fastpath)."""
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or scale_a is not None or scale_b is not None:
         return None
     if kernel not in ("auto", EPILOGUE_KERNEL) or a.dtype not in (torch.float16, torch.bfloat16):
@@ -212,7 +214,7 @@ def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alph
         return None
     launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
     prepared = None
-    if t["a"] is a and t["b"] is b:
+    if prepare and t["a"] is a and t["b"] is b:
         prepared = fastpath.Prepared(p, problem, launch.kernel_for(p, arch, index), index, shape, a, b, c, out)
     return d, prepared
 

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 
 # Activation -> EPI_ACT's code (kernels/include/epilogue_act.cuh).
 ACTIVATIONS = {"none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
+NAMES = {code: name for name, code in ACTIVATIONS.items()}  # EPI_ACT's code -> the activation
 # Gated names -> the activation applied to the gate.
 GATED = {"swiglu": "silu", "geglu": "gelu", "geglu_tanh": "gelu_tanh", "reglu": "relu"}
 

@@ -91,17 +91,18 @@ class Block(torch.nn.Module):
     """GPT-2's transformer block (pre-LayerNorm) with a chosen Linear class."""
 
     def __init__(self, cfg: GPT2Config, linear: Callable[..., torch.nn.Module] = torch.nn.Linear,
-                 attention: str = "none") -> None:
+                 attention: str = "none", fused: bool = False) -> None:
         super().__init__()
         if attention not in ATTENTION:
             raise ValueError(f"attention={attention!r}; use one of {', '.join(ATTENTION)}")
         d = cfg.d_model
-        self.cfg, self.attention = cfg, attention
+        self.cfg, self.attention, self.fused = cfg, attention, fused
         self.ln_1 = torch.nn.LayerNorm(d)
         self.qkv = linear(d, 3 * d)
         self.out_proj = linear(d, d)
         self.ln_2 = torch.nn.LayerNorm(d)
-        self.fc = linear(d, cfg.d_ff)
+        # fused: tcgemm.nn.Linear(activation="gelu_tanh"), the GELU in fc's epilogue (tcgemm.epilogue)
+        self.fc = linear(d, cfg.d_ff, activation="gelu_tanh") if fused else linear(d, cfg.d_ff)
         self.fc_proj = linear(cfg.d_ff, d)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -118,7 +119,8 @@ class Block(torch.nn.Module):
         else:
             att = v  # attention skipped
         h = x + self.out_proj(att)
-        return h + self.fc_proj(F.gelu(self.fc(self.ln_2(h)), approximate="tanh"))
+        f = self.fc(self.ln_2(h))
+        return h + self.fc_proj(f if self.fused else F.gelu(f, approximate="tanh"))
 
 
 @dataclass
@@ -212,28 +214,47 @@ def _bench_precision(precision: str, cfg: GPT2Config, attention: str, ref_block:
     dtype = PRECISIONS[precision]
     torch_block = Block(cfg, attention=attention).to(device, dtype)
     torch_block.load_state_dict(ref_block.state_dict())
-    tc_block = Block(cfg, partial(Linear, precision="tf32" if precision == "tf32" else None), attention)
-    tc_block = tc_block.to(device, dtype)
-    tc_block.load_state_dict(torch_block.state_dict())  # the same state dict as torch.nn.Linear's
+    blocks = {"torch.nn.Linear": torch_block}
+    tc_linear = partial(Linear, precision="tf32" if precision == "tf32" else None)
+    # tcgemm.nn.Linear as a drop-in, and with fc's GELU in its epilogue (16-bit only: the fused epilogue's types)
+    for impl, fused in (("tcgemm.nn.Linear", False), ("tcgemm fused GELU", True)):
+        if fused and dtype not in (torch.float16, torch.bfloat16):
+            continue
+        block = Block(cfg, tc_linear, attention, fused=fused).to(device, dtype)
+        block.load_state_dict(torch_block.state_dict())  # the same state dict as torch.nn.Linear's
+        blocks[impl] = block
     x = x32.to(dtype)
     rows: list[ModelRow] = []
     with torch.inference_mode(), bench.cublas_precision(precision):
-        outputs = {}
-        for impl, block in (("torch.nn.Linear", torch_block), ("tcgemm.nn.Linear", tc_block)):
-            outputs[impl] = block(x) - x
-            times = bench.time_runs(lambda _i, block=block: block(x), 1, budget_s, max_runs=500, min_runs=20)
-            ms, spread = bench._summary(times)
+        outputs = {impl: block(x) - x for impl, block in blocks.items()}
+        times = _interleaved_ms([lambda block=block: block(x) for block in blocks.values()], budget_s)
+        for impl, ts in zip(blocks, times, strict=True):
+            ms, spread = bench._summary(ts)
             rows.append(ModelRow(
                 precision=precision, impl=impl, ms=ms, tokens_per_s=cfg.tokens / (ms / 1e3),
                 linear_tflops=cfg.tokens * cfg.linear_flops_per_token / (ms / 1e3) / 1e12,
-                samples=len(times), spread_pct=spread, rel_error_vs_fp32=_relative_error(outputs[impl], ref)))
-        base, ours = rows
-        ours.rel_error_vs_torch = _relative_error(outputs[ours.impl], outputs[base.impl])
-        ours.tolerance = TOLERANCE[precision]
-        ours.passed = ours.rel_error_vs_torch <= ours.tolerance
-        ours.speedup_vs_torch = base.ms / ours.ms
-        ours.kernels = _kernels(tc_block, cfg.tokens)
+                samples=len(ts), spread_pct=spread, rel_error_vs_fp32=_relative_error(outputs[impl], ref)))
+        base = rows[0]
+        for ours in rows[1:]:
+            ours.rel_error_vs_torch = _relative_error(outputs[ours.impl], outputs[base.impl])
+            ours.tolerance = TOLERANCE[precision]
+            ours.passed = ours.rel_error_vs_torch <= ours.tolerance
+            ours.speedup_vs_torch = base.ms / ours.ms
+            ours.kernels = _kernels(blocks[ours.impl], cfg.tokens)
     return rows
+
+
+def _interleaved_ms(fns: list[Callable[[], object]], budget_s: float, rounds: int = 8) -> list[list[float]]:
+    """Milliseconds of each call of each of ``fns`` (tcgemm.bench.time_runs, each call between its own CUDA
+    events): ``rounds`` rounds of every function, the order rotating from round to round."""
+    from . import bench
+
+    times: list[list[float]] = [[] for _ in fns]
+    for r in range(rounds):
+        for j in range(len(fns)):
+            i = (j + r) % len(fns)
+            times[i] += bench.time_runs(lambda _i, fn=fns[i]: fn(), 1, budget_s / rounds, max_runs=100, min_runs=5)
+    return times
 
 
 def record(rows: list[ModelRow], cfg: GPT2Config, attention: str) -> dict[str, object]:

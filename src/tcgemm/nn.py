@@ -254,7 +254,7 @@ class Linear(torch.nn.Linear):
         torch.compile or autocast the layer's GEMM, then torch's ops (autograd keeps the pre-activation)."""
         epi = epilogue.parse(self.activation)
         weight, bias = self.weight, self.bias
-        plain = (type(x) is torch.Tensor and x.is_cuda and x.dtype == weight.dtype and x.dim() >= 1
+        plain = (type(x) is torch.Tensor and x.dtype == weight.dtype and x.dim() >= 1
                  and (bias is None or bias.dtype == x.dtype) and not _needs_grad(x, weight, bias)
                  and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"))
         if not plain:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tcgemm
-from tcgemm import api
+from tcgemm import api, epilogue
 from tcgemm.dispatch import KernelUnavailable
 from tcgemm.problem import GemmProblem
 
@@ -36,11 +36,13 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -
     if p.c_strides is not None:
         row, col, bat = p.c_strides
         D = D + p.beta * torch.as_strided(c, (p.batch, p.m, p.n), (bat, row, col), c.storage_offset()).double()
+    if p.activation or p.gated:  # the fused epilogue (tcgemm.epilogue): act(D), or act(gate) * up of D's halves
+        D = epilogue.apply(D, epilogue.Epilogue(epilogue.NAMES[p.activation], p.gated))
     if p.d_transposed:  # the kernel's tile of D^T goes out transposed: D^T[i, j] is D[j, i]
         out = torch.as_strided(d, (p.batch, p.n, p.m), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
         out.copy_(D.transpose(1, 2).to(d.dtype))
     else:
-        out = torch.as_strided(d, (p.batch, p.m, p.n), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
+        out = torch.as_strided(d, (p.batch, p.m, p.n_out), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
         out.copy_(D.to(d.dtype))
     emulate.calls.append((plan, problem))
     emulate.operands.append((a, b))

@@ -14,6 +14,10 @@ from tcgemm import dispatch, epilogue, jit, launch, registry, sass, tma
 from tcgemm.problem import describe
 
 
+def _rel(got: torch.Tensor, want: torch.Tensor) -> float:
+    return ((got.double() - want).norm() / want.norm()).item()
+
+
 def test_parse_names_and_errors() -> None:
     assert epilogue.parse(None) == epilogue.Epilogue()
     assert not epilogue.parse("none").fused
@@ -155,3 +159,40 @@ def test_linear_activation_argument() -> None:
         Linear(8, 7, activation="geglu")
     with pytest.raises(ValueError, match="unknown"):
         Linear(8, 6, activation="tanh")
+
+
+@pytest.mark.parametrize("layouts", ["rc", "rr"])
+@pytest.mark.parametrize("name", ["swiglu", "geglu_tanh", "gelu", "relu"])
+def test_fused_calls_on_the_emulated_gpu(fake_gpu, name: str, layouts: str) -> None:
+    """The host path of a fused call (describe, plan, D's geometry, out) against torch's formula; the emulated
+    kernel applies the epilogue the problem names, so a wrong plan or D shape shows here."""
+    import tcgemm
+
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(37, 64, generator=gen).to(torch.bfloat16)
+    w = torch.randn(80, 64, generator=gen).to(torch.bfloat16)
+    b = w.t() if layouts == "rc" else w.t().contiguous()
+    want = epilogue.apply(x.double() @ w.double().t(), epilogue.parse(name))
+    got = tcgemm.gemm(x, b, activation=name)
+    assert got.shape == want.shape and _rel(got, want) < 1e-2
+    fused = [p for _plan, p in fake_gpu.calls if p.activation or p.gated]
+    assert bool(fused) == (layouts == "rc" or not epilogue.parse(name).gated)  # gated: B K-major only
+    out = torch.full(want.shape, float("nan"), dtype=torch.bfloat16)
+    tcgemm.gemm(x, b, out=out, activation=name)
+    assert torch.equal(out, got)
+
+
+def test_gpt2_block_fused_row_on_the_emulated_gpu(fake_gpu) -> None:
+    from tcgemm import model_bench
+
+    cfg = model_bench.GPT2Config(d_model=32, n_head=4, d_ff=128, batch=2, seq=8)
+    torch.manual_seed(0)
+    plain = model_bench.Block(cfg)
+    fused = model_bench.Block(cfg, __import__("tcgemm.nn").nn.Linear, fused=True).to(torch.bfloat16)
+    fused.load_state_dict(plain.state_dict())
+    x = torch.randn(2, 8, 32)
+    with torch.no_grad():
+        want = plain.double()(x.double())
+        got = fused(x.to(torch.bfloat16))
+    assert _rel(got, want) < 2e-2
+    assert any(p.activation == epilogue.ACTIVATIONS["gelu_tanh"] for _plan, p in fake_gpu.calls)

@@ -299,7 +299,8 @@ def test_gpt2_gets_its_end_to_end_block_row(traced_gpu, monkeypatch):
     result = model_bench.bench_model("gpt2", tokens=(2,), train_tokens=(), end_to_end=block, timer=FakeTimer(),
                                      device="cpu")
     assert [r.layer for r in result.rows] == ["qkv", "o", "fc1", "fc2"] and all(r.passed for r in result.rows)
-    assert [e.impl for e in result.end_to_end] == ["torch.nn.Linear", "tcgemm.nn.Linear"]
+    assert [e.impl for e in result.end_to_end] == ["torch.nn.Linear", "tcgemm.nn.Linear", "tcgemm fused GELU"]
+    assert result.end_to_end[2].passed
     assert result.end_to_end[1].passed and result.end_to_end[1].precision == "bf16"
 
 
