@@ -87,9 +87,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
     if not cfg.serves_layouts(problem.layouts):
         return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
-    if problem.gated and (cfg["BLOCK_N"] % 128 or cfg.get("D_BOX_BYTES", 128) != 128):
-        return (f"config {cfg.name!r} has tiles {cfg['BLOCK_N']} wide; a gated epilogue stores half a tile in boxes "
-                "of 64 columns, from tiles 128 or 256 wide (kernels/include/hopper_config.cuh)")
+    if problem.gated and (not cfg.gated_parts() or cfg.get("D_TRANSPOSED")):
+        return (f"config {cfg.name!r}: its gated epilogue cannot store half of a tile {cfg['BLOCK_N']} wide in whole "
+                f"boxes of {cfg.get('D_BOX_BYTES', 128)} bytes (kernels/include/hopper_config.cuh: gated_parts)")
     if not cfg.tma_d_only or tma.d_geometry(problem, cfg) is not None:
         return None
     return (f"config {cfg.name!r} writes D through TMA stores only, which need a 16-bit or 32-bit D with "

@@ -68,6 +68,18 @@ class TileConfig:
             return bool(self.get("A_REGS"))  # (tf32's transposed configs write their 32-bit D from registers)
         return (self["BLOCK_N"] // 2) % (8 * self.get("EPI_PARTS", 1) * d_bytes // 2) == 0
 
+    def gated_parts(self) -> int:
+        """Column parts in which a gated epilogue (EPI_GATED) stores this config's BLOCK_N / 2 output columns through
+        its staging buffer, 0 when it cannot (kernels/include/hopper_config.cuh: gated_parts, the same rule)."""
+        cols, box = self["BLOCK_N"] // 2, self.get("D_BOX_BYTES", 128) // 2
+        buffer = self["BLOCK_N"] // self.get("EPI_PARTS", 1) * self.get("EPI_BUFS", 1)
+
+        def ok(p: int) -> bool:
+            return cols % p == 0 and (cols // p) % box == 0 and (cols // p) % 16 == 0 and cols // p <= buffer
+
+        fits = [p for p in (1, 2, 4, 8) if ok(p)]
+        return next((p for p in fits if cols // p <= 64), fits[0] if fits else 0)
+
     @property
     def smem_bytes(self) -> int:
         """Dynamic shared memory the launch needs (0: the kernel uses static shared memory only)."""

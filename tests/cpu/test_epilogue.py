@@ -64,8 +64,11 @@ def test_gated_plan_geometry_and_defines() -> None:
 def test_gated_refusals() -> None:
     problem = _gated_problem()
     spec = registry.get("wgmma_tma_store")
-    narrow = [c for c in spec.configs_for("bf16") if c["BLOCK_N"] % 128]
-    assert narrow and all(dispatch.config_refuses(c, problem, spec) for c in narrow)
+    configs = [c for c in spec.configs_for("bf16") if not c.get("D_TRANSPOSED")]
+    refused = [c for c in configs if not c.gated_parts()]
+    assert refused and all("gated" in dispatch.config_refuses(c, problem, spec) for c in refused)
+    assert all(c.gated_parts() for c in configs if c["BLOCK_N"] % 128 == 0 and c.get("D_BOX_BYTES", 128) == 128)
+    assert spec.config("128x96x64n", "bf16").gated_parts() == 1  # 48 output columns: three 32-byte boxes
     # B row-major (x @ w with w (K, N)): the gated map reads K-major rows only
     a, b = torch.empty(64, 256, dtype=torch.bfloat16), torch.empty(256, 512, dtype=torch.bfloat16)
     rr, _ = describe(a, b)
@@ -92,7 +95,7 @@ def test_cpu_tensors_get_the_cuda_error() -> None:
         tcgemm.gemm(torch.randn(4, 8), torch.randn(8, 6), activation="swiglu")
 
 
-@pytest.mark.parametrize("config", ["128x256x64s4b2o", "256x128w128"])
+@pytest.mark.parametrize("config", ["128x256x64s4b2o", "256x128w128", "128x96x64n", "128x128x64pp"])
 def test_gated_builds_compile_without_spills(config: str) -> None:
     try:
         jit.nvrtc_version()
@@ -106,7 +109,7 @@ def test_gated_builds_compile_without_spills(config: str) -> None:
     cubin = jit.cubin(spec.source, plan.defines, "sm_90a")
     code = sass.disassemble(cubin)
     assert not sass.has_local_memory(code)
-    assert "MUFU.EX2" in code  # silu's exponential, in the epilogue
+    assert "MUFU.TANH" in code  # silu as 0.5 v (1 + tanh(v / 2)), in the epilogue
 
 
 class _LlamaLikeMLP(torch.nn.Module):

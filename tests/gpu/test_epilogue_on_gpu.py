@@ -183,3 +183,21 @@ def test_transformers_llama_mlp_fuses() -> None:
         assert fuse_mlp(model) == 2
         got = model(ids).logits
     assert relative_error(got, want, 0.0) < 2e-2
+
+
+# Each schedule the gated epilogue meets: EPI_OVERLAP, the tail split, 2 x 2 and along-N clusters, 256-row tiles,
+# 96-wide tiles (32-byte boxes), ping-pong consumers, split-K, no cluster.
+GATED_CONFIGS = ["128x256x64s4b2o", "128x256x64s4b2t", "128x256x64c4", "256x128w128", "256x128w128n", "128x96x64n",
+                 "192x96x64", "128x128x64pp", "128x128x64b2k3", "64x128x64"]
+
+
+@pytest.mark.parametrize("config", GATED_CONFIGS)
+def test_gated_every_schedule(config: str) -> None:
+    m, n, k = 1000, 2 * 1000, 1032
+    a, b, _ = _inputs(m, n, k, "rc", torch.bfloat16, seed=11)
+    out = poisoned_like((m, n // 2), torch.bfloat16, "cuda")
+    with launch.trace() as seen:
+        tcgemm.gemm(a, b, out=out, activation="swiglu", kernel="wgmma_tma_store", config=config)
+    assert seen == [f"wgmma_tma_store:{config}"]
+    err = _error(out, _reference(a, b, None, 0.0, "swiglu"), a, b)
+    assert err <= TOLERANCE["bf16"], (config, err)

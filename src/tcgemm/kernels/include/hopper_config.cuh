@@ -248,14 +248,26 @@ static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYT
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
 // EPI_ACT / EPI_GATED (epilogue_act.cuh): float sums; a gated tile reads its B K-major in two halves
-// (hopper_cluster.cuh), is not transposed, and stores its BLOCK_N / 2 columns in parts of 64 (GATED_PARTS,
-// through the same staging buffer: GATED_BUFS of them where it holds two).
-constexpr int GATED_PARTS = BLOCK_N / 128 > 0 ? BLOCK_N / 128 : 1;
-constexpr int GATED_BUFS = GATED_PARTS % 2 == 0 && 2 * 64 <= BLOCK_N / EPI_PARTS * EPI_BUFS ? 2 : 1;
+// (hopper_cluster.cuh), is not transposed, and stores its BLOCK_N / 2 columns in GATED_PARTS parts through the
+// same staging buffer: whole boxes and 16-column steps per part, parts of at most 64 columns where that works
+// (tcgemm.registry.TileConfig.gated_parts says the same on the host); GATED_BUFS = 2 where the buffer holds two.
+constexpr int GATED_COLS = BLOCK_N / 2;
+constexpr int gated_part_ok(int p) {
+    return p > 0 && GATED_COLS % p == 0 && (GATED_COLS / p) % (D_BOX_BYTES / 2) == 0 && (GATED_COLS / p) % 16 == 0 &&
+           GATED_COLS / p <= BLOCK_N / EPI_PARTS * EPI_BUFS;
+}
+constexpr int gated_parts() {
+    for (int p = 1; p <= 8; p *= 2)
+        if (gated_part_ok(p) && GATED_COLS / p <= 64) return p;
+    for (int p = 1; p <= 8; p *= 2)
+        if (gated_part_ok(p)) return p;
+    return 0;
+}
+constexpr int GATED_PARTS = gated_parts() > 0 ? gated_parts() : 1;
+constexpr int GATED_BUFS = GATED_PARTS % 2 == 0 && 2 * (GATED_COLS / GATED_PARTS) <= BLOCK_N / EPI_PARTS * EPI_BUFS ? 2 : 1;
 static_assert(ACTIVATION == Act::None || !INT_ACC, "an activation of float sums (not int8's s32)");
-static_assert(!GATED || (B_K_MAJOR && !kDTransposed && !PROMOTE && BLOCK_N % 128 == 0 && D_BOX_BYTES == 128 &&
-                         sizeof(elem_d) == 2 && GATED_BUFS * 64 <= BLOCK_N / EPI_PARTS * EPI_BUFS),
-              "EPI_GATED: 16-bit D from a K-major B, tiles 128 or 256 wide, not transposed or fp8");
+static_assert(!GATED || (B_K_MAJOR && !kDTransposed && !PROMOTE && sizeof(elem_d) == 2 && gated_parts() > 0),
+              "EPI_GATED: 16-bit D from a K-major B, not transposed or fp8, its BLOCK_N / 2 columns in whole boxes");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
