@@ -259,11 +259,25 @@ class Linear(torch.nn.Linear):
                  and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"))
         if not plain:
             return epilogue.apply(linear(x, weight, bias, precision=self.precision), epi)
+        # The repeat call, as forward's: the prepared launch (tcgemm.fastpath) from raw addresses.
+        signature = (x.shape, x.stride(), x.dtype, x.data_ptr() & 15, x.get_device(), self.precision)
+        found = self._repeat.get(signature)
+        b_ptr = 0 if bias is None else bias.data_ptr()
+        if found is not None and weight.data_ptr() == found[1] and b_ptr == found[2] and weight.shape == found[4]:
+            return found[0].new_output(x.data_ptr(), found[1], found[2], found[3])
         _check(x, weight)
         x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-        y = entry.gemm(x2, weight.t(), bias, beta=1.0 if bias is not None else 0.0, precision=self.precision,
-                       activation=self.activation)
-        return y if x.dim() == 2 else y.reshape(*x.shape[:-1], y.shape[-1])
+        beta = 1.0 if bias is not None else 0.0
+        y = entry.gemm(x2, weight.t(), bias, beta=beta, precision=self.precision, activation=self.activation)
+        y = y if x.dim() == 2 else y.reshape(*x.shape[:-1], y.shape[-1])
+        key = fastpath.key(x2, weight.t(), bias, None, 1.0, beta, None, self.precision, "auto", None)
+        prepared = fastpath.lookup((*key, epi) if key is not None else None)
+        if prepared is not None and prepared.direct and x2.data_ptr() == x.data_ptr() and (
+                x.dim() == 2 or x.is_contiguous()):
+            if len(self._repeat) >= 64:
+                self._repeat.clear()
+            self._repeat[signature] = (prepared, weight.data_ptr(), b_ptr, tuple(y.shape), weight.shape)
+        return y
 
     def _remember(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, y: torch.Tensor) -> None:
         """Keep the prepared launch the call just left behind, when it can serve this layer's repeat calls."""
