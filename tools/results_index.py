@@ -75,6 +75,13 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-26-h100-tp2-gpu-tests-e54d3ac.log"]),
     ("GPU tests at b99a1d8 (every kernel: the whole-matrix C epilogue of that day) and the C-epilogue A/B",
      ["2026-11-26-h100-gpu-tests-b99a1d8.log", "2026-11-26-h100-explore-c-epilogue-b99a1d8.json"]),
+    ("fused epilogues (issue 28): `python -m tcgemm.fused_bench` (SwiGLU gate_up and bias + GELU against torch, "
+     "torch.compile and cuBLASLt's GELU_BIAS; f6d16a0, and 5d6488b with max-autotune), the transformers Llama "
+     "with and without `--fuse-mlp` (1107f4c), the GPT-2 block (three processes, 1107f4c), the epilogue GPU tests",
+     ["2026-11-26-h100-fused-f6d16a0.json", "2026-11-26-h100-fused-5d6488b.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-1107f4c.json", "2026-11-26-h100-llama-transformers-1107f4c.json",
+      "2026-11-26-h100-gpt2-block-fused-1107f4c-p1.json", "2026-11-26-h100-gpt2-block-fused-1107f4c-p2.json",
+      "2026-11-26-h100-gpt2-block-fused-1107f4c-p3.json", "2026-11-26-h100-gpu-tests-epilogue-1107f4c.log"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
@@ -90,6 +97,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "check": ("check", "`tcgemm check` and spot checks of one precision"),
     "models": ("models", "`tcgemm bench --model`, host time per call, the GPT-2 and transformers examples"),
     "tp2": ("tp2", "tensor parallel on two H100s (`tcgemm.distributed.bench`, `benchmarks/probes/tp_timeline.py`)"),
+    "fused": ("fused", "fused epilogues against torch, torch.compile and cuBLASLt (`python -m tcgemm.fused_bench`)"),
 }
 _ALIASES = {"host": "models", "llama": "models", "gpt2": "models", "launch": "models",
             "group16": "explore", "group": "explore", "overlap": "explore", "probe": "probes", "sm": "probes",

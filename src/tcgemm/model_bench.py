@@ -138,6 +138,10 @@ class ModelRow:
     passed: bool | None = None
     speedup_vs_torch: float | None = None
     kernels: dict[str, str] = field(default_factory=dict)
+    # The block captured in a CUDA graph and replayed against torch's, in alternating blocks (the GPU alone; the
+    # eager figures above include the host's Python): ms per block, and torch's over this one.
+    graph_ms: float | None = None
+    graph_speedup_vs_torch: float | None = None
 
 
 def require_gpu() -> None:
@@ -241,6 +245,13 @@ def _bench_precision(precision: str, cfg: GPT2Config, attention: str, ref_block:
             ours.passed = ours.rel_error_vs_torch <= ours.tolerance
             ours.speedup_vs_torch = base.ms / ours.ms
             ours.kernels = _kernels(blocks[ours.impl], cfg.tokens)
+        if device == "cuda":  # each tcgemm block's graph against torch's, alternating
+            graphs = {impl: bench.capture(lambda _i, block=block: block(x), 1) for impl, block in blocks.items()}
+            for ours in rows[1:]:
+                if graphs[ours.impl] is not None and graphs[base.impl] is not None:
+                    us, us_torch = bench.time_graphs(graphs[ours.impl], graphs[base.impl], 1, rounds=10, replays=20)
+                    ours.graph_ms, base.graph_ms = us / 1e3, us_torch / 1e3
+                    ours.graph_speedup_vs_torch = us_torch / us
     return rows
 
 
@@ -282,6 +293,8 @@ def summary_lines(rows: list[ModelRow]) -> list[str]:
             verdict = "PASS" if r.passed else "FAIL"
             line += (f"  vs torch {r.rel_error_vs_torch:.1e} (tol {r.tolerance:.0e}) {verdict}"
                      f"  ratio {r.speedup_vs_torch:.2f}x")
+            if r.graph_speedup_vs_torch is not None:
+                line += f"  CUDA graph {r.graph_ms:.3f} ms, {r.graph_speedup_vs_torch:.2f}x"
         lines.append(line)
     return lines
 
