@@ -10,6 +10,7 @@
 #        [MODELS=1 (host time per call, the model-shape benchmark, the transformers example; issue 25)]
 #        [MODEL_RUNS=3 [ODD_TOKENS=3,48,300,3000] (the model benchmark alone, in N processes)]
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
+#        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json)]
 #        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
 #         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
@@ -86,6 +87,16 @@ for i in $(seq "$MODEL_RUNS"); do
       --json "$OUT/odd-p$i.json" 2>&1 | grep -v "━" | tail -3 || status=1
   fi
 done
+fi
+
+# FUSED=1: the fused-epilogue benchmark (issue 28): SwiGLU gate_up and bias + GELU against torch, torch.compile
+# (FUSED_MAX_AUTOTUNE=1: its max-autotune mode too, minutes of autotuning) and cuBLASLt's GELU_BIAS where
+# nvmath-python imports; fused.json.
+if [ -n "${FUSED:-}" ]; then
+step "fused epilogues: tcgemm.fused_bench"
+timeout 600 python3 -m tcgemm.fused_bench ${FUSED_MAX_AUTOTUNE:+} $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
+  --json "$OUT/fused.json" 2>&1 | grep -v "━" | tee "$OUT/fused.log" | tail -40
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if [ -n "${TP:-}" ]; then

@@ -46,5 +46,5 @@ def test_cli_gpt2_with_its_end_to_end_row(tmp_path):
     record = json.loads(out.read_text())
     (entry,) = record["models"]
     assert {r["m"] for r in entry["rows"]} == {1, 128} and all(r["passed"] for r in entry["rows"])
-    assert [e["impl"] for e in entry["end_to_end"]] == ["torch.nn.Linear", "tcgemm.nn.Linear"]
+    assert [e["impl"] for e in entry["end_to_end"]] == ["torch.nn.Linear", "tcgemm.nn.Linear", "tcgemm fused GELU"]
     assert entry["end_to_end"][1]["passed"] and record["config"]["block"] == [2, 64]

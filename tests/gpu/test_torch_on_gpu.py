@@ -178,12 +178,13 @@ def test_gpt2_model_benchmark_small(tmp_path):
 
     cfg = GPT2Config(batch=1, seq=128)
     rows = bench_gpt2(["fp16", "bf16"], cfg, "sdpa", budget_s=0.05)
-    assert [r.impl for r in rows] == ["torch.nn.Linear", "tcgemm.nn.Linear"] * 2
+    assert [r.impl for r in rows] == ["torch.nn.Linear", "tcgemm.nn.Linear", "tcgemm fused GELU"] * 2
     for r in rows:
         assert r.tokens_per_s > 0 and r.samples >= 20
         if r.impl.startswith("tcgemm"):
             assert r.passed, r
             assert set(r.kernels) == {"qkv", "out_proj", "fc", "fc_proj"}
+            assert r.graph_ms > 0 and r.graph_speedup_vs_torch > 0  # (the blocks captured and replayed)
     text = json.dumps(record(rows, cfg, "sdpa"), default=str)
     env = json.loads(text)["environment"]
     assert {"gpu", "driver", "cuda", "torch", "tcgemm", "commit", "date"} <= set(env)
