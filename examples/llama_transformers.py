@@ -70,7 +70,7 @@ def build_model(args: argparse.Namespace, device: str) -> torch.nn.Module:
     return model.to(DTYPES[args.dtype]).eval()
 
 
-# --fuse-mlp: each decoder layer's MLP as a tcgemm.nn.GatedMLP (gate and up in one GEMM, SwiGLU in its epilogue),
+# --fuse-mlp: each decoder layer's MLP as a tcgemm.mlp.GatedMLP (gate and up in one GEMM, SwiGLU in its epilogue),
 # built once per MLP (its stacked gate_up weight is a copy) and swapped in and out with the Linear layers.
 FUSE_MLP = {"on": False}
 _fused: dict[int, torch.nn.Module] = {}
@@ -83,13 +83,13 @@ def switch(model: torch.nn.Module, impl: str) -> None:
         tcgemm.nn.replace_linear(model)
         if FUSE_MLP["on"]:
             for layer in model.model.layers:
-                if not isinstance(layer.mlp, tcgemm.nn.GatedMLP):
+                if not isinstance(layer.mlp, tcgemm.mlp.GatedMLP):
                     key = id(layer.mlp)
                     if key not in _fused:
-                        _fused[key] = tcgemm.nn.GatedMLP.from_hf(layer.mlp, keep_original=True)
+                        _fused[key] = tcgemm.mlp.GatedMLP.from_hf(layer.mlp, keep_original=True)
                     layer.mlp = _fused[key]
     else:
-        tcgemm.nn.unfuse_mlp(model)
+        tcgemm.mlp.unfuse_mlp(model)
         tcgemm.nn.restore_linear(model)
 
 
@@ -412,7 +412,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tolerance", type=float, default=2e-2, help="largest relative error of the logits")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--fuse-mlp", action="store_true",
-                   help="tcgemm side: each MLP as tcgemm.nn.GatedMLP (gate_up in one GEMM with SwiGLU in its "
+                   help="tcgemm side: each MLP as tcgemm.mlp.GatedMLP (gate_up in one GEMM with SwiGLU in its "
                         "epilogue, then down) besides the swapped Linear layers")
     p.add_argument("--json", help="write the results record (environment, config, rows) to this file")
     return p

@@ -94,7 +94,7 @@ fi
 # nvmath-python imports; fused.json.
 if [ -n "${FUSED:-}" ]; then
 step "fused epilogues: tcgemm.fused_bench"
-timeout 600 python3 -m tcgemm.fused_bench ${FUSED_MAX_AUTOTUNE:+} $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
+timeout 600 python3 -m tcgemm.fused_bench $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
   --json "$OUT/fused.json" 2>&1 | grep -v "━" | tee "$OUT/fused.log" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

@@ -1,4 +1,4 @@
-"""``tcgemm.nn.GatedMLP``: a Llama-style MLP as two tcgemm GEMMs, the gating in the first one's epilogue.
+"""``tcgemm.mlp.GatedMLP``: a Llama-style MLP as two tcgemm GEMMs, the gating in the first one's epilogue.
 
     y = down(act(gate(x)) * up(x))          # Llama, Mistral, Qwen: act = silu (SwiGLU); Gemma: gelu_tanh
 

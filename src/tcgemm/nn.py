@@ -29,7 +29,6 @@ from . import api, entry, epilogue, fastpath, ops  # noqa: F401  (ops: registers
 from .problem import layout_of
 
 __all__ = ["Conv1D", "Linear", "linear", "replace_linear", "restore_linear", "warmup"]
-# (and GatedMLP, fuse_mlp, unfuse_mlp from tcgemm.mlp, through __getattr__ below)
 
 
 def _check(x: torch.Tensor, weight: torch.Tensor) -> None:
@@ -495,11 +494,3 @@ def restore_linear(module: torch.nn.Module, *, include: Include | None = None) -
     """
     return _swap(module, _to_torch, include, "restore_linear")
 
-
-def __getattr__(name: str) -> Any:
-    # The gated MLP (tcgemm.mlp) builds on Linear: imported on first use, so that this module imports nothing of it.
-    if name in ("GatedMLP", "fuse_mlp", "unfuse_mlp"):
-        from . import mlp
-
-        return getattr(mlp, name)
-    raise AttributeError(f"module 'tcgemm.nn' has no attribute {name!r}")

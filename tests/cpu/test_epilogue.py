@@ -122,7 +122,7 @@ class _LlamaLikeMLP(torch.nn.Module):
 
 
 def test_gated_mlp_state_dict_is_the_usual_layout() -> None:
-    from tcgemm.nn import GatedMLP
+    from tcgemm.mlp import GatedMLP
 
     mlp = _LlamaLikeMLP()
     fused = GatedMLP.from_hf(mlp)
@@ -138,7 +138,7 @@ def test_gated_mlp_state_dict_is_the_usual_layout() -> None:
 
 
 def test_fuse_and_unfuse_mlp() -> None:
-    from tcgemm.nn import GatedMLP, fuse_mlp, unfuse_mlp
+    from tcgemm.mlp import GatedMLP, fuse_mlp, unfuse_mlp
 
     model = torch.nn.Sequential(_LlamaLikeMLP(), _LlamaLikeMLP(act=torch.nn.GELU(approximate="tanh")),
                                 _LlamaLikeMLP(act=torch.nn.Tanh()))

@@ -141,7 +141,7 @@ class _LlamaLikeMLP(torch.nn.Module):
 
 @pytest.mark.parametrize("tokens", [1, 37, 512])
 def test_gated_mlp_module(tokens: int) -> None:
-    from tcgemm.nn import GatedMLP, fuse_mlp
+    from tcgemm.mlp import GatedMLP, fuse_mlp
 
     torch.manual_seed(tokens)
     ref_mlp = _LlamaLikeMLP(256, 696).cuda()
@@ -173,7 +173,7 @@ def test_gated_mlp_module(tokens: int) -> None:
 
 def test_transformers_llama_mlp_fuses() -> None:
     transformers = pytest.importorskip("transformers")
-    from tcgemm.nn import fuse_mlp
+    from tcgemm.mlp import fuse_mlp
 
     config = transformers.LlamaConfig(hidden_size=256, intermediate_size=688, num_hidden_layers=2,
                                       num_attention_heads=4, num_key_value_heads=2, vocab_size=512)
