@@ -145,8 +145,11 @@ def _prepared_for(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | No
     if not x.is_cuda or x.dtype != weight.dtype or (bias is not None and bias.dtype != x.dtype):
         return None
     x2 = x.reshape(-1, x.shape[-1])
-    if x2.data_ptr() != x.data_ptr() or layout_of(x2) is None or (x.dim() > 2 and not x.is_contiguous()):
-        return None  # (a flattening that copies: the full path each time)
+    # (a flattening that copies: the full path each time. A strided input whose flattening is a view, such as the
+    # v slice of a fused qkv output, repeats too: its signature fixes the view's strides. Until d35d62a it took the
+    # full path on every call: GPT-2's out_proj in the block benchmark, which passes v on without attention.)
+    if x2.data_ptr() != x.data_ptr() or layout_of(x2) is None:
+        return None
     key = fastpath.key(x2, weight.t(), bias, None, 1.0, 1.0 if bias is not None else 0.0, None, precision,
                        "auto", None)
     prepared = fastpath.lookup(key)
@@ -271,8 +274,7 @@ class Linear(torch.nn.Linear):
         y = y if x.dim() == 2 else y.reshape(*x.shape[:-1], y.shape[-1])
         key = fastpath.key(x2, weight.t(), bias, None, 1.0, beta, None, self.precision, "auto", None)
         prepared = fastpath.lookup((*key, epi) if key is not None else None)
-        if prepared is not None and prepared.direct and x2.data_ptr() == x.data_ptr() and (
-                x.dim() == 2 or x.is_contiguous()):
+        if prepared is not None and prepared.direct and x2.data_ptr() == x.data_ptr():
             if len(self._repeat) >= 64:
                 self._repeat.clear()
             self._repeat[signature] = (prepared, weight.data_ptr(), b_ptr, tuple(y.shape), weight.shape)

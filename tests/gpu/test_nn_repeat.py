@@ -103,3 +103,21 @@ def test_repeat_calls_of_a_transposed_store(bias):
         graph.replay()
         torch.cuda.synchronize()
         assert _rel(yg, F.linear(x, layer.weight, layer.bias)) < 1e-2
+
+
+@pytest.mark.parametrize("activation", [None, "gelu_tanh"])
+def test_strided_3d_inputs_repeat(activation):
+    """A 3-D input whose flattening is a view (the v slice of a fused qkv output) takes the repeat path too, and
+    a slice of another width, at the same shape, does not reuse it."""
+    torch.manual_seed(1)
+    layer = tcgemm.nn.Linear(256, 192, device="cuda", dtype=torch.bfloat16, activation=activation)
+    with torch.inference_mode():
+        for width in (3 * 256, 3 * 256, 2 * 256):
+            qkv = torch.randn(2, 40, width, device="cuda", dtype=torch.bfloat16)
+            v = qkv[..., -256:]
+            assert not v.is_contiguous()
+            y = layer(v)
+            ref = F.linear(v, layer.weight, layer.bias)
+            ref = F.gelu(ref.float(), approximate="tanh") if activation else ref
+            assert y.shape == (2, 40, 192) and _rel(y, ref) < 1e-2
+        assert len(layer._repeat) == 2  # one entry per signature (the strides differ with the width)
