@@ -19,6 +19,8 @@ Measured:
            argmax, feeding the token back) captured once per implementation in a torch.cuda.CUDAGraph
            after warm-up, replayed per token; the StaticCache's position counter lives on the GPU, so
            replays advance it (it is rewound between runs). No torch.compile.
+  train    with --train BxT: a training step's forward and backward (next-token loss, no optimizer step),
+           tcgemm's backward GEMMs included; with --fuse-mlp the MLPs' gating runs unfused there (autograd).
   correct  the relative error (Frobenius, float64) of the full prefill logits (every position, first
            --prefill shape) and of one decode step's logits, tcgemm against torch; it must be within
            --tolerance (default 2e-2, bf16) or the exit status is 1.
@@ -185,6 +187,24 @@ def bench_prefill(model: torch.nn.Module, batch: int, tokens: int, args: argpars
 
     ms = interleaved(model, {impl: forward for impl in IMPLS}, args.repeats, args.warmup, device)
     return make_row("prefill", "eager", batch, tokens, 0, ms)
+
+
+def bench_train(model: torch.nn.Module, batch: int, tokens: int, args: argparse.Namespace, device: str) -> Row:
+    """One training step's forward and backward (next-token loss over every position; no optimizer step): the
+    backward's GEMMs are tcgemm's too (tcgemm.nn.Linear's autograd; a GatedMLP runs its gating unfused there)."""
+    ids = random_ids(batch, tokens, model.config.vocab_size, device, args.seed + 5)
+    params = list(model.parameters())
+
+    def step() -> None:
+        for p in params:
+            p.grad = None
+        with torch.enable_grad():
+            model(ids, labels=ids, use_cache=False).loss.backward()
+
+    ms = interleaved(model, {impl: step for impl in IMPLS}, args.repeats, 1, device)
+    for p in params:
+        p.grad = None
+    return make_row("train", "eager", batch, tokens, 0, ms)
 
 
 # --- decode --------------------------------------------------------------------------------------
@@ -357,6 +377,9 @@ def measure(args: argparse.Namespace, device: str = "cuda", graphs: bool = True,
         for row in bench_decode(model, batch, args, device, graphs):
             rows.append(row)
             progress(row.line())
+    for batch, tokens in args.train:
+        rows.append(bench_train(model, batch, tokens, args, device))
+        progress(rows[-1].line())
     progress(f"done in {time.perf_counter() - started:.0f} s")
     return {"config": config_record(args, swapped, n_params), "correctness": correct, "kernels": kernels,
             "rows": [asdict(r) for r in rows]}
@@ -411,6 +434,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-graphs", action="store_true", help="skip the CUDA-graph decode runs")
     p.add_argument("--tolerance", type=float, default=2e-2, help="largest relative error of the logits")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train", type=_shapes, default=[], metavar="BxT[,BxT]",
+                   help="also time a training step's forward + backward at these batch x tokens (e.g. 1x2048)")
     p.add_argument("--fuse-mlp", action="store_true",
                    help="tcgemm side: each MLP as tcgemm.mlp.GatedMLP (gate_up in one GEMM with SwiGLU in its "
                         "epilogue, then down) besides the swapped Linear layers")
