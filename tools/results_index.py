@@ -77,7 +77,7 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-26-h100-gpu-tests-b99a1d8.log", "2026-11-26-h100-explore-c-epilogue-b99a1d8.json"]),
     ("fused epilogues (issue 28): `python -m tcgemm.fused_bench` (SwiGLU gate_up and bias + GELU against torch, "
      "torch.compile and cuBLASLt's GELU_BIAS; f6d16a0, and 5d6488b with max-autotune), the transformers Llama "
-     "with and without `--fuse-mlp` (1107f4c), the GPT-2 block with CUDA-graph ratios (three processes: d35d62a, and "
+     "with and without `--fuse-mlp` (1107f4c; three processes with a training step at 5da7111), the GPT-2 block with CUDA-graph ratios (three processes: d35d62a, and "
      "278f16b with strided 3-D inputs on the repeat path), the epilogue GPU tests (1107f4c, 278f16b with the nn "
      "and model-bench tests) and the whole GPU suite (d35d62a: the two block-row tests updated after it)",
      ["2026-11-26-h100-fused-f6d16a0.json", "2026-11-26-h100-fused-5d6488b.json",
