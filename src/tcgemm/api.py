@@ -166,18 +166,29 @@ def _gemm_epilogue(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alp
 EPILOGUE_KERNEL = "wgmma_tma_store"
 
 
-def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
-                  out: torch.Tensor | None, out_dtype: torch.dtype | None, precision: str | None, kernel: str,
-                  config: str | None, scale_a: Any, scale_b: Any, epi: epilogue.Epilogue,
-                  prepare: bool = True) -> tuple[torch.Tensor, fastpath.Prepared | None] | None:
-    """The fused launch, or None where it does not serve the call (the caller runs the unfused formula); with
-    ``prepare``, also the prepared launch for repeat calls (tcgemm.fastpath)."""
+@dataclass(frozen=True)
+class _FusedPlan:
+    problem: GemmProblem
+    tensors: dict[str, torch.Tensor | None]
+    spec: registry.KernelSpec
+    cfg: registry.TileConfig
+    shape: tuple[int, ...]  # D's
+    device: torch.device
+    index: int
+    sms: int
+    arch: str
+
+
+def _fused_plan(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+                out: torch.Tensor | None, out_dtype: torch.dtype | None, precision: str | None, kernel: str,
+                config: str | None, scale_a: Any, scale_b: Any, epi: epilogue.Epilogue) -> _FusedPlan | str:
+    """The fused launch's problem, kernel and config, or why the call runs unfused (the reason, a string)."""
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or scale_a is not None or scale_b is not None:
-        return None
+        return "fp8 scales (or operands that are not tensors)"
     if kernel not in ("auto", EPILOGUE_KERNEL) or a.dtype not in (torch.float16, torch.bfloat16):
-        return None
+        return f"the fused epilogue is {EPILOGUE_KERNEL}'s, for fp16/bf16 inputs"
     if epi.gated and (c is not None or beta != 0.0 or alpha != 1.0):
-        return None  # (the gated epilogue takes no C and no alpha: kernels/include/hopper_epilogue.cuh)
+        return "a gated epilogue takes no c and no alpha"  # (kernels/include/hopper_epilogue.cuh)
     device = _check_devices(a=a, b=b, c=c, out=out)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = device_info(index)
@@ -186,17 +197,19 @@ def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alph
     # Gated: describe the GEMM of all N columns without out (its shape is the halved one), then D's geometry.
     problem, t = describe(a, b, c, alpha=alpha, beta=beta, out=None if epi.gated else out, out_dtype=out_dtype,
                           precision=precision)
-    if min(problem.m, problem.n, problem.k, problem.batch) == 0 or problem.swapped:
-        return None
+    if min(problem.m, problem.n, problem.k, problem.batch) == 0:
+        return "an empty product"
+    if problem.swapped:
+        return "a column-major out"
     if problem.out_dtype not in (torch.float16, torch.bfloat16):
-        return None
+        return f"a {problem.out_dtype} output (the fused epilogue writes 16-bit D)"
     shape = ((problem.batch,) if max(a.dim(), b.dim()) == 3 else ()) + (problem.m, n_out)
     d_ld, d_batch = n_out, problem.m * n_out
     if epi.gated and out is not None:
         if tuple(out.shape) != shape:
             raise ValueError(f"out has shape {tuple(out.shape)}; expected {shape} for a gated result (N / 2 columns)")
         if out.dtype != problem.out_dtype or out.stride(-1) != 1 or _overlaps(out, a) or _overlaps(out, b):
-            return None
+            return "an out of another dtype, not row-major, or overlapping a or b"
         d_ld = out.stride(-2) if problem.m > 1 else n_out
         d_batch = out.stride(0) if out.dim() == 3 and out.shape[0] > 1 else 0
     if epi.gated:
@@ -204,18 +217,32 @@ def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alph
     problem = dataclasses.replace(problem, activation=epi.code, gated=epi.gated)
     try:
         spec, cfg = select(problem, arch_cc, sms, EPILOGUE_KERNEL, config)
-    except KernelUnavailable:
+    except KernelUnavailable as exc:
         if kernel == EPILOGUE_KERNEL:
             raise
-        return None
-    d = out if out is not None else torch.empty(shape, dtype=problem.out_dtype, device=device)
-    p = launch.plan(problem, spec, cfg, sms)
+        return str(exc)
     if cfg.tma_d_only and tma.d_geometry(problem, cfg) is None:
+        return f"config {cfg.name} writes D through TMA only, and this D is not 16-byte aligned"
+    return _FusedPlan(problem, t, spec, cfg, shape, device, index, sms, arch)
+
+
+def _fused_launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, alpha: float, beta: float,
+                  out: torch.Tensor | None, out_dtype: torch.dtype | None, precision: str | None, kernel: str,
+                  config: str | None, scale_a: Any, scale_b: Any, epi: epilogue.Epilogue,
+                  prepare: bool = True) -> tuple[torch.Tensor, fastpath.Prepared | None] | None:
+    """The fused launch, or None where it does not serve the call (the caller runs the unfused formula); with
+    ``prepare``, also the prepared launch for repeat calls (tcgemm.fastpath)."""
+    fp = _fused_plan(a, b, c, alpha, beta, out, out_dtype, precision, kernel, config, scale_a, scale_b, epi)
+    if isinstance(fp, str):
         return None
-    launch.run(p, problem, t["a"], t["b"], t["c"], d, arch)
+    problem, t = fp.problem, fp.tensors
+    d = out if out is not None else torch.empty(fp.shape, dtype=problem.out_dtype, device=fp.device)
+    p = launch.plan(problem, fp.spec, fp.cfg, fp.sms)
+    launch.run(p, problem, t["a"], t["b"], t["c"], d, fp.arch)
     prepared = None
     if prepare and t["a"] is a and t["b"] is b:
-        prepared = fastpath.Prepared(p, problem, launch.kernel_for(p, arch, index), index, shape, a, b, c, out)
+        prepared = fastpath.Prepared(p, problem, launch.kernel_for(p, fp.arch, fp.index), fp.index, fp.shape, a, b, c,
+                                     out)
     return d, prepared
 
 
@@ -317,10 +344,13 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
     from . import tuned as tune_cache
     from .dispatch import _tma_ok
 
-    allowed = {"alpha", "beta", "out", "out_dtype", "precision", "kernel", "config", "scale_a", "scale_b"}
+    allowed = {"alpha", "beta", "out", "out_dtype", "precision", "kernel", "config", "scale_a", "scale_b", "activation"}
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         raise TypeError(f"explain() got unexpected keyword argument(s) {', '.join(unknown)}; it takes gemm's")
+    epi = epilogue.parse(kwargs.pop("activation", None))
+    if epi.fused:
+        return _explain_epilogue(a, b, c, epi, kwargs)
     out = kwargs.get("out")
     kernel, config = kwargs.get("kernel", "auto"), kwargs.get("config")
     if kernel == "auto" and config is None and getattr(a, "dtype", None) is torch.float32:
@@ -394,6 +424,26 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
             reason += f"; staged copies of {', '.join(staged)} (alignment or a layout the kernel cannot read)"
     return Choice(spec.name, cfg.name, spec.family, spec.technique, problem2.precision, problem2.layouts, staged,
                   how, reason)
+
+
+def _explain_epilogue(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, epi: epilogue.Epilogue,
+                      kwargs: dict[str, Any]) -> Choice:
+    """explain() of a call with activation=: the fused launch, or the GEMM it runs before torch's ops, and why."""
+    args = {k: kwargs.get(k, d) for k, d in (("alpha", 1.0), ("beta", 0.0), ("out", None), ("out_dtype", None),
+                                               ("precision", None), ("kernel", "auto"), ("config", None),
+                                               ("scale_a", None), ("scale_b", None))}
+    fp = _fused_plan(a, b, c, args["alpha"], args["beta"], args["out"], args["out_dtype"], args["precision"],
+                     args["kernel"], args["config"], args["scale_a"], args["scale_b"], epi)
+    what = (f"{epi.act}(gate) * up of b's two column halves" if epi.gated else f"{epi.act}(alpha * a @ b + beta * c)")
+    if isinstance(fp, str):
+        inner = explain(a, b, c, **{k: v for k, v in kwargs.items() if not (k == "out" and epi.gated)})
+        return dataclasses.replace(inner, reason=f"{what}, unfused: the GEMM ({inner.reason}), then torch's ops; "
+                                                 f"not fused here: {fp}")
+    how = "forced" if args["config"] is not None or args["kernel"] != "auto" else "estimate"
+    return Choice(fp.spec.name, fp.cfg.name, fp.spec.family, fp.spec.technique, fp.problem.precision,
+                  fp.problem.layouts, (), how,
+                  f"{what} in {fp.spec.name}'s epilogue (tcgemm.epilogue); config {fp.cfg.name}: least estimated time "
+                  "of the configs whose epilogue serves it")
 
 
 def kernels() -> list[dict[str, object]]:

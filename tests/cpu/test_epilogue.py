@@ -199,3 +199,17 @@ def test_gpt2_block_fused_row_on_the_emulated_gpu(fake_gpu) -> None:
         got = fused(x.to(torch.bfloat16))
     assert _rel(got, want) < 2e-2
     assert any(p.activation == epilogue.ACTIVATIONS["gelu_tanh"] for _plan, p in fake_gpu.calls)
+
+
+def test_explain_names_the_fused_launch_or_why_not(fake_gpu) -> None:
+    import tcgemm
+
+    x = torch.randn(300, 512).to(torch.bfloat16)
+    w = torch.randn(2 * 1000, 512).to(torch.bfloat16)
+    fused = tcgemm.explain(x, w.t(), activation="swiglu")
+    assert fused.kernel == "wgmma_tma_store" and "epilogue" in fused.reason
+    assert fused.config == tcgemm.explain(x, w.t(), activation="swiglu", config=fused.config).config
+    unfused = tcgemm.explain(x, w.t().contiguous(), activation="swiglu")  # b row-major: gated reads K-major only
+    assert "unfused" in unfused.reason and "K-major" in unfused.reason
+    assert "unfused" in tcgemm.explain(x.float(), w.t().float(), activation="gelu").reason
+    assert fake_gpu.calls == []  # nothing launched

@@ -61,6 +61,7 @@ def test_gated(name: str, shape, layouts: str) -> None:
     aligned = k % 8 == 0 and (n // 2) % 8 == 0
     if layouts[1] == "c" and aligned:  # fused: one launch of the Hopper kernel, nothing after it
         assert len(_ran(seen)) == 1 and len(seen) == 1, seen
+        assert tcgemm.explain(a, b, activation=name).label == seen[0]  # explain names what ran
     # and a new output, twice (the second call takes the prepared launch)
     for _ in range(2):
         d = tcgemm.gemm(a, b, activation=name)
