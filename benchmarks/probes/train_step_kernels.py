@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Where does a transformers Llama's training step spend its GPU time, with torch.nn.Linear and with tcgemm?
+
+The model of examples/llama_transformers.py (8B-shaped layers, --layers of them, random weights, bf16), one
+forward + backward at BATCH x TOKENS (next-token loss, no optimizer step), each implementation profiled with
+torch.profiler over a few steps after warm-up. The CUDA kernels are summed per group: GEMMs (tcgemm's kernels,
+or cuBLAS's / CUTLASS's), and everything else by name; the step's wall time per step beside them. Answers
+whether a gap between the two is in the GEMMs or elsewhere (the same model, only the Linear class differs).
+
+    PYTHONPATH=src python benchmarks/probes/train_step_kernels.py [--fuse-mlp] [--train 1x2048] [--json F]
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+import llama_transformers as ex
+
+GEMM_WORDS = ("gemm", "xmma", "cutlass", "wgmma", "swap_ab", "sm90_", "nvjet", "mma_")
+
+
+def group(name: str) -> str:
+    low = name.lower()
+    if any(w in low for w in GEMM_WORDS):
+        return "tcgemm GEMM" if low.startswith(("wgmma", "swap_ab", "simt", "mma_")) else "cuBLAS GEMM"
+    return name[:60]
+
+
+def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float], float]:
+    for _ in range(2):
+        step()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+        wall = (time.perf_counter() - t0) / steps * 1e3
+    sums: dict[str, float] = collections.defaultdict(float)
+    for e in prof.key_averages():
+        cuda_us = getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0)
+        if cuda_us:
+            sums[group(e.key)] += cuda_us / steps / 1e3
+    return dict(sums), wall
+
+
+def main() -> int:
+    p = ex.parser()
+    p.add_argument("--steps", type=int, default=5)
+    args = p.parse_args()
+    ex.FUSE_MLP["on"] = args.fuse_mlp
+    batch, tokens = (args.train or [(1, 2048)])[0]
+    model = ex.build_model(args, "cuda")
+    ids = ex.random_ids(batch, tokens, model.config.vocab_size, "cuda", args.seed)
+    params = list(model.parameters())
+
+    def step() -> None:
+        for q in params:
+            q.grad = None
+        with torch.enable_grad():
+            model(ids, labels=ids, use_cache=False).loss.backward()
+
+    out = {}
+    for impl in ex.IMPLS:
+        ex.switch(model, impl)
+        sums, wall = profile(model, step, args.steps)
+        out[impl] = {"wall_ms": wall, "kernels_ms": sums}
+        top = sorted(sums.items(), key=lambda kv: -kv[1])[:12]
+        print(f"{impl}: {wall:.2f} ms a step (wall), GPU kernels {sum(sums.values()):.2f} ms")
+        for name, ms in top:
+            print(f"    {ms:8.3f} ms  {name}")
+    if args.json:
+        from tcgemm import bench
+
+        Path(args.json).write_text(json.dumps({"environment": bench.environment(), "batch": batch, "tokens": tokens,
+                                               "fuse_mlp": args.fuse_mlp, "impls": out}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
