@@ -77,7 +77,8 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-26-h100-gpu-tests-b99a1d8.log", "2026-11-26-h100-explore-c-epilogue-b99a1d8.json"]),
     ("fused epilogues (issue 28): `python -m tcgemm.fused_bench` (SwiGLU gate_up and bias + GELU against torch, "
      "torch.compile and cuBLASLt's GELU_BIAS; f6d16a0, and 5d6488b with max-autotune), the transformers Llama "
-     "with and without `--fuse-mlp` (1107f4c; three processes with a training step at 5da7111), the GPT-2 block with CUDA-graph ratios (three processes: d35d62a, and "
+     "with and without `--fuse-mlp` (1107f4c; three processes with a training step at 5da7111), the GPT-2 "
+     "block with CUDA-graph ratios (three processes: d35d62a, and "
      "278f16b with strided 3-D inputs on the repeat path), the epilogue GPU tests (1107f4c, 278f16b with the nn "
      "and model-bench tests) and the whole GPU suite (d35d62a: the two block-row tests updated after it)",
      ["2026-11-26-h100-fused-f6d16a0.json", "2026-11-26-h100-fused-5d6488b.json",
@@ -107,7 +108,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "tp2": ("tp2", "tensor parallel on two H100s (`tcgemm.distributed.bench`, `benchmarks/probes/tp_timeline.py`)"),
     "fused": ("fused", "fused epilogues against torch, torch.compile and cuBLASLt (`python -m tcgemm.fused_bench`)"),
 }
-_ALIASES = {"host": "models", "llama": "models", "gpt2": "models", "launch": "models",
+_ALIASES = {"host": "models", "llama": "models", "train": "models", "gpt2": "models", "launch": "models",
             "group16": "explore", "group": "explore", "overlap": "explore", "probe": "probes", "sm": "probes",
             "cluster": "probes", "staging": "probes", "decode": "models"}
 _OTHER = ("other", "first ladders, stage runs and one-off comparisons")

@@ -213,3 +213,28 @@ def test_explain_names_the_fused_launch_or_why_not(fake_gpu) -> None:
     assert "unfused" in unfused.reason and "K-major" in unfused.reason
     assert "unfused" in tcgemm.explain(x.float(), w.t().float(), activation="gelu").reason
     assert fake_gpu.calls == []  # nothing launched
+
+
+@pytest.mark.parametrize("name", ["swiglu", "geglu_tanh", "reglu"])
+@pytest.mark.parametrize("bias", [False, True])
+def test_gated_training_gradients_on_the_emulated_gpu(fake_gpu, name: str, bias: bool) -> None:
+    """A gated Linear under autograd (two GEMMs of the weight's halves, tcgemm.nn._GatedFunction): its output and
+    gradients against torch's formula in float64."""
+    from tcgemm.nn import Linear
+
+    torch.manual_seed(0)
+    layer = Linear(24, 2 * 20, bias=bias, activation=name)
+    x = torch.randn(3, 7, 24, requires_grad=True)
+    y = layer(x)
+    assert y.shape == (3, 7, 20)
+    g = torch.randn_like(y)
+    y.backward(g)
+    x64 = x.detach().double().requires_grad_()
+    w64 = layer.weight.detach().double().requires_grad_()
+    b64 = layer.bias.detach().double().requires_grad_() if bias else None
+    ref = epilogue.apply(torch.nn.functional.linear(x64, w64, b64), epilogue.parse(name))
+    ref.backward(g.double())
+    assert _rel(y.detach(), ref.detach()) < 1e-5
+    assert _rel(x.grad, x64.grad) < 1e-5 and _rel(layer.weight.grad, w64.grad) < 1e-5
+    if bias:
+        assert _rel(layer.bias.grad, b64.grad) < 1e-5
