@@ -77,19 +77,21 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-26-h100-gpu-tests-b99a1d8.log", "2026-11-26-h100-explore-c-epilogue-b99a1d8.json"]),
     ("fused epilogues (issue 28): `python -m tcgemm.fused_bench` (SwiGLU gate_up and bias + GELU against torch, "
      "torch.compile and cuBLASLt's GELU_BIAS; f6d16a0, and 5d6488b with max-autotune), the transformers Llama "
-     "with and without `--fuse-mlp` (1107f4c; three processes with a training step at 5da7111), the GPT-2 "
+     "with and without `--fuse-mlp` (1107f4c; three processes with a training step at b27a9f4), the GPT-2 "
      "block with CUDA-graph ratios (three processes: d35d62a, and "
      "278f16b with strided 3-D inputs on the repeat path), the epilogue GPU tests (1107f4c, 278f16b with the nn "
      "and model-bench tests) and the whole GPU suite (d35d62a: the two block-row tests updated after it)",
      ["2026-11-26-h100-fused-f6d16a0.json", "2026-11-26-h100-fused-5d6488b.json",
       "2026-11-26-h100-llama-transformers-fuse-mlp-1107f4c.json", "2026-11-26-h100-llama-transformers-1107f4c.json",
-      "2026-11-26-h100-llama-transformers-fuse-mlp-train-5da7111-p1.json",
-      "2026-11-26-h100-llama-transformers-fuse-mlp-train-5da7111-p2.json",
-      "2026-11-26-h100-llama-transformers-fuse-mlp-train-5da7111-p3.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-train-b27a9f4-p1.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-train-b27a9f4-p2.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-train-b27a9f4-p3.json",
       "2026-11-26-h100-gpt2-block-fused-d35d62a-p1.json", "2026-11-26-h100-gpt2-block-fused-d35d62a-p2.json",
       "2026-11-26-h100-gpt2-block-fused-d35d62a-p3.json", "2026-11-26-h100-gpt2-block-fused-278f16b-p1.json",
       "2026-11-26-h100-gpt2-block-fused-278f16b-p2.json", "2026-11-26-h100-gpt2-block-fused-278f16b-p3.json",
       "2026-11-26-h100-gpu-tests-epilogue-1107f4c.log", "2026-11-26-h100-gpu-tests-epilogue-nn-278f16b.log",
+      "2026-11-26-h100-gpu-tests-epilogue-b27a9f4.log",
+      "2026-11-26-h100-train-kernels-03eb044.txt", "2026-11-26-h100-train-kernels-b27a9f4.txt",
       "2026-11-26-h100-gpu-tests-d35d62a.log"]),
 ]
 
