@@ -193,6 +193,15 @@ def bench_train(model: torch.nn.Module, batch: int, tokens: int, args: argparse.
     """One training step's forward and backward (next-token loss over every position; no optimizer step): the
     backward's GEMMs are tcgemm's too (tcgemm.nn.Linear's autograd; a GatedMLP runs its gating unfused there)."""
     ids = random_ids(batch, tokens, model.config.vocab_size, device, args.seed + 5)
+    step = train_step(model, ids)
+    ms = interleaved(model, {impl: step for impl in IMPLS}, args.repeats, 1, device)
+    for p in model.parameters():
+        p.grad = None
+    return make_row("train", "eager", batch, tokens, 0, ms)
+
+
+def train_step(model: torch.nn.Module, ids: torch.Tensor) -> Callable[[], None]:
+    """One forward + backward of the next-token loss on ``ids`` (gradients dropped first, no optimizer step)."""
     params = list(model.parameters())
 
     def step() -> None:
@@ -201,10 +210,7 @@ def bench_train(model: torch.nn.Module, batch: int, tokens: int, args: argparse.
         with torch.enable_grad():
             model(ids, labels=ids, use_cache=False).loss.backward()
 
-    ms = interleaved(model, {impl: step for impl in IMPLS}, args.repeats, 1, device)
-    for p in params:
-        p.grad = None
-    return make_row("train", "eager", batch, tokens, 0, ms)
+    return step
 
 
 # --- decode --------------------------------------------------------------------------------------

@@ -58,14 +58,7 @@ def main() -> int:
     ex.FUSE_MLP["on"] = args.fuse_mlp
     batch, tokens = (args.train or [(1, 2048)])[0]
     model = ex.build_model(args, "cuda")
-    ids = ex.random_ids(batch, tokens, model.config.vocab_size, "cuda", args.seed)
-    params = list(model.parameters())
-
-    def step() -> None:
-        for q in params:
-            q.grad = None
-        with torch.enable_grad():
-            model(ids, labels=ids, use_cache=False).loss.backward()
+    step = ex.train_step(model, ex.random_ids(batch, tokens, model.config.vocab_size, "cuda", args.seed))
 
     out = {}
     for impl in ex.IMPLS:
