@@ -220,34 +220,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if (COORD_SHADOW && kt == kt0) next = coord(walk.next(u), rank);
         };
         bool pre_issued = false;  // EPI_OVERLAP: this tile's first k-tile went out in the last one's epilogue
-        // EPI_OVERLAP's sequence after unit u's main loop (hopper_epilogue.cuh): store_a(), then the next unit's first
-        // k-tile on the accumulators' column half 0 (if it has k-tiles), store_b() beside those wgmmas, then half 1.
-        auto overlap_next_ktile = [&](int u, auto&& store_a, auto&& store_b) {
-            const int nu = walk.next(u);
-            int nk0 = 0, nk1 = 0;
-            if (nu < units) {
-                k_range(nu, nk0, nk1);
-                walk.range(nu, nk0, nk1);
-            }
-            store_a();
-            if (nk1 > nk0) {  // columns [0, BLOCK_N / 2)
-                mbar_wait_guarded(full + 8 * s, phase);
-                wgmma_fence();
-                mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
-                wgmma_commit();
-            }
-            store_b();
-            if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
-                wgmma_fence();
-                mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
-                wgmma_commit();
-                if (++s == STAGES) {
-                    s = 0;
-                    phase ^= 1;
-                }
-                pre_issued = true;
-            }
-        };
         // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
@@ -382,9 +354,31 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + consumer_row0(cw), n_out = c.n0 / 2;
                 const unsigned buf = d_bufs + cw * D_BUF;
                 if constexpr (OVERLAP) {
-                    // Half 0 of the next tile's first k-tile on the gate half of the accumulators, free now, before
+                    // The next tile's first k-tile: half 0 on the gate half of the accumulators, free now, before
                     // any store; the stores (from the up half) run beside it; then half 1.
-                    overlap_next_ktile(u, [] {}, [&] { store_gated_staged(gz, acc, buf, tma_d, m_wg, n_out, z, cw); });
+                    const int nu = walk.next(u);
+                    int nk0 = 0, nk1 = 0;
+                    if (nu < units) {
+                        k_range(nu, nk0, nk1);
+                        walk.range(nu, nk0, nk1);
+                    }
+                    if (nk1 > nk0) {
+                        mbar_wait_guarded(full + 8 * s, phase);
+                        wgmma_fence();
+                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                    }
+                    store_gated_staged(gz, acc, buf, tma_d, m_wg, n_out, z, cw);
+                    if (nk1 > nk0) {
+                        wgmma_fence();
+                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                        if (++s == STAGES) {
+                            s = 0;
+                            phase ^= 1;
+                        }
+                        pre_issued = true;
+                    }
                 } else if (D_STAGED && tma_d != nullptr) {
                     store_gated_staged(gz, acc, buf, tma_d, m_wg, n_out, z, cw);
                 } else if constexpr (kRegisterEpilogue) {
@@ -401,27 +395,40 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 const bool bias_row = kBiasOverlap && c_is_bias_row(gz);
                 if (g.beta == 0.0f || bias_row || kAnyOverlap) {
                     const bool any_c = g.beta != 0.0f && !bias_row;
+                    const int nu = walk.next(u);
+                    int nk0 = 0, nk1 = 0;
+                    if (nu < units) {
+                        k_range(nu, nk0, nk1);
+                        walk.range(nu, nk0, nk1);
+                    }
                     const unsigned buf = d_bufs + cw * D_BUF;
                     const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + consumer_row0(cw);
-                    // parts [0, D_PARTS / 2) of the tile, half 0 of the next tile's first k-tile, the other parts, half 1
-                    overlap_next_ktile(
-                        u,
-                        [&] {
-                            if (kAnyOverlap && any_c)
-                                epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, CRead::Any>(gz, acc, buf, tma_d, m_wg,
-                                                                                              c.n0, z, 1 + cw);
-                            else
-                                epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d,
-                                                                                                m_wg, c.n0, z, 1 + cw);
-                        },
-                        [&] {
-                            if (kAnyOverlap && any_c)
-                                epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, CRead::Any>(gz, acc, buf, tma_d,
-                                                                                                    m_wg, c.n0, z, 1 + cw);
-                            else
-                                epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, kOverlapRead>(
-                                    gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
-                        });
+                    if (kAnyOverlap && any_c)
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, CRead::Any>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                    else
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
+                    if (nk1 > nk0) {  // the next tile's first k-tile, columns [0, BLOCK_N / 2)
+                        mbar_wait_guarded(full + 8 * s, phase);
+                        wgmma_fence();
+                        mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                    }
+                    if (kAnyOverlap && any_c)
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, CRead::Any>(gz, acc, buf, tma_d, m_wg, c.n0,
+                                                                                           z, 1 + cw);
+                    else
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, kOverlapRead>(gz, acc, buf, tma_d, m_wg,
+                                                                                            c.n0, z, 1 + cw);
+                    if (nk1 > nk0) {  // and columns [BLOCK_N / 2, BLOCK_N)
+                        wgmma_fence();
+                        mma_ktile_half<1>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
+                        wgmma_commit();
+                        if (++s == STAGES) {
+                            s = 0;
+                            phase ^= 1;
+                        }
+                        pre_issued = true;
+                    }
                     continue;
                 }
             }
