@@ -13,8 +13,9 @@ stacked weight ``[gate; up]`` whose epilogue writes ``act(gate) * up`` (half the
   Qwen2MLP, GemmaMLP, ...) and returns the count, ``unfuse_mlp(model)`` swaps the originals back.
 - The stacked weight is a copy: ``fuse_mlp`` frees the originals' weights unless ``keep_original=True`` (what
   ``unfuse_mlp`` needs; the MLP's weights are then held twice).
-- Autograd works (the GEMMs through tcgemm.nn.Linear's, the gating by torch's ops, so the backward has the
-  pre-activation); inference calls take the fused kernel.
+- Autograd works (gate and up as two GEMMs of the stacked weight's halves, the gating by torch's ops, so the
+  backward has what it needs); inference calls take the fused kernel. ``accumulate_main_grad=True``: the weight
+  gradients are added into each weight's float32 ``main_grad`` (Megatron-style) in the GEMMs' epilogues.
 """
 
 from __future__ import annotations
@@ -49,14 +50,15 @@ class GatedMLP(torch.nn.Module):
 
     def __init__(self, hidden: int, intermediate: int, *, activation: str = "swiglu", bias: bool = False,
                  device: torch.device | str | None = None, dtype: torch.dtype | None = None,
-                 precision: str | None = None) -> None:
+                 precision: str | None = None, accumulate_main_grad: bool = False) -> None:
         super().__init__()
         if not epilogue.parse(activation).gated:
             raise ValueError(f"activation={activation!r} is not a gated pair; use one of {', '.join(epilogue.GATED)}")
         self.hidden, self.intermediate, self.activation = hidden, intermediate, activation
         self.gate_up = Linear(hidden, 2 * intermediate, bias=bias, device=device, dtype=dtype, precision=precision,
-                              activation=activation)
-        self.down = Linear(intermediate, hidden, bias=bias, device=device, dtype=dtype, precision=precision)
+                              activation=activation, accumulate_main_grad=accumulate_main_grad)
+        self.down = Linear(intermediate, hidden, bias=bias, device=device, dtype=dtype, precision=precision,
+                           accumulate_main_grad=accumulate_main_grad)
         self.original: torch.nn.Module | None = None  # what fuse_mlp replaced (keep_original=True)
         self.register_state_dict_post_hook(_split_state)
         self.register_load_state_dict_pre_hook(_stack_state)

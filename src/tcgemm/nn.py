@@ -63,9 +63,9 @@ class _LinearFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None,
-                repeat: tuple[Any, ...] | None) -> torch.Tensor:
+                repeat: tuple[Any, ...] | None, main_grad: bool = False) -> torch.Tensor:
         ctx.save_for_backward(x, weight)
-        ctx.precision, ctx.has_bias = precision, bias is not None
+        ctx.precision, ctx.has_bias, ctx.main_grad = precision, bias is not None, main_grad
         if repeat is not None:
             return repeat[0].new_output(x.data_ptr(), repeat[1], repeat[2], repeat[3])
         return linear(x, weight, bias, precision=precision)  # (grad is off in here: the repeat path)
@@ -83,10 +83,14 @@ class _LinearFunction(torch.autograd.Function):
             if grad.dim() != 2:
                 grad_x = grad_x.reshape(*grad.shape[:-1], weight.shape[1])
         if needs[1]:  # dW = dYᵀ X: (N, M) @ (M, K), dYᵀ read in place (column-major)
-            grad_w = _mm(g.mT, x if x.dim() == 2 else x.reshape(-1, x.shape[-1]), ctx.precision)
+            x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+            if ctx.main_grad:  # added into the fp32 weight.main_grad in the GEMM's epilogue; no .grad
+                entry.gemm(g.mT, x2, weight.main_grad, beta=1.0, out=weight.main_grad, precision=ctx.precision)
+            else:
+                grad_w = _mm(g.mT, x2, ctx.precision)
         if ctx.has_bias and needs[2]:
             grad_b = g.sum(0)  # (in the gradient's dtype, as torch.nn.Linear's backward sums it)
-        return grad_x, grad_w, grad_b, None, None
+        return grad_x, grad_w, grad_b, None, None, None
 
 
 # torch.autograd.Function.apply without its Python wrapper, which maps a pytree over the arguments on every
@@ -95,10 +99,19 @@ _apply_raw = super(torch.autograd.Function, _LinearFunction).apply
 
 
 def _linear_autograd(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, precision: str | None,
-           repeat: tuple[Any, ...] | None) -> torch.Tensor:
+           repeat: tuple[Any, ...] | None, main_grad: bool = False) -> torch.Tensor:
     if torch._C._are_functorch_transforms_active():
-        return _LinearFunction.apply(x, weight, bias, precision, repeat)
-    return _apply_raw(x, weight, bias, precision, repeat)
+        return _LinearFunction.apply(x, weight, bias, precision, repeat, main_grad)
+    return _apply_raw(x, weight, bias, precision, repeat, main_grad)
+
+
+def _check_main_grad(weight: torch.Tensor) -> None:
+    mg = getattr(weight, "main_grad", None)
+    if not isinstance(mg, torch.Tensor) or mg.dtype != torch.float32 or mg.shape != weight.shape or (
+            mg.device != weight.device) or not mg.is_contiguous():
+        raise ValueError("accumulate_main_grad=True adds dW into weight.main_grad, which must be a contiguous float32 "
+                         f"tensor of the weight's shape {tuple(weight.shape)} on its device; create it with "
+                         "layer.weight.main_grad = torch.zeros_like(layer.weight, dtype=torch.float32)")
 
 
 # act'(g) * grad, by the aten kernels torch's own backward of the activation runs.
@@ -121,12 +134,12 @@ class _GatedFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, act: str,
-                precision: str | None) -> torch.Tensor:
+                precision: str | None, main_grad: bool = False) -> torch.Tensor:
         n = weight.shape[0] // 2
         g = linear(x, weight[:n], None if bias is None else bias[:n], precision=precision)
         u = linear(x, weight[n:], None if bias is None else bias[n:], precision=precision)
         ctx.save_for_backward(x, weight, g, u)
-        ctx.act, ctx.precision, ctx.has_bias = act, precision, bias is not None
+        ctx.act, ctx.precision, ctx.has_bias, ctx.main_grad = act, precision, bias is not None, main_grad
         return epilogue.activate(g, act) * u
 
     @staticmethod
@@ -141,13 +154,17 @@ class _GatedFunction(torch.autograd.Function):
         if needs[0]:  # dx = dg Wg + du Wu: the second GEMM adds the first in its epilogue
             grad_x = entry.gemm(dg, weight[:n], precision=ctx.precision)
             entry.gemm(du, weight[n:], grad_x, beta=1.0, out=grad_x, precision=ctx.precision)
-        if needs[1]:  # dW = [dg^T x; du^T x], each half written in place
+        if needs[1] and ctx.main_grad:  # dW's halves added into the fp32 weight.main_grad's halves; no .grad
+            mg = weight.main_grad
+            entry.gemm(dg.mT, x, mg[:n], beta=1.0, out=mg[:n], precision=ctx.precision)
+            entry.gemm(du.mT, x, mg[n:], beta=1.0, out=mg[n:], precision=ctx.precision)
+        elif needs[1]:  # dW = [dg^T x; du^T x], each half written in place
             grad_w = torch.empty_like(weight)
             entry.gemm(dg.mT, x, out=grad_w[:n], precision=ctx.precision)
             entry.gemm(du.mT, x, out=grad_w[n:], precision=ctx.precision)
         if ctx.has_bias and needs[2]:
             grad_b = torch.cat([dg.sum(0), du.sum(0)])
-        return grad_x, grad_w, grad_b, None, None
+        return grad_x, grad_w, grad_b, None, None, None
 
 
 # The backward's GEMMs seen before: signature of (a, b, precision) -> (prepared launch, output shape).
@@ -252,9 +269,12 @@ class Linear(torch.nn.Linear):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device: torch.device | None = None,
                  dtype: torch.dtype | None = None, *, precision: str | None = None,
-                 activation: str | None = None) -> None:
+                 activation: str | None = None, accumulate_main_grad: bool = False) -> None:
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         self.precision = precision
+        # Megatron-style training: the backward adds dW into weight.main_grad (float32, the weight's shape) in the
+        # weight-gradient GEMM's epilogue (beta = 1) and leaves weight.grad None.
+        self.accumulate_main_grad = accumulate_main_grad
         # act(x W^T + b) in the GEMM's epilogue; a gated pair (swiglu, ...) halves the output: act(gate) * up of
         # the weight's two halves of rows (tcgemm.epilogue). None: a plain Linear.
         self.activation = None if epilogue.parse(activation).name == "none" else activation
@@ -283,6 +303,11 @@ class Linear(torch.nn.Linear):
         weight, bias = self.weight, self.bias
         if self.activation:
             return self._forward_activation(input)
+        if (self.accumulate_main_grad and _needs_grad(input, weight, bias) and not torch.compiler.is_compiling()
+                and not torch.is_autocast_enabled("cuda")):
+            _check_main_grad(weight)
+            _check(input, weight)
+            return _linear_autograd(input, weight, bias, self.precision, None, True)
         if type(input) is torch.Tensor and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda"):
             found = self._repeat.get((input.shape, input.stride(), input.dtype, input.data_ptr() & 15,
                                       input.get_device(), self.precision))
@@ -312,9 +337,16 @@ class Linear(torch.nn.Linear):
             if (epi.gated and type(x) is torch.Tensor and _needs_grad(x, weight, bias) and x.dtype == weight.dtype
                     and not torch.compiler.is_compiling() and not torch.is_autocast_enabled("cuda")):
                 _check(x, weight)
+                if self.accumulate_main_grad:
+                    _check_main_grad(weight)
                 x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-                y = _GatedFunction.apply(x2, weight, bias, epi.act, self.precision)
+                y = _GatedFunction.apply(x2, weight, bias, epi.act, self.precision, self.accumulate_main_grad)
                 return y if x.dim() == 2 else y.reshape(*x.shape[:-1], y.shape[-1])
+            if (self.accumulate_main_grad and _needs_grad(x, weight, bias) and not torch.compiler.is_compiling()
+                    and not torch.is_autocast_enabled("cuda")):
+                _check_main_grad(weight)
+                _check(x, weight)
+                return epilogue.apply(_linear_autograd(x, weight, bias, self.precision, None, True), epi)
             return epilogue.apply(linear(x, weight, bias, precision=self.precision), epi)
         # The repeat call, as forward's: the prepared launch (tcgemm.fastpath) from raw addresses.
         signature = (x.shape, x.stride(), x.dtype, x.data_ptr() & 15, x.get_device(), self.precision)
@@ -353,6 +385,7 @@ class Linear(torch.nn.Linear):
         super().__setstate__(state)
         self.__dict__.setdefault("_repeat", {})
         self.__dict__.setdefault("activation", None)
+        self.__dict__.setdefault("accumulate_main_grad", False)
 
     def extra_repr(self) -> str:
         text = super().extra_repr()

@@ -238,3 +238,25 @@ def test_gated_training_gradients_on_the_emulated_gpu(fake_gpu, name: str, bias:
     assert _rel(x.grad, x64.grad) < 1e-5 and _rel(layer.weight.grad, w64.grad) < 1e-5
     if bias:
         assert _rel(layer.bias.grad, b64.grad) < 1e-5
+
+
+@pytest.mark.parametrize("activation", [None, "gelu", "swiglu"])
+def test_weight_gradients_accumulate_into_main_grad(fake_gpu, activation) -> None:
+    """accumulate_main_grad=True: dW is added into the float32 weight.main_grad (the GEMM's C, beta = 1) and
+    weight.grad stays None; two backward passes sum."""
+    from tcgemm.nn import Linear
+
+    torch.manual_seed(0)
+    layer = Linear(16, 24, bias=False, accumulate_main_grad=True, activation=activation).to(torch.bfloat16)
+    x = torch.randn(5, 16).to(torch.bfloat16)
+    with pytest.raises(ValueError, match="main_grad"):
+        layer(x.clone().requires_grad_()).float().sum().backward()
+    layer.weight.main_grad = torch.zeros_like(layer.weight, dtype=torch.float32)
+    for _ in range(2):
+        layer(x).float().sum().backward()
+    assert layer.weight.grad is None
+    w64 = layer.weight.detach().double().requires_grad_()
+    ref = torch.nn.functional.linear(x.double(), w64)
+    epilogue.apply(ref, epilogue.parse(activation)).sum().backward()
+    assert _rel(layer.weight.main_grad, 2 * w64.grad) < 2e-2
+    assert any(p.c_strides is not None and p.out_dtype == torch.float32 for _plan, p in fake_gpu.calls)

@@ -204,3 +204,20 @@ def test_gated_every_schedule(config: str) -> None:
     assert seen == [f"wgmma_tma_store:{config}"]
     err = _error(out, _reference(a, b, None, 0.0, "swiglu"), a, b)
     assert err <= TOLERANCE["bf16"], (config, err)
+
+
+@pytest.mark.parametrize("activation", [None, "swiglu"])
+def test_main_grad_accumulation(activation) -> None:
+    """accumulate_main_grad=True on the GPU: two backward passes add dW into the float32 weight.main_grad."""
+    torch.manual_seed(3)
+    layer = tcgemm.nn.Linear(264, 2 * 200, bias=False, device="cuda", dtype=torch.bfloat16, activation=activation,
+                             accumulate_main_grad=True)
+    layer.weight.main_grad = torch.zeros_like(layer.weight, dtype=torch.float32)
+    x = torch.randn(3, 77, 264, device="cuda").to(torch.bfloat16)
+    for _ in range(2):
+        layer(x).float().square().sum().backward()
+    assert layer.weight.grad is None
+    w64 = layer.weight.detach().double().requires_grad_()
+    y = torch.nn.functional.linear(x.double(), w64)
+    epilogue.apply(y, epilogue.parse(activation)).square().sum().backward()
+    assert relative_error(layer.weight.main_grad, 2 * w64.grad, 0.0) < 3e-2
