@@ -80,7 +80,7 @@ def _checks(rank: int, world: int) -> None:
 def _mlp_checks(rank: int, world: int) -> None:
     """A two-layer sequence-parallel MLP (column- then row-parallel, GELU between) against the same MLP in one
     process: outputs, the input's gradient and every parameter's gradient, on this rank's shards."""
-    tokens, d_in, hidden, d_out = 3 * world, 7, 12, 5
+    tokens, d_in, hidden, d_out = 3 * world, 7, 24, 5  # (hidden: a multiple of every world size tested)
     torch.manual_seed(3)
     fc1, fc2 = torch.nn.Linear(d_in, hidden), torch.nn.Linear(hidden, d_out)
     x = torch.randn(tokens, d_in, requires_grad=True)
@@ -124,7 +124,7 @@ def _worker(rank: int, world: int, store: str, errors: str) -> None:
         dist.destroy_process_group()
 
 
-@pytest.mark.parametrize("world", [2, 3, 4])
+@pytest.mark.parametrize("world", [2, 3, 4, 8])
 def test_decomposed_schedules_on_gloo(world: int, tmp_path: Path) -> None:
     errors = tmp_path / "error"
     try:
