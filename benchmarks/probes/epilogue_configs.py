@@ -174,7 +174,9 @@ def bench_shape(case: str, m: int, k: int, n: int, top: int, extra: tuple[str, .
 
 # case -> (K, N, token counts M, configs timed beside the estimate's picks)
 SHAPES = {"bias_gelu": [(768, 3072, (512, 2048, 8192), ()), (4096, 14336, (512, 2048, 8192), ())],
-          "swiglu_decode": [(4096, 2 * 14336, (1, 16, 64), ("64x128x64k4",))]}
+          "swiglu_decode": [(4096, 2 * 14336, (1, 16, 64), ())]}
+# (64 x 128 in four k ranges, a named config for the gated decode at 4393892, ran 0.74-0.80x of torch where 64 x 128
+# unsplit ran 1.03-1.10x: 2026-11-26-h100-explore-epilogue-configs-4393892.json; removed.)
 
 
 def main() -> int:

@@ -19,7 +19,8 @@ included, medians of blocks in A/B/B/A order) and CUDA-graph replay (one call pe
 torch code in its default and ``max-autotune`` modes is timed the same way (compiled before timing; max-autotune
 brings CUDA graphs of its own, so its eager figure is already a graph replay and an outer capture may fail:
 reported as null). Ratios are torch time / side time (> 1: the side is faster). Each side's result is checked
-against a float64 reference of the same formula before timing.
+against a float64 reference of the same formula before timing. For bias_gelu, one more row times the fused
+tcgemm call against cuBLASLt's GELU_BIAS directly (its ``*_torch`` columns then hold cuBLASLt's times).
 """
 
 from __future__ import annotations
@@ -167,6 +168,17 @@ def _bench_case(case: str, m: int, k: int, n: int, timer: CudaTimer, budget_s: f
         graph = f"{row.graph_ratio:.3f}" if row.graph_ratio else "-"
         log(f"{case:9s} M={m:5d} {k:5d}->{n_out:5d}  {name:24s} eager {e_side:8.1f} us vs torch {e_torch:8.1f} "
             f"({row.eager_ratio:.3f}x)  graph {graph}x")
+    # The fused tcgemm call against cuBLASLt's fused epilogue directly (the rows above are each side against its
+    # own torch timing, so two sides' ratios differ by that timing's noise too).
+    lt, fused = sides.get("cuBLASLt GELU_BIAS"), sides.get("tcgemm fused")
+    if lt is not None and fused is not None:
+        e_lt, e_fused, _, _ = timer.eager((lt, fused), sets, budget_s)
+        g_lt, g_fused = timer.graphs((lt, fused), sets, budget_s, min(e_lt, e_fused))
+        rows.append(Row(case, m, k, n, "tcgemm fused vs cuBLASLt GELU_BIAS", sets, e_lt, e_fused, e_lt / e_fused,
+                        g_lt, g_fused, g_lt / g_fused if g_lt and g_fused else None, _error(fused(0), ref),
+                        "baseline: cuBLASLt GELU_BIAS (the *_torch columns hold its times)"))
+        log(f"{case:9s} M={m:5d} {k:5d}->{n_out:5d}  tcgemm fused vs cuBLASLt: eager {e_lt / e_fused:.3f}x  graph "
+            f"{g_lt / g_fused if g_lt and g_fused else 0:.3f}x")
     del ref
     return rows
 

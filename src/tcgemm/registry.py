@@ -1086,12 +1086,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x48x64k4", ("fp16", "bf16"), speed=0.3, epilogue=20, max_k=4096, layouts=("rc", "cc"), BLOCK_M=64,
                  BLOCK_N=48, BLOCK_K=64, STAGES=15, THREADS=256, CLUSTER_M=2, B_BOX_N=24, D_BOX_BYTES=32, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(15, 64, 48) + _epilogue_smem(64, 48)),
-            # 64 x 128 in four k ranges, named only: for a gated epilogue at a few tokens (its tile widths are 96, 128
-            # or 256, so the stream-K decode kernel cannot serve it), 896 units at 1 x 28672 x 4096 where 64 x 128
-            # makes 224 (1.7 rounds). Measured with benchmarks/probes/epilogue_configs.py.
-            _cfg("64x128x64k4", ("fp16", "bf16"), named_only=True, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(7, 64, 128) + _epilogue_smem(64, 128)),
             _cfg("64x64x64k4", ("fp16", "bf16"), speed=0.35, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64,
                  BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),

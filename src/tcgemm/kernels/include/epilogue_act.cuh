@@ -34,14 +34,19 @@ constexpr Act STORE_ACT = GATED ? Act::None : ACTIVATION;
 
 // tanh on the SFU: one MUFU.TANH (max relative error 2^-10.99, below a bf16 ulp and about an fp16 half-ulp).
 // sigmoid(y) = 0.5 + 0.5 tanh(y / 2) keeps silu and gelu_tanh at one MUFU per value.  Written as x / (1 + e^-y)
-// they cost two (MUFU.EX2 and MUFU.RCP): 64k SFU operations per 128 x 256 tile at 16 per clock and SM, ~4k
-// cycles of a ~65k-cycle tile at K = 4096 (an estimate), and bias + GELU at 8192 x 4096 -> 14336 ran 1.05x torch's
-// GEMM-then-GELU in CUDA graphs against cuBLASLt's fused GELU_BIAS 1.11x (2026-11-26-h100-fused-5d6488b.json).
+// they cost two (MUFU.EX2 and MUFU.RCP).  The SFU does 16 a clock and SM against the FMA pipe's 128, so a
+// 128 x 128 tile's 16k tanh take ~1k cycles against ~0.6k for gelu_tanh's five FP32 operations a value: the
+// SFU bounds this epilogue.  Its packed forms do not help: tanh.approx.f16x2 and .bf16x2 compile to two
+// MUFU.TANH.F16 / .BF16 on sm_90a, one a half.  bias + GELU at 8192 x 768 -> 3072 cost 6% over bias alone,
+// 512 x 4096 -> 14336 3% (2026-11-26-h100-explore-epilogue-configs-4393892.json).
 __device__ __forceinline__ float tanh_approx(float x) {
     float y;
     asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+
+// gelu_tanh's tanh argument sqrt(2 / pi) (v + 0.044715 v^3) as v (K0 + K1 v^2): three operations.
+constexpr float GELU_K0 = 0.7978845608028654f, GELU_K1 = 0.7978845608028654f * 0.044715f;
 
 template <Act A>
 __device__ __forceinline__ float activate(float v) {
@@ -50,12 +55,10 @@ __device__ __forceinline__ float activate(float v) {
     } else if constexpr (A == Act::Gelu) {
         return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
     } else if constexpr (A == Act::GeluTanh) {
-        // 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3)
-        const float hv = 0.5f * v;
-        return fmaf(hv, tanh_approx(0.7978845608028654f * v * fmaf(0.044715f * v, v, 1.0f)), hv);
+        const float hv = 0.5f * v;  // 0.5 v (1 + tanh(u))
+        return fmaf(hv, tanh_approx(v * fmaf(GELU_K1, v * v, GELU_K0)), hv);
     } else if constexpr (A == Act::Silu) {
-        // v sigmoid(v) = 0.5 v (1 + tanh(v / 2))
-        const float hv = 0.5f * v;
+        const float hv = 0.5f * v;  // v sigmoid(v) = 0.5 v (1 + tanh(v / 2))
         return fmaf(hv, tanh_approx(hv), hv);
     } else {
         return v;
