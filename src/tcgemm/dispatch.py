@@ -45,6 +45,9 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
             return reason
     if (problem.activation or problem.gated) and not spec.epilogues:
         return "it has no fused epilogue (activation=); tcgemm.gemm runs the activation after the GEMM there"
+    if problem.row_scales and not spec.row_scales:
+        return ("it takes per-tensor fp8 scales only; row-wise scales (scale_a (M, 1), scale_b (1, N)) run on "
+                "wgmma_tma_store_kmajor")
     if problem.gated and (problem.b.layout != "col" or problem.b.batch_stride or problem.swapped):
         return ("its gated epilogue reads b K-major (b = w.t() of a row-major (N, K) weight, as F.linear passes it), "
                 "one matrix for every batch entry, and writes a row-major output")

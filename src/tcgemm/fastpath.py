@@ -42,7 +42,7 @@ def _scale_meta(s: Any) -> Any:
     if s is None:
         return None
     if type(s) in _PLAIN:
-        return (s.dtype, s.shape, s.get_device())
+        return (s.dtype, s.shape, s.stride(), s.get_device())
     return ("number", s)  # (a bool or a non-number raises on the full path, which validates every call it takes)
 
 
@@ -235,6 +235,8 @@ class Prepared:
         scales = None
         if self._scaled:  # tensors by address; numbers were folded into alpha with the signature's values
             scales = tuple(t.data_ptr() if type(t) in _PLAIN else 0 for t in (scale_a, scale_b))
+            if self._swapped:  # (the kernel's A is b: row-wise scales exchange roles; per-tensor ones commute)
+                scales = scales[::-1]
         self._go(ka.data_ptr(), kb.data_ptr(), c_ptr, d.data_ptr(), scales)
         if target is not None:
             return staging.unpad(d, target)

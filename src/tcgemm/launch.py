@@ -87,8 +87,10 @@ class LaunchPlan:
 @lru_cache(maxsize=4096)
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
-             activation: int = 0, gated: bool = False) -> jit.Defines:
+             activation: int = 0, gated: bool = False, row_scales: bool = False) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
+    if row_scales:  # fp8's row-wise scales (kernels/include/hopper_epilogue.cuh: scale_rows_cols)
+        items["SCALE_ROWWISE"] = 1
     if activation:  # the fused epilogue (kernels/include/epilogue_act.cuh; tcgemm.epilogue)
         items["EPI_ACT"] = activation
     if gated:
@@ -170,8 +172,10 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
     vec = 4 if spec.vector_loads and problem.a.aligned16 and problem.b.aligned16 else 1
     if (problem.activation or problem.gated) and not spec.epilogues:
         raise ValueError(f"kernel {spec.name!r} has no fused epilogue (activation); tcgemm.epilogue")
+    if problem.row_scales and not spec.row_scales:
+        raise ValueError(f"kernel {spec.name!r} takes per-tensor fp8 scales only, not row-wise ones")
     defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision,
-                       problem.activation, problem.gated)
+                       problem.activation, problem.gated, problem.row_scales)
     if spec.persistent:
         return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)

@@ -100,6 +100,8 @@ class GemmProblem:
     # whether B's N columns are a gate half and an up half whose act(gate) * up D holds (N / 2 columns: n_out).
     activation: int = 0
     gated: bool = False
+    # fp8 with row-wise scales (the kernel's scale_a has one float per row of A, scale_b one per column of B).
+    row_scales: bool = False
 
     @property
     def n_out(self) -> int:
@@ -296,8 +298,12 @@ def describe(
     out: torch.Tensor | None = None,
     out_dtype: torch.dtype | None = None,
     precision: str | None = None,
+    row_scales: bool = False,
 ) -> tuple[GemmProblem, dict[str, torch.Tensor | None]]:
     """Validate the arguments of :func:`tcgemm.gemm` and describe the problem.
+
+    ``row_scales``: fp8 scales given per row of a and per column of b (the caller validated them; with a
+    column-major out the kernel's A is b, so its scales are exchanged: tcgemm.api).
 
     Returns the problem and the tensors the kernel reads and writes
     (``a``, ``b``, ``c`` possibly expanded or made contiguous, ``d`` unallocated
@@ -370,7 +376,7 @@ def describe(
     problem = GemmProblem(
         m=m, n=n, k=k, batch=batch, precision=precision, in_dtype=a.dtype, out_dtype=out_dtype,
         a=op_a, b=op_b, c_strides=c_strides, d_ld=d_ld, d_batch_stride=d_batch,
-        alpha=float(alpha), beta=beta, swapped=swapped,
+        alpha=float(alpha), beta=beta, swapped=swapped, row_scales=row_scales,
     )
     return problem, {"a": a, "b": b, "c": c_expanded if c_strides is not None else None, "out": out}
 

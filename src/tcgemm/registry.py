@@ -159,6 +159,9 @@ class KernelSpec:
     # Takes per-tensor scale pointers (const float* scale_a, scale_b; null = 1) after the standard
     # arguments (TCGEMM_TMA_SCALED_KERNEL, kernels/include/tma_scaled.cuh).
     scale_args: bool = False
+    # Its scales may also be row-wise (SCALE_ROWWISE: scale_a one float per row of A, scale_b one per column of B,
+    # applied to each finished tile's fp32 sums; kernels/include/hopper_epilogue.cuh: scale_rows_cols).
+    row_scales: bool = False
     # Persistent: grid = (CTAs, 1, 1) with at most one CTA per SM (launch.plan), each CTA loops over
     # output tiles of all batch entries; the batch count is passed as an extra last argument.
     persistent: bool = False
@@ -1355,6 +1358,7 @@ LADDER: tuple[KernelSpec, ...] = (
         tma=True,
         layouts=("rc",),
         scale_args=True,
+        row_scales=True,
         persistent=True,
         cluster=2,
         tma_store=True,

@@ -29,10 +29,16 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -
     B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
     if any(s is not None for s in scales):  # the kernel reads the scale tensors (fp8)
         assert plan.spec.scale_args
-    scale = 1.0
-    for s in scales:
-        scale *= s.item() if s is not None else 1.0
-    D = p.alpha * scale * (A @ B)
+    if p.row_scales:  # one scale per row of the kernel's A and per column of its B (None: ones)
+        assert plan.spec.row_scales and dict(plan.defines).get("SCALE_ROWWISE") == "1"
+        sa = scales[0].double().reshape(p.m, 1) if scales[0] is not None else torch.ones(p.m, 1, dtype=torch.float64)
+        sb = scales[1].double().reshape(1, p.n) if scales[1] is not None else torch.ones(1, p.n, dtype=torch.float64)
+        D = p.alpha * (sa * (A @ B) * sb)
+    else:
+        scale = 1.0
+        for s in scales:
+            scale *= s.item() if s is not None else 1.0
+        D = p.alpha * scale * (A @ B)
     if p.c_strides is not None:
         row, col, bat = p.c_strides
         D = D + p.beta * torch.as_strided(c, (p.batch, p.m, p.n), (bat, row, col), c.storage_offset()).double()
@@ -259,10 +265,10 @@ def test_fp8_tensor_scales_reach_the_kernel(fake_gpu):
     gen = torch.Generator().manual_seed(8)
     a, b = _fp8(32, 64, "row", FP8[1], gen), _fp8(64, 16, "col", FP8[1], gen)
     sa, sb = torch.tensor([0.25]), torch.tensor(4.5)
-    out = torch.empty(16, 32, dtype=torch.float16).t()  # column-major out: D^T = B^T A^T, same scales
+    out = torch.empty(16, 32, dtype=torch.float16).t()  # column-major out: D^T = B^T A^T, scales exchanged
     d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out=out)
     _plan, problem = fake_gpu.calls[-1]
-    assert problem.alpha == 1.0 and fake_gpu.scales[-1] == (sa, sb) and problem.swapped
+    assert problem.alpha == 1.0 and fake_gpu.scales[-1] == (sb, sa) and problem.swapped
     torch.testing.assert_close(d, (1.125 * (a.double() @ b.double())).half())
 
 
@@ -271,9 +277,9 @@ def test_fp8_scale_and_output_validation(fake_gpu, monkeypatch):
     a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
     with pytest.raises(ValueError, match="fp8 inputs"):
         tcgemm.gemm(torch.randn(4, 4), torch.randn(4, 4), scale_a=2.0)
-    with pytest.raises(ValueError, match="one-element float32"):
+    with pytest.raises(ValueError, match=r"shape \(2,\).*one per row of a, shape \(32, 1\)"):
         tcgemm.gemm(a, b, scale_a=torch.tensor([1.0, 2.0]))
-    with pytest.raises(ValueError, match="one-element float32"):
+    with pytest.raises(ValueError, match="must be float32"):
         tcgemm.gemm(a, b, scale_b=torch.tensor([1.0], dtype=torch.float64))
     with pytest.raises(TypeError, match="out_dtype"):
         tcgemm.gemm(a, b, out_dtype=torch.int32)
@@ -282,6 +288,52 @@ def test_fp8_scale_and_output_validation(fake_gpu, monkeypatch):
     monkeypatch.setattr(api, "device_info", lambda index: (80, 108, "sm_80"))
     with pytest.raises(KernelUnavailable, match="fp8e4m3"):
         tcgemm.gemm(a, b)
+
+
+@pytest.mark.parametrize("shape_a,shape_b", [((32, 1), (1, 16)), ((32,), (16,))])
+def test_fp8_row_scales(fake_gpu, shape_a, shape_b):
+    """Row-wise scales (torch._scaled_mm's (M, 1) and (1, N), or 1-D): D = scale_a[m] scale_b[n] (A B)[m, n] on the
+    kernel that takes them; with a column-major out the kernel's A is b, so the scales go in exchanged."""
+    gen = torch.Generator().manual_seed(10)
+    a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
+    sa = torch.rand(32, generator=gen).add(0.5).reshape(shape_a)
+    sb = torch.rand(16, generator=gen).add(0.5).reshape(shape_b)
+    want = sa.double().reshape(32, 1) * (a.double() @ b.double()) * sb.double().reshape(1, 16)
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.float32)
+    plan, problem = fake_gpu.calls[-1]
+    assert problem.row_scales and plan.spec.name == "wgmma_tma_store_kmajor" and fake_gpu.scales[-1] == (sa, sb)
+    torch.testing.assert_close(d, want.float())
+    out = torch.empty(16, 32, dtype=torch.float32).t()
+    tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out=out)
+    _plan, problem = fake_gpu.calls[-1]
+    assert problem.swapped and fake_gpu.scales[-1] == (sb, sa)
+    torch.testing.assert_close(out, want.float())
+    # a number for the other scale: folded into alpha, the kernel's vector null (ones)
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=2.0, out_dtype=torch.float32)
+    assert fake_gpu.scales[-1] == (sa, None) and fake_gpu.calls[-1][1].alpha == 2.0
+    torch.testing.assert_close(d, (2.0 * sa.double().reshape(32, 1) * (a.double() @ b.double())).float())
+    assert tcgemm.explain(a, b, scale_a=sa, scale_b=sb).kernel == "wgmma_tma_store_kmajor"
+
+
+def test_fp8_row_scale_validation(fake_gpu):
+    gen = torch.Generator().manual_seed(11)
+    a, b = _fp8(32, 64, "row", FP8[0], gen), _fp8(64, 16, "col", FP8[0], gen)
+    sa, sb = torch.ones(32, 1), torch.ones(1, 16)
+    with pytest.raises(ValueError, match=r"scale_b has shape \(1, 17\).*one per column of b, shape \(1, 16\)"):
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=torch.ones(1, 17))
+    with pytest.raises(ValueError, match="unit stride"):
+        tcgemm.gemm(a, b, scale_a=torch.ones(32, 2)[:, :1], scale_b=sb)
+    with pytest.raises(ValueError, match="scale_b has one element while the other scale is row-wise"):
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=torch.tensor(2.0))
+    with pytest.raises(ValueError, match="2-D a and b"):
+        tcgemm.gemm(a.expand(2, 32, 64), b, scale_a=sa, scale_b=sb)
+    with pytest.raises(KernelUnavailable, match="per-tensor fp8 scales only"):
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, kernel="wgmma_ws_kmajor")
+    one_row = _fp8(1, 64, "row", FP8[0], gen)  # M = 1: a one-element scale_a is row-wise too
+    d = tcgemm.gemm(one_row, b, scale_a=torch.tensor([[3.0]]), scale_b=torch.full((1, 16), 0.5),
+                    out_dtype=torch.float32)
+    assert fake_gpu.calls[-1][1].row_scales
+    torch.testing.assert_close(d, (1.5 * (one_row.double() @ b.double())).float())
 
 
 @pytest.mark.parametrize("dtype,precision", [(torch.float8_e4m3fn, None), (torch.int8, None),

@@ -74,7 +74,8 @@
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
-// GPC_ORDER's tables (null when the config has none).  scale_a, scale_b: fp8's per-tensor scales.
+// GPC_ORDER's tables (null when the config has none).  scale_a, scale_b: fp8's scales, per tensor or
+// (ROW_SCALES) per row of A and per column of B.
 __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
                                                      const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
                                                      float* workspace = nullptr, int* counters = nullptr,
@@ -206,7 +207,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         const int warp = wg_tid / 32, lane = tid % 32;
 
         // fp8: per-tensor scales (device pointers, null = 1), applied to each finished tile.
-        const float scale = PROMOTE ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
+        const float scale = PROMOTE && !ROW_SCALES ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         unsigned a_frag[2][A_REG_HALF][4];  // A_REGS: A's fragments, a register set per half k-tile (else unused)
@@ -348,6 +349,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
             to_tile(gz, cd, acc, scale);
+            if constexpr (ROW_SCALES) scale_rows_cols(acc, cd.m0 + consumer_row0(cw), cd.n0, g.M, g.N, scale_a, scale_b);
             if constexpr (GATED) {  // act(gate) * up: BLOCK_N / 2 columns of the N / 2 of D (hopper_epilogue.cuh)
                 gate_tile(acc);
                 gz.N = g.N / 2;

@@ -157,6 +157,12 @@ using MmaHalf = WgmmaE5m2<(BLOCK_N == 256 ? 128 : 64)>;  // (EPI_OVERLAP is 16-b
 #endif
 #endif
 constexpr bool PROMOTE = PROMOTE_PARTIALS != 0;
+// fp8's scales (tma_scaled.cuh's scale_a, scale_b): one float per tensor (0), or row-wise (1, SCALE_ROWWISE): scale_a
+// one per row of A (M floats), scale_b one per column of B (N floats), as torch._scaled_mm's row-wise mode.
+#ifndef SCALE_ROWWISE
+#define SCALE_ROWWISE 0
+#endif
+constexpr bool ROW_SCALES = SCALE_ROWWISE != 0;
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
 // Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (hopper_sched.cuh),
@@ -266,6 +272,7 @@ constexpr int gated_parts() {
 constexpr int GATED_PARTS = gated_parts() > 0 ? gated_parts() : 1;
 constexpr int GATED_BUFS = GATED_PARTS % 2 == 0 && 2 * (GATED_COLS / GATED_PARTS) <= BLOCK_N / EPI_PARTS * EPI_BUFS ? 2 : 1;
 static_assert(ACTIVATION == Act::None || !INT_ACC, "an activation of float sums (not int8's s32)");
+static_assert(!ROW_SCALES || (PROMOTE && !kDTransposed && !GATED), "row-wise scales: fp8 (promoted sums), D not transposed");
 static_assert(!GATED || (B_K_MAJOR && !kDTransposed && !PROMOTE && sizeof(elem_d) == 2 && gated_parts() > 0),
               "EPI_GATED: 16-bit D from a K-major B, not transposed or fp8, its BLOCK_N / 2 columns in whole boxes");
 static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,

@@ -25,6 +25,8 @@
 //    parts [0, D_PARTS / 2), half 0 of the next k-tile, the other parts, half 1) is written out in the
 //    kernel's consumer loop, which owns the ring's slot and phase; mma_ktile_half is in hopper_ktile.cuh.
 //
+// fp8's row-wise scales (ROW_SCALES) multiply each finished fp32 sum by scale_a[m] scale_b[n] before the store
+// (scale_rows_cols): constant along K, they commute with the promoted partial sums, so they go once a tile.
 // fp8's per-tensor scales ride on alpha (one multiply per value in the epilogue), except with p1
 // (PROMOTE_EACH): there this build ran 83-84% of _scaled_mm against 92-93% with the multiply of the
 // accumulators, same process (2026-11-23-h100-ab-fp8-p1-fold-e652c2c.json; p4 98.2% folded).  Its main
@@ -57,6 +59,35 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
     }
     gz.D += c.z * gz.batch_d;
     if (gz.C) gz.C += c.z * gz.batch_c;
+}
+
+// Row-wise scales of the consumer's finished sums (rows m_wg .., columns n0 .. of the tile).  In the wgmma
+// accumulator layout register j of m64 block a holds row m_wg + 64 a + 16 warp + lane / 4 (+ 8 for j % 4 >= 2)
+// and column n0 + 8 (j / 4) + 2 (lane % 4) + j % 2: per 8-column block two scale_b values and the thread's two
+// rows' scale_a.  Outside the matrix the scales read as 0 (the store clips
+// those values anyway); a null vector is all ones (the host folded a number scale into alpha).  ~1 load per 4 values, from L1/L2: the vectors are M + N floats of the whole GEMM.
+template <int NACC>
+__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], int m_wg, int n0, int M, int N,
+                                                const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+    const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
+    const int n_lane = n0 + 2 * (lane % 4);
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a) {
+        const int m = m_wg + 64 * a + 16 * warp + lane / 4;
+        const float r0 = m < M ? (scale_a ? __ldg(scale_a + m) : 1.0f) : 0.0f;
+        const float r1 = m + 8 < M ? (scale_a ? __ldg(scale_a + m + 8) : 1.0f) : 0.0f;
+#pragma unroll
+        for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
+            const int n = n_lane + 8 * jb;
+            const float c0 = n < N ? (scale_b ? __ldg(scale_b + n) : 1.0f) : 0.0f;
+            const float c1 = n + 1 < N ? (scale_b ? __ldg(scale_b + n + 1) : 1.0f) : 0.0f;
+            acc_t* v = &acc[a * ATOM_ACC + 4 * jb];
+            v[0] *= r0 * c0;
+            v[1] *= r0 * c1;
+            v[2] *= r1 * c0;
+            v[3] *= r1 * c1;
+        }
+    }
 }
 
 // A general C (a whole matrix: a residual, a partial sum, a gradient to accumulate into) is read element by
