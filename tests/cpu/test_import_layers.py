@@ -2,9 +2,9 @@
 and the core never imports what sits above it.
 
 Layers, top to bottom: cli / bench, check, tune, model_bench, fused_bench, fp8_bench, plot, inspection (tools over the
-API) -> mlp -> nn, ops, interop, entry, precompile, distributed (the user's side) -> api (describe -> plan -> stage -> launch,
-with the repeat-call memo) -> fastpath, staging, dispatch, launch -> driver, placement, tuned, tma, problem, registry,
-jit, schedule (below everything that plans or launches)."""
+API) -> mlp -> nn, ops, interop, entry, precompile, distributed (the user's side) -> api (describe -> plan -> stage ->
+launch, with the repeat-call memo) -> fastpath, staging, dispatch, launch -> driver, placement, tuned, tma, problem,
+registry, jit, schedule (below everything that plans or launches)."""
 
 from __future__ import annotations
 
