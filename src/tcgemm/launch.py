@@ -201,6 +201,9 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                             builds.append(
                                 (spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision))
                             )
+                            if spec.row_scales and precision.startswith("fp8"):  # (and row-wise scales)
+                                builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
+                                                              row_scales=True)))
     return builds
 
 

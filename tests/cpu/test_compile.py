@@ -94,7 +94,8 @@ def _build_id(build: tuple) -> str:
     tile = "x".join(d[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K") if k in d)
     layouts = "rc"[int(d["A_LAYOUT"])] + "rc"[int(d["B_LAYOUT"])]
     out = "" if d["ELEM_D"] == d["ELEM_A"] else f"-to-{d['ELEM_D'].replace(' ', '')}"
-    return f"{spec.name}-{tile}-{layouts}-vec{d.get('VEC', '1')}-{d['ELEM_A'].replace(' ', '')}{out}"
+    rows = "-rowwise" if d.get("SCALE_ROWWISE") == "1" else ""
+    return f"{spec.name}-{tile}-{layouts}-vec{d.get('VEC', '1')}-{d['ELEM_A'].replace(' ', '')}{out}{rows}"
 
 
 CASES = [pytest.param(build, arch, id=f"{_build_id(build)}-{arch}")
