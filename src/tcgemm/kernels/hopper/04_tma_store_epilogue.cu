@@ -260,6 +260,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
             k_range(u, kt0, kt1);
             walk.range(u, kt0, kt1);
+            if constexpr (ROW_SCALES) prefetch_row_scales(tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N, scale_a, scale_b);
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);

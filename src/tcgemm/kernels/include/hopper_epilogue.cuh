@@ -90,6 +90,22 @@ __device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], int m_wg, in
     }
 }
 
+// The tile's stretch of both scale vectors into L1 when its main loop starts: read there at the epilogue, from L2
+// they put ~34 dependent-latency loads a thread between the last wgmma and the store (row-wise 4096^3 ran 0.95x
+// _scaled_mm's where per-tensor ran 1.02x, 2026-11-26-h100-fp8-rowwise-dd51416.json).  One line a thread.
+__device__ __forceinline__ void prefetch_row_scales(int m_wg, int n0, int M, int N, const float* scale_a,
+                                                    const float* scale_b) {
+    constexpr int A_LINES = WG_M / 32, B_LINES = (BLOCK_N + 31) / 32;  // 128-byte lines of 32 floats
+    const int t = threadIdx.x % 128;
+    const float* p = nullptr;
+    if (t < A_LINES) {
+        if (scale_a && m_wg + 32 * t < M) p = scale_a + m_wg + 32 * t;
+    } else if (t < A_LINES + B_LINES) {
+        if (scale_b && n0 + 32 * (t - A_LINES) < N) p = scale_b + n0 + 32 * (t - A_LINES);
+    }
+    if (p) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
 // A general C (a whole matrix: a residual, a partial sum, a gradient to accumulate into) is read element by
 // element in the epilogue, one part of the tile after another, each part waiting on HBM (~1.5 us; a 128 x 256
 // tile computes in ~125 us at K = 14336, and those waits cost 5-10% of a GEMM that adds a C). The producer
