@@ -11,6 +11,7 @@
 #        [MODEL_RUNS=3 [ODD_TOKENS=3,48,300,3000] (the model benchmark alone, in N processes)]
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
 #        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json)]
+#        [FP8=1 (fp8 per-tensor and row-wise scales against torch._scaled_mm: fp8.json)]
 #        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
 #         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
@@ -96,6 +97,13 @@ if [ -n "${FUSED:-}" ]; then
 step "fused epilogues: tcgemm.fused_bench"
 timeout 600 python3 -m tcgemm.fused_bench $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
   --json "$OUT/fused.json" 2>&1 | grep -v "━" | tee "$OUT/fused.log" | tail -40
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+# FP8=1: fp8 with per-tensor and row-wise scales against torch._scaled_mm (issue 31), eager and CUDA graphs; fp8.json.
+if [ -n "${FP8:-}" ]; then
+step "fp8 scales: tcgemm.fp8_bench"
+timeout 600 python3 -m tcgemm.fp8_bench --json "$OUT/fp8.json" 2>&1 | grep -v "━" | tee "$OUT/fp8.log" | tail -30
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
