@@ -17,14 +17,13 @@ graph times. Each side's result is checked against a float64 reference of the sa
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 
-from .model_bench import CudaTimer, rotation_count
+from .model_bench import CudaTimer, dump_rows, rotation_count
 
 
 @dataclass
@@ -132,9 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for mode in modes:
             rows.append(bench_shape(m, n, k, mode, timer, args.budget, lambda s: print(s, flush=True)))
             timer.empty_cache()
-            if args.json:  # (after every shape: a run cut short keeps what it measured)
-                with open(args.json, "w") as f:
-                    json.dump({"environment": env, "rows": [asdict(r) for r in rows]}, f, indent=1)
+            dump_rows(args.json, env, rows)
     if args.json:
         print(f"results written to {args.json}")
     return 0

@@ -26,16 +26,15 @@ tcgemm call against cuBLASLt's GELU_BIAS directly (its ``*_torch`` columns then 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
 from . import epilogue
-from .model_bench import CudaTimer, rotation_count
+from .model_bench import CudaTimer, dump_rows, rotation_count
 
 Side = Callable[[int], object]
 TOLERANCE = 1e-2
@@ -215,9 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows += bench_case(case, m, k, n, timer, args.budget, not args.no_max_autotune,
                                    lambda s: print(s, flush=True))
                 timer.empty_cache()
-                if args.json:  # (after every shape: a run cut short keeps what it measured)
-                    with open(args.json, "w") as f:
-                        json.dump({"environment": env, "rows": [asdict(r) for r in rows]}, f, indent=1)
+                dump_rows(args.json, env, rows)
     if args.json:
         print(f"results written to {args.json}")
     return 0

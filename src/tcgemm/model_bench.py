@@ -53,6 +53,7 @@ is recorded too.
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -313,6 +314,14 @@ COPY_REPEATS = 9
 LAYER_PRECISIONS = ("bf16", "fp16", "tf32", "fp32")
 
 Side = Callable[[int], object]  # one call on rotating copy i
+
+
+def dump_rows(path: str | None, environment: dict[str, object], rows: Sequence[object]) -> None:
+    """Write a benchmark's rows (dataclasses) and its environment as JSON to ``path`` (nothing when None): called
+    after every shape, so a run cut short keeps what it measured."""
+    if path:
+        with open(path, "w") as f:
+            json.dump({"environment": environment, "rows": [asdict(r) for r in rows]}, f, indent=1)
 
 
 def rotation_count(touched_bytes: int, held_bytes: int, l2_bytes: int, cap_bytes: int = ROW_MEMORY_CAP,
