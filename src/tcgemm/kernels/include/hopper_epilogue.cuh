@@ -61,49 +61,68 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
     if (gz.C) gz.C += c.z * gz.batch_c;
 }
 
-// Row-wise scales of the consumer's finished sums (rows m_wg .., columns n0 .. of the tile).  In the wgmma
+// fp8's row-wise scales of one consumer's tile: scale_a of its rows, scale_b of its columns.  In the wgmma
 // accumulator layout register j of m64 block a holds row m_wg + 64 a + 16 warp + lane / 4 (+ 8 for j % 4 >= 2)
-// and column n0 + 8 (j / 4) + 2 (lane % 4) + j % 2: per 8-column block two scale_b values and the thread's two
-// rows' scale_a.  Outside the matrix the scales read as 0 (the store clips
-// those values anyway); a null vector is all ones (the host folded a number scale into alpha).  ~1 load per 4 values, from L1/L2: the vectors are M + N floats of the whole GEMM.
-template <int NACC>
-__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], int m_wg, int n0, int M, int N,
-                                                const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+// and column n0 + 8 (j / 4) + 2 (lane % 4) + j % 2, so a thread needs two scale_a values per block and two
+// scale_b values per 8 columns.  They are read when the tile's main loop starts (load_row_scales) and used at its
+// end (scale_rows_cols): read at the epilogue, their ~34 loads a thread sat between the last wgmma and the store
+// and cost 1.5 us a tile (row-wise 0.93-0.95x _scaled_mm at 4096^3 and 2048 x 6144 x 4096 where per-tensor ran
+// 1.02-1.10x; without the loads 1.01-1.05x: 2026-11-26-h100-explore-fp8-rowwise-loads-bb56bed.txt).  Where the
+// scale_b values would not fit beside both accumulator arrays (fp8's 128 x 192: 192 + 48 registers) they are
+// still read at the epilogue.  Outside the matrix the scales are 0 (the store clips those values anyway); a null
+// vector is all ones (the host folded a number scale into alpha).
+struct RowScales {
+    static constexpr bool EARLY_B = 2 * M_ATOMS * ATOM_ACC + ATOM_ACC / 2 <= 170;
+    float r[2 * M_ATOMS];
+    float c[EARLY_B ? ATOM_ACC / 2 : 1];
+};
+
+__device__ __forceinline__ float scale_at(const float* v, int i, int extent) {
+    return i < extent ? (v ? __ldg(v + i) : 1.0f) : 0.0f;
+}
+
+__device__ __forceinline__ void load_row_scales(RowScales& s, int m_wg, int n0, int M, int N, const float* scale_a,
+                                                const float* scale_b) {
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
-    const int n_lane = n0 + 2 * (lane % 4);
 #pragma unroll
     for (int a = 0; a < M_ATOMS; ++a) {
         const int m = m_wg + 64 * a + 16 * warp + lane / 4;
-        const float r0 = m < M ? (scale_a ? __ldg(scale_a + m) : 1.0f) : 0.0f;
-        const float r1 = m + 8 < M ? (scale_a ? __ldg(scale_a + m + 8) : 1.0f) : 0.0f;
+        s.r[2 * a] = scale_at(scale_a, m, M);
+        s.r[2 * a + 1] = scale_at(scale_a, m + 8, M);
+    }
+    if constexpr (RowScales::EARLY_B) {
+        const int n_lane = n0 + 2 * (lane % 4);
 #pragma unroll
         for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
-            const int n = n_lane + 8 * jb;
-            const float c0 = n < N ? (scale_b ? __ldg(scale_b + n) : 1.0f) : 0.0f;
-            const float c1 = n + 1 < N ? (scale_b ? __ldg(scale_b + n + 1) : 1.0f) : 0.0f;
-            acc_t* v = &acc[a * ATOM_ACC + 4 * jb];
-            v[0] *= r0 * c0;
-            v[1] *= r0 * c1;
-            v[2] *= r1 * c0;
-            v[3] *= r1 * c1;
+            s.c[2 * jb] = scale_at(scale_b, n_lane + 8 * jb, N);
+            s.c[2 * jb + 1] = scale_at(scale_b, n_lane + 8 * jb + 1, N);
         }
     }
 }
 
-// The tile's stretch of both scale vectors into L1 when its main loop starts: read there at the epilogue, from L2
-// they put ~34 dependent-latency loads a thread between the last wgmma and the store (row-wise 4096^3 ran 0.95x
-// _scaled_mm's where per-tensor ran 1.02x, 2026-11-26-h100-fp8-rowwise-dd51416.json).  One line a thread.
-__device__ __forceinline__ void prefetch_row_scales(int m_wg, int n0, int M, int N, const float* scale_a,
-                                                    const float* scale_b) {
-    constexpr int A_LINES = WG_M / 32, B_LINES = (BLOCK_N + 31) / 32;  // 128-byte lines of 32 floats
-    const int t = threadIdx.x % 128;
-    const float* p = nullptr;
-    if (t < A_LINES) {
-        if (scale_a && m_wg + 32 * t < M) p = scale_a + m_wg + 32 * t;
-    } else if (t < A_LINES + B_LINES) {
-        if (scale_b && n0 + 32 * (t - A_LINES) < N) p = scale_b + n0 + 32 * (t - A_LINES);
+template <int NACC>
+__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], const RowScales& s, int n0, int N,
+                                                const float* scale_b) {
+    const int n_lane = n0 + 2 * (threadIdx.x % 4);
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a) {
+#pragma unroll
+        for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
+            float c0, c1;
+            if constexpr (RowScales::EARLY_B) {
+                c0 = s.c[2 * jb];
+                c1 = s.c[2 * jb + 1];
+            } else {
+                c0 = scale_at(scale_b, n_lane + 8 * jb, N);
+                c1 = scale_at(scale_b, n_lane + 8 * jb + 1, N);
+            }
+            acc_t* v = &acc[a * ATOM_ACC + 4 * jb];
+            v[0] *= s.r[2 * a] * c0;
+            v[1] *= s.r[2 * a] * c1;
+            v[2] *= s.r[2 * a + 1] * c0;
+            v[3] *= s.r[2 * a + 1] * c1;
+        }
     }
-    if (p) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
 }
 
 // A general C (a whole matrix: a residual, a partial sum, a gradient to accumulate into) is read element by
