@@ -210,7 +210,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         const float scale = PROMOTE && !ROW_SCALES ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
-        RowScales row_scales;  // fp8's row-wise scales of the current tile (ROW_SCALES; else unused)
         unsigned a_frag[2][A_REG_HALF][4];  // A_REGS: A's fragments, a register set per half k-tile (else unused)
         int s = 0;
         unsigned phase = 0;
@@ -261,7 +260,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             int prev = pre_issued ? (s + STAGES - 1) % STAGES : 0, kt0, kt1;
             k_range(u, kt0, kt1);
             walk.range(u, kt0, kt1);
-            if constexpr (ROW_SCALES) load_row_scales(row_scales, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N, scale_a, scale_b);
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
@@ -282,6 +280,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     mma_ktile(part, a_base, b_base, group_start ? 0 : 1);
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
+                    if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
+                        if (kt == kt1 - 1)
+                            stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
+                                             scale_a, scale_b, 1 + cw);
+                    }
                     if (!group_start) {
                         wgmma_wait<1>();  // the k-tile before this one retired
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
@@ -292,6 +295,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     mma_ktile(part, a_base, b_base, 0);
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
+                    if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
+                        if (kt == kt1 - 1)
+                            stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
+                                             scale_a, scale_b, 1 + cw);
+                    }
                     wgmma_wait<0>();
                     if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                     promote(acc, part);
@@ -351,7 +359,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
             to_tile(gz, cd, acc, scale);
-            if constexpr (ROW_SCALES) scale_rows_cols(acc, row_scales, cd.n0, g.N, scale_b);
+            if constexpr (ROW_SCALES) {
+                if (kt1 <= kt_first)  // (a unit without k-tiles staged nothing)
+                    stage_row_scales(d_bufs + cw * D_BUF, cd.m0 + consumer_row0(cw), cd.n0, g.M, g.N, scale_a, scale_b, 1 + cw);
+                scale_rows_cols(acc, d_bufs + cw * D_BUF, scale_a, scale_b, 1 + cw);
+            }
             if constexpr (GATED) {  // act(gate) * up: BLOCK_N / 2 columns of the N / 2 of D (hopper_epilogue.cuh)
                 gate_tile(acc);
                 gz.N = g.N / 2;

@@ -37,6 +37,7 @@
 #include "hopper_sched.cuh"
 #include "epilogue.cuh"
 #include "epilogue_tma.cuh"
+#include "cp_async.cuh"
 
 // EPI_OVERLAP with beta != 0: a bias row of a 16-bit C (C_ROW: a few registers) overlaps like beta = 0; any
 // other C, and a 32-bit one (its C_ROW spilled), is stored after the tile's wgmmas as without EPI_OVERLAP.
@@ -61,66 +62,63 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
     if (gz.C) gz.C += c.z * gz.batch_c;
 }
 
-// fp8's row-wise scales of one consumer's tile: scale_a of its rows, scale_b of its columns.  In the wgmma
-// accumulator layout register j of m64 block a holds row m_wg + 64 a + 16 warp + lane / 4 (+ 8 for j % 4 >= 2)
-// and column n0 + 8 (j / 4) + 2 (lane % 4) + j % 2, so a thread needs two scale_a values per block and two
-// scale_b values per 8 columns.  They are read when the tile's main loop starts (load_row_scales) and used at its
-// end (scale_rows_cols): read at the epilogue, their ~34 loads a thread sat between the last wgmma and the store
-// and cost 1.5 us a tile (row-wise 0.93-0.95x _scaled_mm at 4096^3 and 2048 x 6144 x 4096 where per-tensor ran
-// 1.02-1.10x; without the loads 1.01-1.05x: 2026-11-26-h100-explore-fp8-rowwise-loads-bb56bed.txt).  Where the
-// scale_b values would not fit beside both accumulator arrays (fp8's 128 x 192: 192 + 48 registers) they are
-// still read at the epilogue.  Outside the matrix the scales are 0 (the store clips those values anyway); a null
-// vector is all ones (the host folded a number scale into alpha).
-struct RowScales {
-    static constexpr bool EARLY_B = 2 * M_ATOMS * ATOM_ACC + ATOM_ACC / 2 <= 170;
-    float r[2 * M_ATOMS];
-    float c[EARLY_B ? ATOM_ACC / 2 : 1];
-};
+// fp8's row-wise scales of one consumer's tile: scale_a of its WG_M rows, scale_b of the tile's BLOCK_N columns.
+// Read into registers they cost their latency wherever they were issued: the next wgmma.fence (WARPGROUP.ARRIVE)
+// waits for the thread's loads in flight.  At the epilogue they cost 1.5 us a 128 x 128 tile (row-wise 0.93-0.95x
+// _scaled_mm at 4096^3 and 2048 x 6144 x 4096 where per-tensor ran 1.02-1.10x; 1.01-1.05x without the loads:
+// 2026-11-26-h100-explore-fp8-rowwise-loads-bb56bed.txt); at the main loop's start 0.96-0.99x; after the first
+// k-tile's wgmmas 0.99x but 32 bytes of spills (…-explore-fp8-rowwise-placement-2e0b408.txt).  So the consumer
+// copies them with cp.async, which writes no register, into its D staging buffer when its last k-tile's wgmmas
+// are issued (stage_row_scales: the buffer is free then, the previous tile's TMA stores having long read it) and
+// reads them from shared memory at the epilogue (scale_rows_cols), before the store writes D over them.
+// Outside the matrix the copies fill zeros (the store clips those values anyway); a null vector is all ones (the
+// host folded a number scale into alpha).
+constexpr int ROW_SCALE_FLOATS = WG_M + BLOCK_N;
+static_assert(!ROW_SCALES || (D_STAGED && ROW_SCALE_FLOATS * 4 <= D_BUF), "row-wise scales stage in D's buffer");
 
-__device__ __forceinline__ float scale_at(const float* v, int i, int extent) {
-    return i < extent ? (v ? __ldg(v + i) : 1.0f) : 0.0f;
+__device__ __forceinline__ void stage_row_scales(unsigned buf, int m_wg, int n0, int M, int N, const float* scale_a,
+                                                 const float* scale_b, int bar_id) {
+    const int t = threadIdx.x % 128;
+    if (t == 0) tma_store_wait_read<0>();  // (the previous tile's stores: issued a main loop ago)
+    warpgroup_bar_sync(bar_id);
+#pragma unroll
+    for (int i = t; i < ROW_SCALE_FLOATS; i += 128) {
+        const bool row = i < WG_M;
+        const float* v = row ? scale_a : scale_b;
+        const int at = row ? m_wg + i : n0 + i - WG_M;
+        if (v != nullptr) cp_async_4_zfill(buf + 4 * i, v + (at < (row ? M : N) ? at : 0), at < (row ? M : N) ? 4 : 0);
+    }
+    cp_async_commit();
 }
 
-__device__ __forceinline__ void load_row_scales(RowScales& s, int m_wg, int n0, int M, int N, const float* scale_a,
-                                                const float* scale_b) {
+__device__ __forceinline__ float lds_f32(unsigned addr) {
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr));  // (volatile: after the barrier)
+    return v;
+}
+
+// Each finished sum times its row's and column's scale.  In the wgmma accumulator layout register j of m64 block a
+// holds row 64 a + 16 warp + lane / 4 (+ 8 for j % 4 >= 2) of the consumer's rows and column 8 (j / 4) +
+// 2 (lane % 4) + j % 2 of the tile: two scale_a values a block, two scale_b values per 8 columns.
+template <int NACC>
+__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf, const float* scale_a,
+                                                const float* scale_b, int bar_id) {
+    cp_async_wait<0>();
+    warpgroup_bar_sync(bar_id);  // every thread's copies have landed
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
 #pragma unroll
     for (int a = 0; a < M_ATOMS; ++a) {
-        const int m = m_wg + 64 * a + 16 * warp + lane / 4;
-        s.r[2 * a] = scale_at(scale_a, m, M);
-        s.r[2 * a + 1] = scale_at(scale_a, m + 8, M);
-    }
-    if constexpr (RowScales::EARLY_B) {
-        const int n_lane = n0 + 2 * (lane % 4);
+        const int r = 64 * a + 16 * warp + lane / 4;
+        const float r0 = scale_a ? lds_f32(buf + 4 * r) : 1.0f, r1 = scale_a ? lds_f32(buf + 4 * (r + 8)) : 1.0f;
 #pragma unroll
         for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
-            s.c[2 * jb] = scale_at(scale_b, n_lane + 8 * jb, N);
-            s.c[2 * jb + 1] = scale_at(scale_b, n_lane + 8 * jb + 1, N);
-        }
-    }
-}
-
-template <int NACC>
-__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], const RowScales& s, int n0, int N,
-                                                const float* scale_b) {
-    const int n_lane = n0 + 2 * (threadIdx.x % 4);
-#pragma unroll
-    for (int a = 0; a < M_ATOMS; ++a) {
-#pragma unroll
-        for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
-            float c0, c1;
-            if constexpr (RowScales::EARLY_B) {
-                c0 = s.c[2 * jb];
-                c1 = s.c[2 * jb + 1];
-            } else {
-                c0 = scale_at(scale_b, n_lane + 8 * jb, N);
-                c1 = scale_at(scale_b, n_lane + 8 * jb + 1, N);
-            }
+            const int col = WG_M + 8 * jb + 2 * (lane % 4);
+            const float c0 = scale_b ? lds_f32(buf + 4 * col) : 1.0f, c1 = scale_b ? lds_f32(buf + 4 * (col + 1)) : 1.0f;
             acc_t* v = &acc[a * ATOM_ACC + 4 * jb];
-            v[0] *= s.r[2 * a] * c0;
-            v[1] *= s.r[2 * a] * c1;
-            v[2] *= s.r[2 * a + 1] * c0;
-            v[3] *= s.r[2 * a + 1] * c1;
+            v[0] *= r0 * c0;
+            v[1] *= r0 * c1;
+            v[2] *= r1 * c0;
+            v[3] *= r1 * c1;
         }
     }
 }
