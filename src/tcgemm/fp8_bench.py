@@ -56,7 +56,7 @@ def _error(y: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def bench_shape(m: int, n: int, k: int, mode: str, timer: CudaTimer, budget_s: float,
-                log: Callable[[str], None]) -> Row:
+                log: Callable[[str], None], config: str | None = None) -> Row:
     import tcgemm
     from tcgemm import launch
 
@@ -77,7 +77,7 @@ def bench_shape(m: int, n: int, k: int, mode: str, timer: CudaTimer, budget_s: f
         return torch._scaled_mm(xs[i], ws[i].t(), sas[i], sbs[i], out_dtype=torch.bfloat16)
 
     def ours(i: int) -> torch.Tensor:
-        return tcgemm.gemm(xs[i], ws[i].t(), scale_a=sas[i], scale_b=sbs[i])
+        return tcgemm.gemm(xs[i], ws[i].t(), scale_a=sas[i], scale_b=sbs[i], config=config)
 
     ref = sas[0].double().reshape(-1, 1) * (xs[0].double() @ ws[0].double().t()) * sbs[0].double().reshape(1, -1)
     with launch.trace() as seen:
@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shapes", help="comma list of N (cube) or MxNxK (default: issue 31's shapes)")
     parser.add_argument("--modes", default="tensor,row", help="scale modes: tensor, row (comma-separated)")
     parser.add_argument("--budget", type=float, default=0.3, help="seconds of timing per side and mode")
+    parser.add_argument("--config", help="tcgemm's tile config by name (default: auto's; `tcgemm list` names them)")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
@@ -129,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[Row] = []
     for m, n, k in shapes:
         for mode in modes:
-            rows.append(bench_shape(m, n, k, mode, timer, args.budget, lambda s: print(s, flush=True)))
+            rows.append(bench_shape(m, n, k, mode, timer, args.budget, lambda s: print(s, flush=True), args.config))
             timer.empty_cache()
             dump_rows(args.json, env, rows)
     if args.json:
