@@ -1348,9 +1348,10 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x128", ("int8", "fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            # fp8 at a few rows and a long K: 64 x 64 tiles in two k ranges. In CUDA graphs against torch._scaled_mm, two
-            # processes each: 16 x 4096 x 14336 0.96x against 0.80x unsplit, but 16 / 64 x 4096 x 4096 0.84x / 0.94-0.96x
-            # against 0.88x / 1.14x (2026-11-26-h100-explore-fp8-k2-small-m-*.txt): from K = 8192 only (long_k).
+            # fp8 at a few rows and a long K: 64 x 64 tiles in two k ranges. In CUDA graphs against torch._scaled_mm,
+            # two processes each: 16 x 4096 x 14336 0.96x against 0.80x unsplit, but 16 / 64 x 4096 x 4096 0.84x /
+            # 0.94-0.96x against 0.88x / 1.14x (2026-11-26-h100-explore-fp8-k2-small-m-dd7ed7e.txt): from K = 8192
+            # only (long_k); speed 0.33 leaves 128 rows to the unsplit tiles.
             _cfg("64x64x128k2", ("fp8e4m3", "fp8e5m2"), speed=0.33, long_k=8192, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
