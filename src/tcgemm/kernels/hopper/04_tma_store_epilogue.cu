@@ -281,7 +281,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
                     if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
-                        if (kt == kt1 - 1)
+                        if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
                             stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
                                              scale_a, scale_b, 1 + cw);
                     }
@@ -296,7 +296,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
                     if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
-                        if (kt == kt1 - 1)
+                        if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
                             stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
                                              scale_a, scale_b, 1 + cw);
                     }

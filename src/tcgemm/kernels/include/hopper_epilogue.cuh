@@ -68,12 +68,16 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
 // _scaled_mm at 4096^3 and 2048 x 6144 x 4096 where per-tensor ran 1.02-1.10x; 1.01-1.05x without the loads:
 // 2026-11-26-h100-explore-fp8-rowwise-loads-bb56bed.txt); at the main loop's start 0.96-0.99x; after the first
 // k-tile's wgmmas 0.99x but 32 bytes of spills (…-explore-fp8-rowwise-placement-2e0b408.txt).  So the consumer
-// copies them with cp.async, which writes no register, into its D staging buffer when its last k-tile's wgmmas
-// are issued (stage_row_scales: the buffer is free then, the previous tile's TMA stores having long read it) and
+// copies them with cp.async, which writes no register, into its D staging buffer a few k-tiles before the end of its
+// main loop (stage_row_scales: the buffer is free then, the previous tile's TMA stores having long read it) and
 // reads them from shared memory at the epilogue (scale_rows_cols), before the store writes D over them.
 // Outside the matrix the copies fill zeros (the store clips those values anyway); a null vector is all ones (the
 // host folded a number scale into alpha).
 constexpr int ROW_SCALE_FLOATS = WG_M + BLOCK_N;
+// The copies go out ROW_SCALES_LEAD k-tiles before the unit's last (or at its first, if it has fewer): 4 ran ahead of
+// 1 and 8 at 4096^3 and 2048 x 6144 x 4096, 115-118 us against 117-122 and 87 against 88-90, two rounds of one
+// process (2026-11-26-h100-explore-fp8-rowwise-lead-f1817df.txt); the previous tile's stores are done by then.
+constexpr int ROW_SCALES_LEAD = 4;
 static_assert(!ROW_SCALES || (D_STAGED && ROW_SCALE_FLOATS * 4 <= D_BUF), "row-wise scales stage in D's buffer");
 
 __device__ __forceinline__ void stage_row_scales(unsigned buf, int m_wg, int n0, int M, int N, const float* scale_a,
