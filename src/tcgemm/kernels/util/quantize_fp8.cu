@@ -1,0 +1,48 @@
+// quantize_fp8.cu — 16- or 32-bit rows to fp8 e4m3 with one scale per group of GROUP consecutive elements of a row
+// (tcgemm/quantize.py; not a GEMM).  A group is a whole row (row-wise: the scale_a (M, 1) of torch._scaled_mm's
+// row-wise mode, or a weight's per-output-channel scale_b) or 128 elements (DeepSeek-V3's 1 x 128 activation
+// groups); the last group of a row may be shorter.
+//
+//   scale = amax(|x|) / 448 (e4m3's largest finite value; 1 for a group of zeros)
+//   q     = x / scale, rounded to nearest even and saturated to +-448 (cvt.rn.satfinite)
+//
+// so x ~= q * scale and every group uses e4m3's whole range.  The division is IEEE (div.rn), not a multiply by a
+// reciprocal: the result is bitwise what torch computes for the same formula (tests/gpu/test_quantize.py).  One
+// warp per group: a pass for the amax (a butterfly of shuffles), a second over the same elements (L1/L2-resident)
+// for the quantized bytes.
+#ifndef ELEM
+#define ELEM __nv_bfloat16
+#endif
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+__device__ __forceinline__ unsigned char to_e4m3(float v) {
+    unsigned short pair;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.0f), "f"(v));  // (v in the low byte)
+    return (unsigned char)(pair & 0xff);
+}
+
+extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __restrict__ x, long long ld_x,
+                                                                unsigned char* __restrict__ q, long long ld_q,
+                                                                float* __restrict__ scales, long long ld_s, int rows,
+                                                                int cols, int group) {
+    const int groups = (cols + group - 1) / group;
+    const long long gid = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (gid >= (long long)rows * groups) return;
+    const int lane = threadIdx.x % 32;
+    const int row = (int)(gid / groups), g = (int)(gid % groups);
+    const int c0 = g * group, c1 = min(cols, c0 + group);
+    const ELEM* xr = x + row * ld_x;
+    float amax = 0.0f;
+    for (int c = c0 + lane; c < c1; c += 32) amax = fmaxf(amax, fabsf(to_f32(xr[c])));
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 1.0f;
+    unsigned char* qr = q + row * ld_q;
+    for (int c = c0 + lane; c < c1; c += 32) qr[c] = to_e4m3(__fdiv_rn(to_f32(xr[c]), scale));
+    if (lane == 0) scales[row * ld_s + g] = scale;
+}
