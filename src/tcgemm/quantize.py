@@ -51,7 +51,8 @@ def quantize_reference(x: torch.Tensor, group: int | None = None) -> tuple[torch
     pad = groups * g - cols
     padded = torch.nn.functional.pad(xf, (0, pad)) if pad else xf
     amax = padded.abs().reshape(rows, groups, g).amax(dim=2)
-    scale = torch.where(amax > 0, amax / E4M3_MAX, torch.ones_like(amax))
+    # (a tensor divisor: torch divides by a Python number as a multiply by its reciprocal on the GPU, one ulp apart)
+    scale = torch.where(amax > 0, amax / torch.full_like(amax, E4M3_MAX), torch.ones_like(amax))
     q = (padded.reshape(rows, groups, g) / scale[..., None]).clamp(-E4M3_MAX, E4M3_MAX)
     return q.reshape(rows, groups * g)[:, :cols].to(torch.float8_e4m3fn), scale
 
@@ -90,6 +91,10 @@ def quantize_fp8(x: torch.Tensor, group: int | None = None) -> tuple[torch.Tenso
     blocks = -(-(rows * groups) // _WARPS)
     config = cc.LaunchConfig(grid=(blocks, 1, 1), block=(32 * _WARPS, 1, 1))
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
+    vec = 16 // x.element_size()  # (kernels/util/quantize_fp8.cu: VEC elements a 16-byte load)
+    vectors = (x.data_ptr() % 16 == 0 and (x.stride(0) * x.element_size()) % 16 == 0 and g % vec == 0
+               and cols % vec == 0)
     cc.launch(stream, config, kernel, x.data_ptr(), np.int64(x.stride(0)), q.data_ptr(), np.int64(cols),
-              scales.data_ptr(), np.int64(scales.stride(0)), np.int32(rows), np.int32(cols), np.int32(g))
+              scales.data_ptr(), np.int64(scales.stride(0)), np.int32(rows), np.int32(cols), np.int32(g),
+              np.int32(vectors))
     return q, scales

@@ -6,10 +6,10 @@
 //   scale = amax(|x|) / 448 (e4m3's largest finite value; 1 for a group of zeros)
 //   q     = x / scale, rounded to nearest even and saturated to +-448 (cvt.rn.satfinite)
 //
-// so x ~= q * scale and every group uses e4m3's whole range.  The division is IEEE (div.rn), not a multiply by a
-// reciprocal: the result is bitwise what torch computes for the same formula (tests/gpu/test_quantize.py).  One
-// warp per group: a pass for the amax (a butterfly of shuffles), a second over the same elements (L1/L2-resident)
-// for the quantized bytes.
+// so x ~= q * scale and every group uses e4m3's whole range.  Both divisions are IEEE (div.rn), not multiplies by a
+// reciprocal: the result is bitwise what tcgemm.quantize.quantize_reference computes (tests/gpu/test_quantize.py).
+// One warp per group: a pass for the amax (a butterfly of shuffles), a second over the same elements (L1/L2-
+// resident) for the quantized bytes.
 #ifndef ELEM
 #define ELEM __nv_bfloat16
 #endif
@@ -20,16 +20,24 @@ __device__ __forceinline__ float to_f32(float v) { return v; }
 __device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
 
-__device__ __forceinline__ unsigned char to_e4m3(float v) {
+__device__ __forceinline__ unsigned short to_e4m3x2(float lo, float hi) {
     unsigned short pair;
-    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.0f), "f"(v));  // (v in the low byte)
-    return (unsigned char)(pair & 0xff);
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(hi), "f"(lo));  // (the second source: low byte)
+    return pair;
 }
+
+// VECTORS: the host found x's rows, the groups and q's rows 16-byte / VEC-element aligned; each lane then reads
+// VEC elements a load (16 bytes) and writes VEC bytes a store, four loads in flight.  Else one element at a time.
+constexpr int VEC = 16 / sizeof(ELEM);
+union Words {
+    int4 raw;
+    ELEM e[VEC];
+};
 
 extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __restrict__ x, long long ld_x,
                                                                 unsigned char* __restrict__ q, long long ld_q,
                                                                 float* __restrict__ scales, long long ld_s, int rows,
-                                                                int cols, int group) {
+                                                                int cols, int group, int vectors) {
     const int groups = (cols + group - 1) / group;
     const long long gid = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     if (gid >= (long long)rows * groups) return;
@@ -37,12 +45,40 @@ extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __res
     const int row = (int)(gid / groups), g = (int)(gid % groups);
     const int c0 = g * group, c1 = min(cols, c0 + group);
     const ELEM* xr = x + row * ld_x;
+    unsigned char* qr = q + row * ld_q;
     float amax = 0.0f;
-    for (int c = c0 + lane; c < c1; c += 32) amax = fmaxf(amax, fabsf(to_f32(xr[c])));
+    if (vectors) {
+#pragma unroll 4
+        for (int c = c0 + lane * VEC; c < c1; c += 32 * VEC) {
+            Words w;
+            w.raw = __ldg(reinterpret_cast<const int4*>(xr + c));
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) amax = fmaxf(amax, fabsf(to_f32(w.e[i])));
+        }
+    } else {
+        for (int c = c0 + lane; c < c1; c += 32) amax = fmaxf(amax, fabsf(to_f32(xr[c])));
+    }
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
     const float scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 1.0f;
-    unsigned char* qr = q + row * ld_q;
-    for (int c = c0 + lane; c < c1; c += 32) qr[c] = to_e4m3(__fdiv_rn(to_f32(xr[c]), scale));
+    if (vectors) {
+#pragma unroll 4
+        for (int c = c0 + lane * VEC; c < c1; c += 32 * VEC) {
+            Words w;
+            w.raw = __ldg(reinterpret_cast<const int4*>(xr + c));
+            unsigned short p[VEC / 2];
+#pragma unroll
+            for (int i = 0; i < VEC; i += 2)
+                p[i / 2] = to_e4m3x2(__fdiv_rn(to_f32(w.e[i]), scale), __fdiv_rn(to_f32(w.e[i + 1]), scale));
+            if constexpr (VEC == 8) {
+                uint2 out = {(unsigned)p[0] | ((unsigned)p[1] << 16), (unsigned)p[2] | ((unsigned)p[3] << 16)};
+                *reinterpret_cast<uint2*>(qr + c) = out;
+            } else {
+                *reinterpret_cast<unsigned*>(qr + c) = (unsigned)p[0] | ((unsigned)p[1] << 16);
+            }
+        }
+    } else {
+        for (int c = c0 + lane; c < c1; c += 32) qr[c] = (unsigned char)(to_e4m3x2(__fdiv_rn(to_f32(xr[c]), scale), 0.0f) & 0xff);
+    }
     if (lane == 0) scales[row * ld_s + g] = scale;
 }
