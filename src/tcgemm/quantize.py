@@ -88,12 +88,15 @@ def quantize_fp8(x: torch.Tensor, group: int | None = None) -> tuple[torch.Tenso
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
     kernel = _kernel(x.dtype, device)
     cc = jit._cuda_core()
-    blocks = -(-(rows * groups) // _WARPS)
-    config = cc.LaunchConfig(grid=(blocks, 1, 1), block=(32 * _WARPS, 1, 1))
-    stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
     vec = 16 // x.element_size()  # (kernels/util/quantize_fp8.cu: VEC elements a 16-byte load)
     vectors = (x.data_ptr() % 16 == 0 and (x.stride(0) * x.element_size()) % 16 == 0 and g % vec == 0
                and cols % vec == 0)
+    lanes = 32  # lanes per group, as the kernel works it out: fewer for a group of one vector a lane or less
+    while vectors and lanes > 1 and (lanes // 2) * vec >= g:
+        lanes //= 2
+    blocks = -(-(rows * groups) // (_WARPS * (32 // lanes)))
+    config = cc.LaunchConfig(grid=(blocks, 1, 1), block=(32 * _WARPS, 1, 1))
+    stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
     cc.launch(stream, config, kernel, x.data_ptr(), np.int64(x.stride(0)), q.data_ptr(), np.int64(cols),
               scales.data_ptr(), np.int64(scales.stride(0)), np.int32(rows), np.int32(cols), np.int32(g),
               np.int32(vectors))

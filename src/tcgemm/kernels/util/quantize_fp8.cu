@@ -26,30 +26,59 @@ __device__ __forceinline__ unsigned short to_e4m3x2(float lo, float hi) {
     return pair;
 }
 
-// VECTORS: the host found x's rows, the groups and q's rows 16-byte / VEC-element aligned; each lane then reads
-// VEC elements a load (16 bytes) and writes VEC bytes a store, four loads in flight.  Else one element at a time.
+// vectors: the host found x's rows, the groups and q's rows 16-byte / VEC-element aligned; each lane then reads VEC
+// elements a load (16 bytes) and writes VEC bytes a store.  A group of at most 32 VEC elements (DeepSeek's 128 of
+// bf16: 16 lanes) takes that many lanes and one vector a lane, kept in registers between the two passes; several
+// such groups share a warp.  Longer groups (whole rows) read x twice, the second time from L1/L2.  Else one element
+// at a time, a group a warp.
 constexpr int VEC = 16 / sizeof(ELEM);
 union Words {
     int4 raw;
     ELEM e[VEC];
 };
 
+__device__ __forceinline__ void store_vec(unsigned char* dst, const Words& w, float scale) {
+    unsigned short p[VEC / 2];
+#pragma unroll
+    for (int i = 0; i < VEC; i += 2)
+        p[i / 2] = to_e4m3x2(__fdiv_rn(to_f32(w.e[i]), scale), __fdiv_rn(to_f32(w.e[i + 1]), scale));
+    if constexpr (VEC == 8) {
+        *reinterpret_cast<uint2*>(dst) = make_uint2((unsigned)p[0] | ((unsigned)p[1] << 16),
+                                                    (unsigned)p[2] | ((unsigned)p[3] << 16));
+    } else {
+        *reinterpret_cast<unsigned*>(dst) = (unsigned)p[0] | ((unsigned)p[1] << 16);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __restrict__ x, long long ld_x,
                                                                 unsigned char* __restrict__ q, long long ld_q,
                                                                 float* __restrict__ scales, long long ld_s, int rows,
                                                                 int cols, int group, int vectors) {
     const int groups = (cols + group - 1) / group;
-    const long long gid = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-    if (gid >= (long long)rows * groups) return;
     const int lane = threadIdx.x % 32;
-    const int row = (int)(gid / groups), g = (int)(gid % groups);
-    const int c0 = g * group, c1 = min(cols, c0 + group);
+    // lanes per group: a power of two, 32 unless the group is one vector a lane or less
+    int lanes = 32;
+    if (vectors)
+        while (lanes > 1 && (lanes / 2) * VEC >= group) lanes /= 2;
+    const long long gid = ((long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * (32 / lanes) + lane / lanes;
+    const bool valid = gid < (long long)rows * groups;  // (no early exit: every lane takes part in the shuffles)
+    const int sub = lane % lanes;
+    const int row = valid ? (int)(gid / groups) : 0, g = valid ? (int)(gid % groups) : 0;
+    const int c0 = g * group, c1 = valid ? min(cols, c0 + group) : 0;
     const ELEM* xr = x + row * ld_x;
     unsigned char* qr = q + row * ld_q;
+    const bool one = vectors && lanes * VEC >= group;  // one vector a lane at most: held in registers
+    Words held;
+    held.raw = make_int4(0, 0, 0, 0);
     float amax = 0.0f;
-    if (vectors) {
+    if (one) {
+        const int c = c0 + sub * VEC;
+        if (c < c1) held.raw = __ldg(reinterpret_cast<const int4*>(xr + c));
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) amax = fmaxf(amax, fabsf(to_f32(held.e[i])));
+    } else if (vectors) {
 #pragma unroll 4
-        for (int c = c0 + lane * VEC; c < c1; c += 32 * VEC) {
+        for (int c = c0 + sub * VEC; c < c1; c += lanes * VEC) {
             Words w;
             w.raw = __ldg(reinterpret_cast<const int4*>(xr + c));
 #pragma unroll
@@ -58,27 +87,21 @@ extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __res
     } else {
         for (int c = c0 + lane; c < c1; c += 32) amax = fmaxf(amax, fabsf(to_f32(xr[c])));
     }
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    for (int o = lanes / 2; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
     const float scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 1.0f;
-    if (vectors) {
+    if (one) {
+        const int c = c0 + sub * VEC;
+        if (c < c1) store_vec(qr + c, held, scale);
+    } else if (vectors) {
 #pragma unroll 4
-        for (int c = c0 + lane * VEC; c < c1; c += 32 * VEC) {
+        for (int c = c0 + sub * VEC; c < c1; c += lanes * VEC) {
             Words w;
             w.raw = __ldg(reinterpret_cast<const int4*>(xr + c));
-            unsigned short p[VEC / 2];
-#pragma unroll
-            for (int i = 0; i < VEC; i += 2)
-                p[i / 2] = to_e4m3x2(__fdiv_rn(to_f32(w.e[i]), scale), __fdiv_rn(to_f32(w.e[i + 1]), scale));
-            if constexpr (VEC == 8) {
-                uint2 out = {(unsigned)p[0] | ((unsigned)p[1] << 16), (unsigned)p[2] | ((unsigned)p[3] << 16)};
-                *reinterpret_cast<uint2*>(qr + c) = out;
-            } else {
-                *reinterpret_cast<unsigned*>(qr + c) = (unsigned)p[0] | ((unsigned)p[1] << 16);
-            }
+            store_vec(qr + c, w, scale);
         }
     } else {
-        for (int c = c0 + lane; c < c1; c += 32) qr[c] = (unsigned char)(to_e4m3x2(__fdiv_rn(to_f32(xr[c]), scale), 0.0f) & 0xff);
+        for (int c = c0 + lane; c < c1; c += 32)
+            qr[c] = (unsigned char)(to_e4m3x2(__fdiv_rn(to_f32(xr[c]), scale), 0.0f) & 0xff);
     }
-    if (lane == 0) scales[row * ld_s + g] = scale;
+    if (valid && sub == 0) scales[row * ld_s + g] = scale;
 }
