@@ -7,7 +7,7 @@
 //   q     = x / scale, rounded to nearest even and saturated to +-448 (cvt.rn.satfinite)
 //
 // so x ~= q * scale and every group uses e4m3's whole range.  Both divisions are IEEE (div.rn), not multiplies by a
-// reciprocal: the result is bitwise what tcgemm.quantize.quantize_reference computes (tests/gpu/test_quantize.py).
+// reciprocal: the result is bitwise what tcgemm.quantize.quantize_reference computes (tests/gpu/test_quantize_on_gpu.py).
 // One warp per group: a pass for the amax (a butterfly of shuffles), a second over the same elements (L1/L2-
 // resident) for the quantized bytes.
 #ifndef ELEM
