@@ -1847,6 +1847,25 @@ struct WgmmaS8<256> {
 };
 
 template <>
+struct WgmmaE4m3<32> {
+    static __device__ __forceinline__ void mma(float (&d)[16], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 "
+                "{"
+                "%0, %1, %2, %3, %4, %5, %6, %7,"
+                " %8, %9, %10, %11, %12, %13, %14, %15"
+                "}, %16, %17, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
 struct WgmmaE4m3<64> {
     static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long desc_a,
                                                unsigned long long desc_b, int scale_d) {
@@ -2014,6 +2033,25 @@ struct WgmmaE4m3<256> {
                   "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]),
                   "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
+struct WgmmaE5m2<32> {
+    static __device__ __forceinline__ void mma(float (&d)[16], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n32k32.f32.e5m2.e5m2 "
+                "{"
+                "%0, %1, %2, %3, %4, %5, %6, %7,"
+                " %8, %9, %10, %11, %12, %13, %14, %15"
+                "}, %16, %17, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
     }
 };
