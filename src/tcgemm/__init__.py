@@ -15,11 +15,11 @@ from .api import Choice, kernels
 from .entry import explain, gemm, matmul
 from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
-from .quantize import quantize_fp8
+from .quantize import quantize_fp8, quantize_fp8_blocks
 from .sms import reserve_sms
 
 __all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "distributed", "explain", "gemm", "interop",
-           "kernels", "matmul", "mlp", "nn", "ops", "quantize_fp8", "reserve_sms", "warmup"]
+           "kernels", "matmul", "mlp", "nn", "ops", "quantize_fp8", "quantize_fp8_blocks", "reserve_sms", "warmup"]
 
 _LAZY = ("distributed", "interop", "mlp", "nn", "ops", "model_bench")
 

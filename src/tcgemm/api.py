@@ -23,6 +23,7 @@ from . import emulation, epilogue, fastpath, launch, registry, staging, tma
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, _overlaps, describe, transposed_store
+from .scales import fold_scales, kernel_block_scales
 from .sms import usable as usable_sms
 
 _INT32_MAX = 2**31 - 1
@@ -83,11 +84,14 @@ def _gemm(
             return _fp32_split_k(a, b, c, alpha, beta, splits, out, fast_key)
     user_a, user_b = a, b
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=scale_a, scale_b=scale_b)
-    alpha, scales, row_wise = _fold_scales(a, alpha, scale_a, scale_b, b)
-    args = dict(alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision, row_scales=row_wise)
+    alpha, scales, mode = fold_scales(a, alpha, scale_a, scale_b, b)
+    args = dict(alpha=alpha, beta=beta, out=out, out_dtype=out_dtype, precision=precision, row_scales=mode == "row",
+                block_scales=mode == "block")
     problem, t = describe(a, b, c, **args)
     if problem.swapped:  # D^T = B^T A^T: the kernel's rows are b's columns (per-tensor scales commute anyway)
         scales = scales[::-1]
+    if problem.block_scales:  # (the layouts the kernel reads: tcgemm.scales)
+        scales = kernel_block_scales(*scales)
     if max(problem.m, problem.n, problem.k) > _INT32_MAX:
         raise ValueError(f"dimensions must stay below 2**31; got M={problem.m}, N={problem.n}, K={problem.k}")
     index = device.index if device.index is not None else torch.cuda.current_device()
@@ -255,64 +259,6 @@ def _staged_layout(used: torch.Tensor, given: torch.Tensor) -> str | None:
     return "c" if used.stride(-2) == 1 and used.stride(-1) != 1 else "r"
 
 
-_FP8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
-
-
-def _fold_scales(a: torch.Tensor, alpha: float, scale_a: float | torch.Tensor | None,
-                 scale_b: float | torch.Tensor | None,
-                 b: torch.Tensor | None = None) -> tuple[float, tuple[torch.Tensor | None, ...], bool]:
-    """(alpha times the number scales, the tensor scales or None, whether they are row-wise) after validating
-    them. Per tensor: a one-element float32 tensor (or a number, folded into alpha). Row-wise, as
-    torch._scaled_mm takes them: ``scale_a`` one float32 per row of ``a`` ((M, 1) or (M,)), ``scale_b`` one per
-    column of ``b`` ((1, N) or (N,)), each with unit stride along its length; the other may be a number or
-    None (1). A one-element scale is both where M (or N) is 1."""
-    if scale_a is None and scale_b is None:
-        return alpha, (None, None), False
-    if a.dtype not in _FP8_DTYPES:
-        raise ValueError(
-            f"scale_a/scale_b apply to fp8 inputs (torch.float8_e4m3fn, torch.float8_e5m2), not {a.dtype}; "
-            f"use alpha to scale other GEMMs"
-        )
-    m = a.shape[-2] if a.dim() >= 2 else 1
-    n = b.shape[-1] if b is not None and b.dim() >= 2 else 1
-    tensors: list[torch.Tensor | None] = []
-    row_wise = False
-    for name, s, length, shapes in (("scale_a", scale_a, m, ((m, 1), (m,))), ("scale_b", scale_b, n, ((1, n), (n,)))):
-        if s is None:
-            tensors.append(None)
-        elif isinstance(s, torch.Tensor):
-            if s.dtype != torch.float32:
-                raise ValueError(f"{name} must be float32 (as torch._scaled_mm takes it), got {s.dtype}")
-            if s.numel() != 1:
-                if tuple(s.shape) not in shapes:
-                    raise ValueError(
-                        f"{name} has shape {tuple(s.shape)}: give one element (a per-tensor scale) or one per "
-                        f"{'row of a' if name == 'scale_a' else 'column of b'}, shape {shapes[0]} (row-wise, as "
-                        f"torch._scaled_mm)"
-                    )
-                if s.stride(0 if name == "scale_a" or s.dim() == 1 else 1) != 1:
-                    raise ValueError(f"{name} must have unit stride along its {length} elements; pass "
-                                     f"{name}.contiguous()")
-                if max(a.dim(), b.dim() if b is not None else 2) > 2:
-                    raise ValueError("row-wise scales take 2-D a and b (as torch._scaled_mm); got a batch")
-                row_wise = True
-            tensors.append(s)
-        elif isinstance(s, (int, float)) and not isinstance(s, bool):
-            if isinstance(alpha, (int, float)) and not isinstance(alpha, bool):
-                alpha = alpha * float(s)
-            tensors.append(None)
-        else:
-            raise TypeError(f"{name} must be a Python float or a float32 tensor (one element, or one per row of a "
-                            f"/ column of b), got {type(s).__name__}")
-    if row_wise:
-        for name, s, length in (("scale_a", tensors[0], m), ("scale_b", tensors[1], n)):
-            if s is not None and s.numel() == 1 and length > 1:
-                raise ValueError(f"{name} has one element while the other scale is row-wise: give {name} one "
-                                 f"value per {'row of a' if name == 'scale_a' else 'column of b'} too, or a Python "
-                                 f"number")
-    return alpha, tuple(tensors), row_wise
-
-
 def resolve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, problem: GemmProblem,
             t: dict[str, torch.Tensor | None], describe_args: dict[str, Any], arch: int, sms: int,
             kernel: str = "auto", config: str | None = None):
@@ -401,10 +347,9 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
                    f"GEMM, the partial products summed in order; ")
             return dataclasses.replace(inner, reason=why + inner.reason)
     device = _check_devices(a=a, b=b, c=c, out=out, scale_a=kwargs.get("scale_a"), scale_b=kwargs.get("scale_b"))
-    alpha, _scales, row_wise = _fold_scales(a, kwargs.get("alpha", 1.0), kwargs.get("scale_a"),
-                                            kwargs.get("scale_b"), b)
+    alpha, _scales, mode = fold_scales(a, kwargs.get("alpha", 1.0), kwargs.get("scale_a"), kwargs.get("scale_b"), b)
     args = dict(alpha=alpha, beta=kwargs.get("beta", 0.0), out=out, out_dtype=kwargs.get("out_dtype"),
-                precision=kwargs.get("precision"), row_scales=row_wise)
+                precision=kwargs.get("precision"), row_scales=mode == "row", block_scales=mode == "block")
     problem, t = describe(a, b, c, **args)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, _arch = device_info(index)

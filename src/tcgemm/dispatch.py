@@ -48,6 +48,9 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
     if problem.row_scales and not spec.row_scales:
         return ("it takes per-tensor fp8 scales only; row-wise scales (scale_a (M, 1), scale_b (1, N)) run on "
                 "wgmma_tma_store_kmajor")
+    if problem.block_scales and not spec.block_scales:
+        return ("it takes per-tensor fp8 scales only; block-wise scales (scale_a (M, ceil(K/128)), scale_b "
+                "(ceil(N/128), ceil(K/128))) run on wgmma_tma_store_kmajor")
     if problem.gated and (problem.b.layout != "col" or problem.b.batch_stride or problem.swapped):
         return ("its gated epilogue reads b K-major (b = w.t() of a row-major (N, K) weight, as F.linear passes it), "
                 "one matrix for every batch entry, and writes a row-major output")
@@ -90,6 +93,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
     if not cfg.serves_layouts(problem.layouts):
         return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
+    if problem.block_scales and not cfg.serves_block_scales():
+        return (f"config {cfg.name!r} cannot apply block-wise fp8 scales (kernels/include/block_scales.cuh: m64 "
+                "consumers, tiles 32, 64, 128 or 192 wide); use kernel='auto' or another fp8 config")
     if problem.gated and (not cfg.gated_parts() or cfg.get("D_TRANSPOSED")):
         return (f"config {cfg.name!r}: its gated epilogue cannot store half of a tile {cfg['BLOCK_N']} wide in whole "
                 f"boxes of {cfg.get('D_BOX_BYTES', 128)} bytes (kernels/include/hopper_config.cuh: gated_parts)")

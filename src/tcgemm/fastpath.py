@@ -25,6 +25,7 @@ import torch
 from . import driver, launch, sms, staging, tma
 from .launch import LaunchPlan
 from .problem import GemmProblem
+from .scales import kernel_block_scales
 
 Key = tuple[Any, ...]
 PLAIN = _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -114,6 +115,7 @@ class Prepared:
         self._device = device
         self._torch_device = torch.device("cuda", device)  # (parsed once: torch.empty takes it as it is)
         self._swapped = problem.swapped or problem.d_transposed  # the kernel's A is the call's b
+        self._block_scales = problem.block_scales  # (copied into the layouts the kernel reads: tcgemm.scales)
         # The aligned copies of a and b made per call, in these layouts (tcgemm.staging), else None.
         self._copies = tuple(staging.PreparedCopy(t, layout) if layout is not None else None
                              for t, layout in zip((a, b), staged, strict=True))
@@ -234,6 +236,8 @@ class Prepared:
         c_ptr = c.data_ptr() if (self._c_used and c is not None) else 0
         scales = None
         if self._scaled:  # tensors by address; numbers were folded into alpha with the signature's values
+            if self._block_scales:
+                scale_a, scale_b = kernel_block_scales(scale_a, scale_b)
             scales = tuple(t.data_ptr() if type(t) in _PLAIN else 0 for t in (scale_a, scale_b))
             if self._swapped:  # (the kernel's A is b: row-wise scales exchange roles; per-tensor ones commute)
                 scales = scales[::-1]

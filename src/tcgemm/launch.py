@@ -87,10 +87,13 @@ class LaunchPlan:
 @lru_cache(maxsize=4096)
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
-             activation: int = 0, gated: bool = False, row_scales: bool = False) -> jit.Defines:
+             activation: int = 0, gated: bool = False, row_scales: bool = False,
+             block_scales: bool = False) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
     if row_scales:  # fp8's row-wise scales (kernels/include/hopper_epilogue.cuh: scale_rows_cols)
         items["SCALE_ROWWISE"] = 1
+    if block_scales:  # fp8's block-wise scales, at every k-tile's promotion (kernels/include/block_scales.cuh)
+        items.update(BLOCK_SCALES=1, PROMOTE_EVERY=1)  # (cfg: registry.with_block_scales, its ring resized)
     if activation:  # the fused epilogue (kernels/include/epilogue_act.cuh; tcgemm.epilogue)
         items["EPI_ACT"] = activation
     if gated:
@@ -174,8 +177,12 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
         raise ValueError(f"kernel {spec.name!r} has no fused epilogue (activation); tcgemm.epilogue")
     if problem.row_scales and not spec.row_scales:
         raise ValueError(f"kernel {spec.name!r} takes per-tensor fp8 scales only, not row-wise ones")
+    if problem.block_scales:
+        if not (spec.block_scales and cfg.serves_block_scales()):
+            raise ValueError(f"kernel {spec.name!r} config {cfg.name!r} does not take block-wise fp8 scales")
+        cfg = registry.with_block_scales(cfg)
     defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision,
-                       problem.activation, problem.gated, problem.row_scales)
+                       problem.activation, problem.gated, problem.row_scales, problem.block_scales)
     if spec.persistent:
         return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
@@ -204,6 +211,9 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                             if spec.row_scales and precision.startswith("fp8"):  # (and row-wise scales)
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
                                                               row_scales=True)))
+                            if spec.block_scales and precision.startswith("fp8") and cfg.serves_block_scales():
+                                builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
+                                                              in_dtype, out_dtype, precision, block_scales=True)))
     return builds
 
 

@@ -102,6 +102,9 @@ class GemmProblem:
     gated: bool = False
     # fp8 with row-wise scales (the kernel's scale_a has one float per row of A, scale_b one per column of B).
     row_scales: bool = False
+    # fp8 with block-wise scales (DeepSeek-V3's: scale_a per row of A and 128-deep k-block, scale_b per 128 x 128
+    # block of B; kernels/include/block_scales.cuh).
+    block_scales: bool = False
 
     @property
     def n_out(self) -> int:
@@ -299,11 +302,14 @@ def describe(
     out_dtype: torch.dtype | None = None,
     precision: str | None = None,
     row_scales: bool = False,
+    block_scales: bool = False,
 ) -> tuple[GemmProblem, dict[str, torch.Tensor | None]]:
     """Validate the arguments of :func:`tcgemm.gemm` and describe the problem.
 
     ``row_scales``: fp8 scales given per row of a and per column of b (the caller validated them; with a
-    column-major out the kernel's A is b, so its scales are exchanged: tcgemm.api).
+    column-major out the kernel's A is b, so its scales are exchanged: tcgemm.api). ``block_scales``: fp8 scales
+    per 1 x 128 group of a and 128 x 128 block of b (validated by the caller); they are not symmetric in a and b,
+    so the output must be row-major (no swap).
 
     Returns the problem and the tensors the kernel reads and writes
     (``a``, ``b``, ``c`` possibly expanded or made contiguous, ``d`` unallocated
@@ -354,6 +360,9 @@ def describe(
                 f"(with any leading dimension)"
             )
         swapped = out_layout[0] == "col"
+        if swapped and block_scales:
+            raise ValueError("fp8 with block-wise scales writes a row-major out (the scales of a and b are not "
+                             "interchangeable); pass a row-major out, or none")
         d_ld = out_layout[1]
         d_batch = out.stride(0) if out.dim() == 3 and out.shape[0] > 1 else 0
 
@@ -376,7 +385,7 @@ def describe(
     problem = GemmProblem(
         m=m, n=n, k=k, batch=batch, precision=precision, in_dtype=a.dtype, out_dtype=out_dtype,
         a=op_a, b=op_b, c_strides=c_strides, d_ld=d_ld, d_batch_stride=d_batch,
-        alpha=float(alpha), beta=beta, swapped=swapped, row_scales=row_scales,
+        alpha=float(alpha), beta=beta, swapped=swapped, row_scales=row_scales, block_scales=block_scales,
     )
     return problem, {"a": a, "b": b, "c": c_expanded if c_strides is not None else None, "out": out}
 

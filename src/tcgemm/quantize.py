@@ -4,6 +4,8 @@
     w8, sw = tcgemm.quantize_fp8(w)              # a weight (N, K): one scale per output channel, (N, 1)
     y = tcgemm.gemm(x8, w8.t(), scale_a=sx, scale_b=sw.t())   # row-wise fp8 GEMM, bf16 out
     x8, sx = tcgemm.quantize_fp8(x, group=128)   # DeepSeek-V3's 1 x 128 groups: sx (M, ceil(K / 128))
+    w8, sw = tcgemm.quantize_fp8_blocks(w)       # a weight (N, K) per 128 x 128 block: sw (ceil(N/128), ceil(K/128))
+    y = tcgemm.gemm(x8, w8.t(), scale_a=sx, scale_b=sw)   # block-wise fp8 GEMM (tcgemm.scales)
 
 Each group's scale is its largest magnitude over 448 (e4m3's largest finite value; 1 for a group of zeros), and
 the values are divided by it, rounded to nearest even and saturated: the same formula as
@@ -20,6 +22,7 @@ import numpy as np
 import torch
 
 E4M3_MAX = 448.0
+SCALE_BLOCK = 128  # DeepSeek-V3's groups and blocks (tcgemm.scales)
 _SOURCE = "util/quantize_fp8.cu"
 _ELEM = {torch.bfloat16: "__nv_bfloat16", torch.float16: "__half", torch.float32: "float"}
 _WARPS = 8  # groups per CTA (256 threads)
@@ -70,21 +73,66 @@ def _kernel(dtype: torch.dtype, device: int) -> Any:
 def quantize_fp8(x: torch.Tensor, group: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(x8, scales): ``x`` (rows, cols; bf16, fp16 or fp32, on a CUDA GPU of sm_89 or newer) as fp8 e4m3 and
     float32 scales, one per row (``group=None``: shape (rows, 1)) or per ``group`` consecutive elements of a row
-    (shape (rows, ceil(cols / group)); a row's last group may be shorter), with x ~= x8 * scale. See the module."""
+    (shape (rows, ceil(cols / group)), stored M-major: strides (1, rows), as the block-wise GEMM reads scale_a; a
+    row's last group may be shorter), with x ~= x8 * scale. See the module."""
     g = _check(x, group)
+    x = _on_gpu(x)
+    rows, cols = x.shape
+    groups = -(-cols // g) if cols else 0
+    # Groups: (rows, groups) M-major, strides (1, rows): the layout the block-wise GEMM reads (tcgemm.scales)
+    scales = (torch.empty(rows, 1, dtype=torch.float32, device=x.device) if group is None
+              else torch.empty(groups, rows, dtype=torch.float32, device=x.device).t())
+    if rows == 0 or cols == 0:
+        return torch.empty(rows, cols, dtype=torch.float8_e4m3fn, device=x.device), scales.fill_(1.0)
+    return _launch(x, g, scales), scales
+
+
+def quantize_fp8_blocks(w: torch.Tensor, block: int = SCALE_BLOCK) -> tuple[torch.Tensor, torch.Tensor]:
+    """(w8, scales): a weight ``w`` (N, K) as fp8 e4m3 with one float32 scale per ``block`` x ``block`` block
+    (DeepSeek-V3's 128 x 128; shape (ceil(N / block), ceil(K / block)), row-major: the scale_b of the block-wise
+    GEMM, ``tcgemm.gemm(x8, w8.t(), scale_a=sx, scale_b=scales)``). Each block's scale is its amax over 448 (1 for a
+    block of zeros), worked out with torch ops; the kernel of :func:`quantize_fp8` then divides by it. Bitwise
+    :func:`quantize_blocks_reference`."""
+    _check(w, block)
+    w = _on_gpu(w)
+    scales = _block_scales(w, block)
+    if w.numel() == 0:
+        return torch.empty(w.shape, dtype=torch.float8_e4m3fn, device=w.device), scales
+    return _launch(w, block, scales, given_rows=block), scales
+
+
+def _on_gpu(x: torch.Tensor) -> torch.Tensor:
     if not x.is_cuda:
         raise ValueError("x is on the CPU; quantize_fp8 runs on CUDA tensors (tcgemm.quantize.quantize_reference "
                          "computes the same in torch ops anywhere)")
-    if x.stride(1) != 1 and x.shape[1] > 1:
-        x = x.contiguous()
-    rows, cols = x.shape
-    groups = -(-cols // g) if cols else 0
-    q = torch.empty(rows, cols, dtype=torch.float8_e4m3fn, device=x.device)
-    scales = torch.empty(rows, max(groups, 1) if group is None else groups, dtype=torch.float32, device=x.device)
-    if rows == 0 or cols == 0:
-        return q, scales.fill_(1.0)
+    return x.contiguous() if x.stride(1) != 1 and x.shape[1] > 1 else x
+
+
+def _block_scales(w: torch.Tensor, block: int) -> torch.Tensor:
+    rows, cols = w.shape
+    nb, kb = -(-rows // block), -(-cols // block)
+    padded = torch.nn.functional.pad(w.float(), (0, kb * block - cols, 0, nb * block - rows))
+    amax = padded.abs().reshape(nb, block, kb, block).amax(dim=(1, 3))
+    # (a tensor divisor: torch divides by a Python number as a multiply by its reciprocal on the GPU, one ulp apart)
+    return torch.where(amax > 0, amax / torch.full_like(amax, E4M3_MAX), torch.ones_like(amax))
+
+
+def quantize_blocks_reference(w: torch.Tensor, block: int = SCALE_BLOCK) -> tuple[torch.Tensor, torch.Tensor]:
+    """The formula of :func:`quantize_fp8_blocks` in torch ops (any device), bit for bit."""
+    _check(w, block)
+    scales = _block_scales(w, block)
+    rows, cols = w.shape
+    per_elem = scales.repeat_interleave(block, 0)[:rows].repeat_interleave(block, 1)[:, :cols]
+    return (w.float() / per_elem).clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn), scales
+
+
+def _launch(x: torch.Tensor, g: int, scales: torch.Tensor, given_rows: int = 0) -> torch.Tensor:
+    """The kernel over x's groups of g: scales written (given_rows 0) or read, one per given_rows rows and group."""
     from . import driver, jit
 
+    rows, cols = x.shape
+    groups = -(-cols // g)
+    q = torch.empty(rows, cols, dtype=torch.float8_e4m3fn, device=x.device)
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
     kernel = _kernel(x.dtype, device)
     cc = jit._cuda_core()
@@ -97,7 +145,9 @@ def quantize_fp8(x: torch.Tensor, group: int | None = None) -> tuple[torch.Tenso
     blocks = -(-(rows * groups) // (_WARPS * (32 // lanes)))
     config = cc.LaunchConfig(grid=(blocks, 1, 1), block=(32 * _WARPS, 1, 1))
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
+    given = scales if given_rows else None
     cc.launch(stream, config, kernel, x.data_ptr(), np.int64(x.stride(0)), q.data_ptr(), np.int64(cols),
-              scales.data_ptr(), np.int64(scales.stride(0)), np.int32(rows), np.int32(cols), np.int32(g),
-              np.int32(vectors))
-    return q, scales
+              0 if given_rows else scales.data_ptr(), np.int64(scales.stride(0)), np.int64(scales.stride(1)),
+              np.int32(rows), np.int32(cols), np.int32(g), np.int32(vectors),
+              given.data_ptr() if given is not None else 0, np.int64(scales.stride(0)), np.int32(max(given_rows, 1)))
+    return q

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 from types import MappingProxyType
 
 # Precision names: what the tensor cores / FMA units compute in.
@@ -19,6 +20,10 @@ from types import MappingProxyType
 #   fp16, bf16: 16-bit inputs, fp32 accumulate;   int8: s8 x s8 -> s32
 #   fp8e4m3, fp8e5m2: 8-bit float inputs with per-tensor scales (torch._scaled_mm), fp32 accumulate
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "int8", "fp8e4m3", "fp8e5m2")
+
+
+SCALE_BLOCK = 128  # k (and n) per block-wise fp8 scale: DeepSeek-V3's blocks (kernels/include/block_scales.cuh)
+MAX_DYNAMIC_SMEM = 232448  # bytes of dynamic shared memory a CTA may have on sm_90 (227 KB)
 
 
 @dataclass(frozen=True, eq=False)  # registry singletons: identity equality and hash
@@ -79,6 +84,13 @@ class TileConfig:
 
         fits = [p for p in (1, 2, 4, 8) if ok(p)]
         return next((p for p in fits if cols // p <= 64), fits[0] if fits else 0)
+
+    def serves_block_scales(self) -> bool:
+        """Whether a fp8 config can take block-wise scales (kernels/include/block_scales.cuh): m64 consumers of one
+        tile, D not transposed, tiles meeting at most two 128-column blocks of B's scales."""
+        block_n = self["BLOCK_N"]
+        return (self.get("WG_M", 64) == 64 and not self.get("PINGPONG") and not self.get("D_TRANSPOSED")
+                and (SCALE_BLOCK % block_n == 0 or block_n == 192))
 
     @property
     def smem_bytes(self) -> int:
@@ -162,6 +174,9 @@ class KernelSpec:
     # Its scales may also be row-wise (SCALE_ROWWISE: scale_a one float per row of A, scale_b one per column of B,
     # applied to each finished tile's fp32 sums; kernels/include/hopper_epilogue.cuh: scale_rows_cols).
     row_scales: bool = False
+    # Its scales may also be block-wise (BLOCK_SCALES: DeepSeek-V3's 1 x 128 groups of A and 128 x 128 blocks of B,
+    # applied at each k-tile's promotion; kernels/include/block_scales.cuh), on the configs that serve_block_scales.
+    block_scales: bool = False
     # Persistent: grid = (CTAs, 1, 1) with at most one CTA per SM (launch.plan), each CTA loops over
     # output tiles of all batch entries; the batch count is passed as an extra last argument.
     persistent: bool = False
@@ -1372,6 +1387,7 @@ LADDER: tuple[KernelSpec, ...] = (
         layouts=("rc",),
         scale_args=True,
         row_scales=True,
+        block_scales=True,
         persistent=True,
         cluster=2,
         tma_store=True,
@@ -1480,3 +1496,16 @@ def get(name: str) -> KernelSpec:
 
 def all_specs() -> tuple[KernelSpec, ...]:
     return LADDER
+
+
+@cache
+def with_block_scales(cfg: TileConfig) -> TileConfig:
+    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats,
+    kernels/include/block_scales.cuh), and where that leaves the ring beyond the 227 KB a CTA may have, one stage
+    fewer per overflow. One object per config (the launch caches key on identity)."""
+    slot = cfg["BLOCK_M"] * 4 + 16
+    stage = (cfg["BLOCK_M"] + cfg["BLOCK_N"]) * 128  # fp8: 128 bytes of k per row
+    stages, smem = cfg["STAGES"], cfg.smem_bytes + cfg["STAGES"] * slot
+    while smem > MAX_DYNAMIC_SMEM and stages > 2:
+        stages, smem = stages - 1, smem - stage - slot
+    return replace(cfg, params=MappingProxyType({**cfg.params, "STAGES": stages, "SMEM_BYTES": smem}))

@@ -34,6 +34,17 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -
         sa = scales[0].double().reshape(p.m, 1) if scales[0] is not None else torch.ones(p.m, 1, dtype=torch.float64)
         sb = scales[1].double().reshape(1, p.n) if scales[1] is not None else torch.ones(1, p.n, dtype=torch.float64)
         D = p.alpha * (sa * (A @ B) * sb)
+    elif p.block_scales:  # per 128-deep k-block: scale_a M-major (M, KB), scale_b row-major (NB, KB)
+        assert plan.spec.block_scales and dict(plan.defines).get("BLOCK_SCALES") == "1"
+        sa, sb = scales
+        assert sa.stride(0) == 1 or p.m == 1, "scale_a reaches the kernel M-major"
+        assert sb.is_contiguous(), "scale_b reaches the kernel row-major"
+        D = torch.zeros(p.batch, p.m, p.n, dtype=torch.float64)
+        cols = torch.arange(p.n) // 128
+        for kb in range(sa.shape[1]):
+            ks = slice(128 * kb, 128 * (kb + 1))
+            D += sa[:, kb].double().reshape(p.m, 1) * (A[:, :, ks] @ B[:, ks, :]) * sb[cols, kb].double()
+        D = p.alpha * D
     else:
         scale = 1.0
         for s in scales:
@@ -313,6 +324,46 @@ def test_fp8_row_scales(fake_gpu, shape_a, shape_b):
     assert fake_gpu.scales[-1] == (sa, None) and fake_gpu.calls[-1][1].alpha == 2.0
     torch.testing.assert_close(d, (2.0 * sa.double().reshape(32, 1) * (a.double() @ b.double())).float())
     assert tcgemm.explain(a, b, scale_a=sa, scale_b=sb).kernel == "wgmma_tma_store_kmajor"
+
+
+@pytest.mark.parametrize("m,n,k", [(32, 16, 64), (40, 300, 300), (1, 130, 129), (129, 256, 512)])
+def test_fp8_block_scales(fake_gpu, m, n, k):
+    """Block-wise scales (scale_a (M, ceil(K/128)), scale_b (ceil(N/128), ceil(K/128))): each 128-deep k-block's
+    product times its row's and column block's scales; scale_a reaches the kernel M-major, copied if given
+    row-major, and quantize_fp8's layout (strides (1, M)) as it is."""
+    gen = torch.Generator().manual_seed(12)
+    a, b = _fp8(m, k, "row", FP8[0], gen), _fp8(k, n, "col", FP8[0], gen)
+    kb, nb = -(-k // 128), -(-n // 128)
+    sa = torch.rand(m, kb, generator=gen).add(0.5)
+    sb = torch.rand(nb, kb, generator=gen).add(0.5)
+    want = torch.zeros(m, n, dtype=torch.float64)
+    for j in range(kb):
+        ks = slice(128 * j, 128 * (j + 1))
+        want += sa[:, j:j + 1].double() * (a[:, ks].double() @ b[ks, :].double()) * sb[torch.arange(n) // 128, j]
+    for scale_a in (sa, sa.t().contiguous().t()):
+        d = tcgemm.gemm(a, b, scale_a=scale_a, scale_b=sb, out_dtype=torch.float32, alpha=0.5)
+        plan, problem = fake_gpu.calls[-1]
+        assert problem.block_scales and not problem.row_scales and plan.spec.name == "wgmma_tma_store_kmajor"
+        assert fake_gpu.scales[-1][1] is sb
+        assert (fake_gpu.scales[-1][0] is scale_a) == (scale_a.stride(0) == 1 or m == 1 or kb == 1)
+        torch.testing.assert_close(d, (0.5 * want).float())
+    assert tcgemm.explain(a, b, scale_a=sa, scale_b=sb).kernel == "wgmma_tma_store_kmajor"
+
+
+def test_fp8_block_scale_validation(fake_gpu):
+    gen = torch.Generator().manual_seed(13)
+    a, b = _fp8(32, 320, "row", FP8[0], gen), _fp8(320, 16, "col", FP8[0], gen)
+    sa, sb = torch.ones(32, 3), torch.ones(1, 3)
+    with pytest.raises(ValueError, match=r"scale_a has the block-wise shape \(32, 3\); then scale_b .*got \(2, 3\)"):
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=torch.ones(2, 3))
+    with pytest.raises(ValueError, match=r"then scale_a must be block-wise too.*got 2.0"):
+        tcgemm.gemm(a, b, scale_a=2.0, scale_b=sb)
+    with pytest.raises(ValueError, match="must be float32"):
+        tcgemm.gemm(a, b, scale_a=sa.double(), scale_b=sb)
+    with pytest.raises(ValueError, match="row-major out"):
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out=torch.empty(16, 32).t())
+    with pytest.raises(KernelUnavailable, match="block-wise scales"):
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, kernel="wgmma_ws_kmajor")
 
 
 def test_fp8_row_scale_validation(fake_gpu):

@@ -24,7 +24,8 @@ def _sample(builds: list) -> list:
     groups: dict[tuple, list] = {}
     for spec, defines in builds:
         d = dict(defines)
-        key = (spec.name, *(d.get(k) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "STAGES", "CLUSTER_M", "EPI_32BIT")),
+        key = (spec.name, *(d.get(k) for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "STAGES", "CLUSTER_M", "EPI_32BIT",
+                                               "BLOCK_SCALES")),
                next(k for k in d if k.startswith("PRECISION_")))
         groups.setdefault(key, []).append((spec, defines))
     return [members[i % len(members)] for i, members in enumerate(groups.values())]
@@ -71,6 +72,8 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops.add("UTMASTG")
     if spec.pdl:  # launched with programmatic dependent launch: griddepcontrol.wait and .launch_dependents
         ops |= {"ACQBULK", "PREEXIT"}
+    if d.get("BLOCK_SCALES") == "1":  # the producer warp's cp.async copies of the scales (block_scales.cuh)
+        ops.add("LDGSTS")
     return ops
 
 

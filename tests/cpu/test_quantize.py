@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import tcgemm
-from tcgemm.quantize import E4M3_MAX, quantize_reference
+from tcgemm.quantize import E4M3_MAX, quantize_blocks_reference, quantize_reference
 
 
 @pytest.mark.parametrize("group", [None, 128, 7])
@@ -26,6 +26,22 @@ def test_reference_shapes_scales_and_error(group):
     assert (q.float().abs().amax(dim=1)[[0, 1, 3, 4]] == E4M3_MAX).all()
 
 
+def test_block_reference_shapes_scales_and_error():
+    """128 x 128 blocks (a weight's, DeepSeek-V3's): one scale per block, the block's amax on 448, a block of zeros
+    scale 1, ragged edge blocks."""
+    gen = torch.Generator().manual_seed(1)
+    w = torch.randn(300, 260, generator=gen).to(torch.bfloat16)
+    w[:128, 128:256] = 0
+    w[5, 3] = 1000.0  # one large value sets its block's scale only
+    q, s = quantize_blocks_reference(w)
+    assert s.shape == (3, 3) and q.shape == w.shape and q.dtype == torch.float8_e4m3fn
+    assert s[0, 1] == 1 and (q[:128, 128:256].float() == 0).all()
+    assert s[0, 0] == torch.tensor(1000.0) / torch.tensor(E4M3_MAX) and q[5, 3].float() == E4M3_MAX
+    per = s.repeat_interleave(128, 0)[:300].repeat_interleave(128, 1)[:, :260]
+    deq = q.float() * per
+    assert ((deq - w.float()).abs() <= 2**-4 * w.float().abs() + 2**-9 * per).all()
+
+
 def test_argument_checks():
     with pytest.raises(ValueError, match="2-D"):
         quantize_reference(torch.randn(2, 3, 4))
@@ -35,6 +51,8 @@ def test_argument_checks():
         quantize_reference(torch.randn(2, 3), group=0)
     with pytest.raises(ValueError, match="CUDA tensors"):
         tcgemm.quantize_fp8(torch.randn(2, 3))
+    with pytest.raises(ValueError, match="CUDA tensors"):
+        tcgemm.quantize_fp8_blocks(torch.randn(2, 3))
 
 
 @pytest.mark.parametrize("elem", ["__nv_bfloat16", "__half", "float"])

@@ -65,6 +65,7 @@
 #include "hopper_sched.cuh"
 #include "hopper_ktile.cuh"
 #include "hopper_epilogue.cuh"
+#include "block_scales.cuh"
 #include "mbarrier.cuh"
 #include "cluster.cuh"
 #include "pdl.cuh"
@@ -74,8 +75,8 @@
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
-// GPC_ORDER's tables (null when the config has none).  scale_a, scale_b: fp8's scales, per tensor or
-// (ROW_SCALES) per row of A and per column of B.
+// GPC_ORDER's tables (null when the config has none).  scale_a, scale_b: fp8's scales, per tensor,
+// (ROW_SCALES) per row of A and per column of B, or (BLOCK_SCALES) per 1 x 128 group of A and 128 x 128 block of B.
 __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
                                                      const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
                                                      float* workspace = nullptr, int* counters = nullptr,
@@ -84,7 +85,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers, 1024-aligned
-    const unsigned full = d_bufs + CONSUMERS * D_BUF;      // STAGES mbarriers
+    const unsigned scale_slots = d_bufs + CONSUMERS * D_BUF;  // BLOCK_SCALES: STAGES slots of k-tile scales
+    const unsigned full = scale_slots + STAGES * SCALE_SLOT;  // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
@@ -130,7 +132,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         tma_prefetch_desc(tma_b);
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full + 8 * s, 1);
+            mbar_init(full + 8 * s, 1 + SCALE_COPIERS);  // the TMA producer (+ BLOCK_SCALES' copying lanes)
             mbar_init(empty + 8 * s, SLOT_READERS * CLUSTER_M);
         }
         mbar_init_fence();
@@ -149,7 +151,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
         setmaxnreg_dec<PRODUCER_REGS>();
-        if (tid == 0) {
+        // One thread issues the TMA loads; with BLOCK_SCALES its warp walks the same loop and copies the scales.
+        const bool issuer = tid == 0;
+        if (tid < (kBlockScales ? 32 : 1)) {
             const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
@@ -168,8 +172,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 walk.range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
-                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_load, n_load, za, zb, rank);
+                    const int k_tile = backwards ? kt0 + kt1 - 1 - kt : kt;
+                    if (issuer) load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, k_tile, m_load, n_load, za, zb, rank);
+                    if constexpr (kBlockScales)
+                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, k_tile,
+                                          m_load, n_load, tid);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -177,10 +184,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                 }
                 // (hopper_epilogue.cuh; a transposed tile reads C otherwise)
-                if constexpr (!kDTransposed) prefetch_c_tile(g, tile_row(c, false), c.n0, c.z);
+                if constexpr (!kDTransposed) {
+                    if (issuer) prefetch_c_tile(g, tile_row(c, false), c.n0, c.z);
+                }
             }
-            if (kGpcOrder && rank == 0) gpc_count_out(counters);
-            grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
+            if (issuer) {
+                if (kGpcOrder && rank == 0) gpc_count_out(counters);
+                grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
+            }
             // Tail: wait until every slot's last use is released by the consumers of every CTA of the cluster.
             // Then no peer arrives on this CTA's barriers any more, and every multicast into it has been
             // consumed (its own consumers waited for each), so the CTA may exit without a cluster barrier.
@@ -207,7 +218,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         const int warp = wg_tid / 32, lane = tid % 32;
 
         // fp8: per-tensor scales (device pointers, null = 1), applied to each finished tile.
-        const float scale = PROMOTE && !ROW_SCALES ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f) : 1.0f;
+        const float scale = PROMOTE && !ROW_SCALES && !kBlockScales ? (scale_a ? *scale_a : 1.0f) * (scale_b ? *scale_b : 1.0f)
+                                                                     : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
         unsigned a_frag[2][A_REG_HALF][4];  // A_REGS: A's fragments, a register set per half k-tile (else unused)
@@ -301,8 +313,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                                              scale_a, scale_b, 1 + cw);
                     }
                     wgmma_wait<0>();
-                    if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                    promote(acc, part);
+                    if constexpr (kBlockScales) {  // (block_scales.cuh: read before the slot goes back)
+                        const BlockScaleFactors f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane);
+                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                        promote_block_scaled(acc, part, f, (SCALE_BLOCK - c.n0 % SCALE_BLOCK) / 8);
+                    } else {
+                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                        promote(acc, part);
+                    }
                 } else if constexpr (kARegs) {
                     // A's fragments through registers, the k-tile in two halves from two register sets
                     // (hopper_ktile.cuh): each wait leaves the half just issued queued.

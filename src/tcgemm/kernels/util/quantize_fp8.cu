@@ -1,7 +1,8 @@
 // quantize_fp8.cu — 16- or 32-bit rows to fp8 e4m3 with one scale per group of GROUP consecutive elements of a row
 // (tcgemm/quantize.py; not a GEMM).  A group is a whole row (row-wise: the scale_a (M, 1) of torch._scaled_mm's
 // row-wise mode, or a weight's per-output-channel scale_b) or 128 elements (DeepSeek-V3's 1 x 128 activation
-// groups); the last group of a row may be shorter.
+// groups); the last group of a row may be shorter.  Or the scales are given, one per group of a block of rows (a
+// weight's 128 x 128 blocks, DeepSeek-V3's).
 //
 //   scale = amax(|x|) / 448 (e4m3's largest finite value; 1 for a group of zeros)
 //   q     = x / scale, rounded to nearest even and saturated to +-448 (cvt.rn.satfinite)
@@ -52,8 +53,10 @@ __device__ __forceinline__ void store_vec(unsigned char* dst, const Words& w, fl
 
 extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __restrict__ x, long long ld_x,
                                                                 unsigned char* __restrict__ q, long long ld_q,
-                                                                float* __restrict__ scales, long long ld_s, int rows,
-                                                                int cols, int group, int vectors) {
+                                                                float* __restrict__ scales, long long ld_s, long long group_s, int rows,
+                                                                int cols, int group, int vectors,
+                                                                const float* __restrict__ given, long long ld_given,
+                                                                int given_rows) {
     const int groups = (cols + group - 1) / group;
     const int lane = threadIdx.x % 32;
     // lanes per group: a power of two, 32 unless the group is one vector a lane or less
@@ -88,7 +91,10 @@ extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __res
         for (int c = c0 + lane; c < c1; c += 32) amax = fmaxf(amax, fabsf(to_f32(xr[c])));
     }
     for (int o = lanes / 2; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-    const float scale = amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 1.0f;
+    // given: the scales are the caller's, one per given_rows rows and group (a weight's 128 x 128 blocks, whose amax
+    // spans rows of other warps: tcgemm.quantize.quantize_fp8_blocks works them out first); nothing written back.
+    const float scale = given != nullptr ? given[(row / given_rows) * ld_given + g]
+                                         : amax > 0.0f ? __fdiv_rn(amax, 448.0f) : 1.0f;
     if (one) {
         const int c = c0 + sub * VEC;
         if (c < c1) store_vec(qr + c, held, scale);
@@ -103,5 +109,5 @@ extern "C" __global__ void __launch_bounds__(256) quantize_fp8(const ELEM* __res
         for (int c = c0 + lane; c < c1; c += 32)
             qr[c] = (unsigned char)(to_e4m3x2(__fdiv_rn(to_f32(xr[c]), scale), 0.0f) & 0xff);
     }
-    if (valid && sub == 0) scales[row * ld_s + g] = scale;
+    if (valid && sub == 0 && given == nullptr) scales[row * ld_s + g * group_s] = scale;
 }
