@@ -73,15 +73,16 @@ def _kernel(dtype: torch.dtype, device: int) -> Any:
 def quantize_fp8(x: torch.Tensor, group: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(x8, scales): ``x`` (rows, cols; bf16, fp16 or fp32, on a CUDA GPU of sm_89 or newer) as fp8 e4m3 and
     float32 scales, one per row (``group=None``: shape (rows, 1)) or per ``group`` consecutive elements of a row
-    (shape (rows, ceil(cols / group)), stored M-major: strides (1, rows), as the block-wise GEMM reads scale_a; a
-    row's last group may be shorter), with x ~= x8 * scale. See the module."""
+    (shape (rows, ceil(cols / group)), stored M-major: strides (1, rows rounded up to 4), as the block-wise GEMM reads
+    scale_a; a row's last group may be shorter), with x ~= x8 * scale. See the module."""
     g = _check(x, group)
     x = _on_gpu(x)
     rows, cols = x.shape
     groups = -(-cols // g) if cols else 0
-    # Groups: (rows, groups) M-major, strides (1, rows): the layout the block-wise GEMM reads (tcgemm.scales)
+    # Groups: (rows, groups) M-major with rows rounded up to 4, strides (1, rows4): the layout the block-wise GEMM
+    # copies scale_a from (tcgemm.scales)
     scales = (torch.empty(rows, 1, dtype=torch.float32, device=x.device) if group is None
-              else torch.empty(groups, rows, dtype=torch.float32, device=x.device).t())
+              else torch.empty(groups, (rows + 3) // 4 * 4, dtype=torch.float32, device=x.device)[:, :rows].t())
     if rows == 0 or cols == 0:
         return torch.empty(rows, cols, dtype=torch.float8_e4m3fn, device=x.device), scales.fill_(1.0)
     return _launch(x, g, scales), scales

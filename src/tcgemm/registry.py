@@ -1500,10 +1500,10 @@ def all_specs() -> tuple[KernelSpec, ...]:
 
 @cache
 def with_block_scales(cfg: TileConfig) -> TileConfig:
-    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats,
-    kernels/include/block_scales.cuh), and where that leaves the ring beyond the 227 KB a CTA may have, one stage
-    fewer per overflow. One object per config (the launch caches key on identity)."""
-    slot = cfg["BLOCK_M"] * 4 + 16
+    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats of scale_a, 8
+    of scale_b: kernels/include/block_scales.cuh, SCALE_SLOT), and where that leaves the ring beyond the 227 KB a CTA
+    may have, one stage fewer per overflow. One object per config (the launch caches key on identity)."""
+    slot = (cfg["BLOCK_M"] + 4) * 4 + 32
     stage = (cfg["BLOCK_M"] + cfg["BLOCK_N"]) * 128  # fp8: 128 bytes of k per row
     stages, smem = cfg["STAGES"], cfg.smem_bytes + cfg["STAGES"] * slot
     while smem > MAX_DYNAMIC_SMEM and stages > 2:

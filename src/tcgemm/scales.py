@@ -7,9 +7,10 @@ Three modes, told apart by the shapes (K = a's columns, N = b's columns):
   column of b, (1, N) or (N,); either may be a number or None instead;
 - **block-wise** (DeepSeek-V3's recipe): ``scale_a`` (M, ceil(K / 128)), one per row and 128-deep group of k (an
   activation quantized in 1 x 128 groups: ``tcgemm.quantize_fp8(x, group=128)``), ``scale_b`` (ceil(N / 128),
-  ceil(K / 128)), one per 128 x 128 block of the weight as it is stored (N, K). Both are needed. The kernel reads
-  scale_a M-major (strides (1, M), what quantize_fp8 returns) and scale_b row-major; other layouts are copied into
-  those on each call (:func:`kernel_block_scales`).
+  ceil(K / 128)), one per 128 x 128 block of the weight as it is stored (N, K). Both are needed. The kernel copies
+  scale_a M-major with its rows padded to a multiple of 4 (strides (1, M rounded up to 4): what quantize_fp8 returns,
+  DeepGEMM's layout) and scale_b row-major (rows padded to 4 where K / 128 is not a multiple of 4); other layouts are
+  copied into those on each call (:func:`kernel_block_scales`).
 
 Where a row-wise and a block-wise reading of the shapes coincide (K <= 128 and N = 1), they mean the same product.
 """
@@ -115,14 +116,30 @@ def fold_scales(a: torch.Tensor, alpha: float, scale_a: float | torch.Tensor | N
     return alpha, tuple(tensors), "row" if row_wise else "tensor"
 
 
+def _pad4(n: int) -> int:
+    return (n + 3) // 4 * 4
+
+
+def _spans(t: torch.Tensor, elements: int) -> bool:
+    """Whether t's storage holds ``elements`` floats from t's first (the kernel's copies read whole padded rows)."""
+    return t.untyped_storage().nbytes() >= (t.storage_offset() + elements) * t.element_size()
+
+
 def kernel_block_scales(scale_a: torch.Tensor, scale_b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Block-wise scales in the layouts the kernel reads (kernels/include/block_scales.cuh): scale_a (M, KB)
-    M-major (element (m, kb) at kb * M + m), scale_b (NB, KB) row-major; the tensors themselves when they are
-    (no copy: what quantize_fp8(..., group=128) returns for scale_a), else copies (a small kernel each call)."""
+    """Block-wise scales in the layouts the kernel copies from (kernels/include/block_scales.cuh: bulk copies of
+    16-byte aligned runs): scale_a (M, KB) M-major with rows of M rounded up to 4 (strides (1, M4), 16-byte aligned:
+    DeepGEMM's layout, and what quantize_fp8(..., group=128) returns), scale_b (NB, KB) row-major with rows of KB
+    rounded up to 4 (a contiguous tensor when KB is a multiple of 4). The tensors themselves when they are (no copy),
+    else copies in those layouts (two small kernels a call)."""
     m, kb = scale_a.shape
     nb = scale_b.shape[0]
-    if not ((scale_a.stride(0) == 1 or m == 1) and (scale_a.stride(1) == m or kb == 1)):
-        scale_a = scale_a.t().contiguous().t()
-    if not ((scale_b.stride(1) == 1 or kb == 1) and (scale_b.stride(0) == kb or nb == 1)):
-        scale_b = scale_b.contiguous()
+    m4, kb4 = _pad4(m), _pad4(kb)
+    if not ((scale_a.stride(0) == 1 or m == 1) and (scale_a.stride(1) == m4 or kb == 1)
+            and scale_a.data_ptr() % 16 == 0 and _spans(scale_a, kb * m4)):
+        padded = torch.empty(kb, m4, dtype=scale_a.dtype, device=scale_a.device)
+        scale_a = padded[:, :m].t().copy_(scale_a) if m else padded[:, :m].t()
+    if not ((scale_b.stride(1) == 1 or kb == 1) and (scale_b.stride(0) == kb4 or nb == 1)
+            and scale_b.data_ptr() % 16 == 0 and _spans(scale_b, nb * kb4)):
+        padded = torch.empty(nb, kb4, dtype=scale_b.dtype, device=scale_b.device)
+        scale_b = padded[:, :kb].copy_(scale_b)
     return scale_a, scale_b

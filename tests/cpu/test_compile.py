@@ -72,8 +72,8 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops.add("UTMASTG")
     if spec.pdl:  # launched with programmatic dependent launch: griddepcontrol.wait and .launch_dependents
         ops |= {"ACQBULK", "PREEXIT"}
-    if d.get("BLOCK_SCALES") == "1":  # the producer warp's cp.async copies of the scales (block_scales.cuh)
-        ops.add("LDGSTS")
+    if d.get("BLOCK_SCALES") == "1":  # the producer's bulk copies of the scales (block_scales.cuh)
+        ops.add("UBLKCP")
     return ops
 
 

@@ -132,7 +132,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         tma_prefetch_desc(tma_b);
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full + 8 * s, 1 + SCALE_COPIERS);  // the TMA producer (+ BLOCK_SCALES' copying lanes)
+            mbar_init(full + 8 * s, 1);
             mbar_init(empty + 8 * s, SLOT_READERS * CLUSTER_M);
         }
         mbar_init_fence();
@@ -151,9 +151,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
         setmaxnreg_dec<PRODUCER_REGS>();
-        // One thread issues the TMA loads; with BLOCK_SCALES its warp walks the same loop and copies the scales.
-        const bool issuer = tid == 0;
-        if (tid < (kBlockScales ? 32 : 1)) {
+        if (tid == 0) {
             const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
@@ -172,11 +170,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 walk.range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
-                    const int k_tile = backwards ? kt0 + kt1 - 1 - kt : kt;
-                    if (issuer) load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, k_tile, m_load, n_load, za, zb, rank);
-                    if constexpr (kBlockScales)
-                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, k_tile,
-                                          m_load, n_load, tid);
+                    if constexpr (kBlockScales)  // (before load_tile's arrival: block_scales.cuh)
+                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
+                                          m_load, n_load);
+                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
+                              m_load, n_load, za, zb, rank);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -184,14 +182,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                 }
                 // (hopper_epilogue.cuh; a transposed tile reads C otherwise)
-                if constexpr (!kDTransposed) {
-                    if (issuer) prefetch_c_tile(g, tile_row(c, false), c.n0, c.z);
-                }
+                if constexpr (!kDTransposed) prefetch_c_tile(g, tile_row(c, false), c.n0, c.z);
             }
-            if (issuer) {
-                if (kGpcOrder && rank == 0) gpc_count_out(counters);
-                grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
-            }
+            if (kGpcOrder && rank == 0) gpc_count_out(counters);
+            grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
             // Tail: wait until every slot's last use is released by the consumers of every CTA of the cluster.
             // Then no peer arrives on this CTA's barriers any more, and every multicast into it has been
             // consumed (its own consumers waited for each), so the CTA may exit without a cluster barrier.
@@ -307,14 +301,16 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     mma_ktile(part, a_base, b_base, 0);
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
+                    BlockScaleFactors f;  // (block_scales.cuh: read while the wgmmas run, before the slot goes back)
+                    if constexpr (kBlockScales)
+                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
                         if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
                             stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
                                              scale_a, scale_b, 1 + cw);
                     }
                     wgmma_wait<0>();
-                    if constexpr (kBlockScales) {  // (block_scales.cuh: read before the slot goes back)
-                        const BlockScaleFactors f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane);
+                    if constexpr (kBlockScales) {
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                         promote_block_scaled(acc, part, f, (SCALE_BLOCK - c.n0 % SCALE_BLOCK) / 8);
                     } else {

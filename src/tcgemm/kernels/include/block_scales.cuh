@@ -11,23 +11,28 @@
 // per-tensor promotion costs an add.
 //
 // Where the scales come from: each ring slot has a scale slot beside it (SCALE_SLOT bytes, between the D
-// staging buffers and the barriers): the k-tile's BLOCK_M values of scale_a for the tile's rows, then the
-// scale_b values of the (one or two) 128-column blocks the tile's columns fall in. The producer warp copies them
-// with cp.async (4 bytes a copy; rows outside A and blocks outside B read as zeros, so the values they multiply,
-// which are never stored, stay finite) and each lane's `cp.async.mbarrier.arrive.noinc` counts on the slot's full
-// barrier, which therefore expects 32 arrivals more than the TMA producer's one: a consumer that waited for the
-// slot's data sees its scales too. The consumer reads its two rows' scales from shared memory after the k-tile's
-// wgmmas retired and before it releases the slot. Loading them into registers from global memory would cost their
-// latency at the next wgmma.fence, which waits for the thread's loads in flight (hopper_epilogue.cuh,
-// stage_row_scales); the producer's copies cost the consumers nothing but a shared load.
+// staging buffers and the barriers): the k-tile's scale_a values of the tile's rows, then the scale_b values of the
+// (one or two) 128-column blocks the tile's columns fall in. The producer thread copies them with bulk copies
+// (cp.async.bulk: the TMA unit, no tensor map) that complete on the slot's full barrier, its expected bytes raised
+// first, so a consumer that waited for the slot's data has its scales too. The consumer reads its rows' scales from
+// shared memory right after issuing the k-tile's wgmmas (their latency under the wgmmas') and applies them once
+// the wgmmas retired. Measured first (4096^3, bf16 out, 128 x 128 tiles; 2026-11-26-h100-explore-block-scales-
+// cost-bd631e9.txt): 32 producer lanes copying 4 bytes each with cp.async (LDGSTS) and arriving through
+// cp.async.mbarrier.arrive cost 10-20% (143.8 us against 128.0 without the copies and 112.8 without copies or
+// reads, torch._scaled_mm block-wise 119); the reads after the wgmma wait cost the rest. Loads into registers
+// from global memory would cost their latency at the next wgmma.fence, which waits for the thread's loads in
+// flight (hopper_epilogue.cuh, stage_row_scales).
 //
-// Layouts the kernel reads (the host copies other layouts into these, tcgemm.api): scale_a M-major, element
-// (m, kb) at kb * M + m (a (M, ceil(K / 128)) tensor with strides (1, M): what tcgemm.quantize_fp8(x, group=128)
-// returns), so that the 32 lanes' copies of one k-block are consecutive; scale_b row-major, (nb, kb) at
-// nb * ceil(K / 128) + kb.
+// Bulk copies want 16-byte aligned sources and sizes, hence the layouts the kernel reads (the host copies other
+// layouts into these, tcgemm.scales): scale_a M-major with its rows padded to 4, element (m, kb) at kb * M4 + m
+// (M4 = M rounded up to a multiple of 4: a (M, ceil(K / 128)) tensor with strides (1, M4), DeepGEMM's layout and
+// what tcgemm.quantize_fp8(x, group=128) returns); scale_b row-major with rows of KB4 = ceil(K / 128) rounded up
+// to 4, (nb, kb) at nb * KB4 + kb. A tile's scale_a copy starts at its first row rounded down to 4 (the last row of
+// tiles starts at M - BLOCK_M: tile_row) and runs BLOCK_M + 4 values or to the end of the padded row; the scale_b
+// copy is the 4 values of the k-tile's aligned quad. Values past M, or past the last column block, are never
+// copied: what the slot holds there multiplies rows and columns the stores clip.
 #pragma once
 #include "hopper_config.cuh"
-#include "cp_async.cuh"
 
 #ifndef BLOCK_SCALES
 #define BLOCK_SCALES 0
@@ -36,47 +41,57 @@ constexpr bool kBlockScales = BLOCK_SCALES != 0;
 constexpr int SCALE_BLOCK = 128;  // k (and n) per scale: DeepSeek-V3's blocks
 // 128-column blocks a tile's columns can meet: one where BLOCK_N divides 128 (tiles never straddle), else two.
 constexpr int B_SCALE_SPAN = SCALE_BLOCK % BLOCK_N == 0 ? 1 : 2;
-constexpr int SCALE_SLOT = kBlockScales ? BLOCK_M * 4 + 16 : 0;  // bytes per ring slot: scale_a rows, scale_b blocks
-constexpr int SCALE_COPIERS = kBlockScales ? 32 : 0;  // producer lanes that copy scales (arrivals per slot use)
+constexpr int A_SCALE_BYTES = (BLOCK_M + 4) * 4;  // a tile's scale_a values from its first row rounded down to 4
+constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES + 32 : 0;  // bytes per ring slot: then 2 quads of scale_b
 static_assert(!kBlockScales || (PROMOTE_EACH && BLOCK_K * ELEM_BYTES == SCALE_BLOCK && M_ATOMS == 1 && !kPingpong &&
+                                !kWaveSnake &&
                                 !kDTransposed && !GATED && !ROW_SCALES && (SCALE_BLOCK % BLOCK_N == 0 || BLOCK_N == 192) &&
                                 BLOCK_M % 32 == 0),
-              "block-wise scales: fp8 promoted every k-tile (128 deep), m64 consumers, D not transposed, tiles that "
+              "block-wise scales: fp8 promoted every k-tile (128 deep, in order), m64 consumers, D not transposed, tiles that "
               "meet at most two 128-column blocks (BLOCK_N divides 128, or 192: tiles start at n0 % 128 = 0 or 64)");
 
-// Producer lane `lane` (of 32): k-tile kt's scales of the tile at rows m0, columns n0 into `slot`, completing
-// on `full` (cp.async.mbarrier.arrive.noinc: an arrival when this lane's copies have landed).
-__device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, const float* scale_a,
-                                                  const float* scale_b, int M, int N, int K, int kt, int m0, int n0,
-                                                  int lane) {
-    const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    const float* sa = scale_a + (long long)kt * M;
-#pragma unroll
-    for (int r = lane; r < BLOCK_M; r += 32) {
-        const int m = m0 + r;
-        cp_async_4_zfill(slot + 4 * r, m < M ? sa + m : scale_a, m < M ? 4 : 0);
-    }
-    if (lane < B_SCALE_SPAN) {
-        const int nb = n0 / SCALE_BLOCK + lane;
-        const bool in = nb * SCALE_BLOCK < N;
-        cp_async_4_zfill(slot + 4 * (BLOCK_M + lane), in ? scale_b + (long long)nb * kblocks + kt : scale_b, in ? 4 : 0);
-    }
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full) : "memory");
+__device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+// More bytes for the barrier's current phase, without an arrival: issued before the copies and before the TMA
+// producer's own arrive.expect_tx, so the phase cannot complete without them.
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 }
 
-// The factors of this thread's accumulators for one k-tile: rows r0 and r0 + 8 of the consumer's (wgmma layout:
+// The producer thread: k-tile kt's scales of the tile whose loads start at row m0, column n0, into `slot`.
+__device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, const float* scale_a,
+                                                  const float* scale_b, int M, int N, int K, int kt, int m0, int n0) {
+    const int m4 = (M + 3) & ~3, kb4 = (((K + SCALE_BLOCK - 1) / SCALE_BLOCK) + 3) & ~3;
+    const int nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
+    const int m_al = m0 & ~3;
+    const unsigned a_bytes = 4u * min(BLOCK_M + 4, m4 - m_al);
+    const int nb0 = n0 / SCALE_BLOCK;
+    const bool second = B_SCALE_SPAN > 1 && nb0 + 1 < nblocks;
+    mbar_expect_tx(full, a_bytes + (second ? 32u : 16u));
+    bulk_copy_to_shared(slot, scale_a + (long long)kt * m4 + m_al, a_bytes, full);
+    const float* b_row = scale_b + (long long)nb0 * kb4 + (kt & ~3);
+    bulk_copy_to_shared(slot + A_SCALE_BYTES, b_row, 16, full);
+    if (second) bulk_copy_to_shared(slot + A_SCALE_BYTES + 16, b_row + kb4, 16, full);
+}
+
+// The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of the consumer's (wgmma layout:
 // hopper_epilogue.cuh, scale_rows_cols), times the scale_b of the column block before (f[0], f[1]) and after
-// (f[2], f[3]) the tile's 128-column boundary.
+// (f[2], f[3]) the tile's 128-column boundary. `shift`: the tile's first loaded row modulo 4 (the copy started
+// below it).
 struct BlockScaleFactors {
     float f[4];
 };
-__device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, int cw, int warp, int lane) {
-    const int r0 = consumer_row0(cw) + 16 * warp + lane / 4;
+__device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, int cw, int warp, int lane, int shift,
+                                                               int kt) {
+    const int r0 = shift + consumer_row0(cw) + 16 * warp + lane / 4;
+    const unsigned b = slot + A_SCALE_BYTES + 4 * (kt & 3);
     float a0, a1, b0, b1 = 0.0f;
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a0) : "r"(slot + 4 * r0));
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a1) : "r"(slot + 4 * (r0 + 8)));
-    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b0) : "r"(slot + 4 * BLOCK_M));
-    if constexpr (B_SCALE_SPAN > 1) asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b1) : "r"(slot + 4 * BLOCK_M + 4));
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b0) : "r"(b));
+    if constexpr (B_SCALE_SPAN > 1) asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b1) : "r"(b + 16));
     return {{a0 * b0, a1 * b0, a0 * b1, a1 * b1}};
 }
 
@@ -94,5 +109,6 @@ __device__ __forceinline__ void promote_block_scaled(acc_t (&acc)[NACC], acc_t (
     }
 }
 
+static_assert(SCALE_SLOT % 16 == 0, "bulk copies land at 16-byte aligned addresses");
 static_assert(SMEM_BYTES >= STAGES * (STAGE_BYTES + SCALE_SLOT) + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small for the scale slots (tcgemm.launch sizes block-scale builds)");
