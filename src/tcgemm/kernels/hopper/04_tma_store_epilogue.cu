@@ -170,11 +170,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 walk.range(u, kt0, kt1);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
-                    if constexpr (kBlockScales)  // (before load_tile's arrival: block_scales.cuh)
+                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
+                              m_load, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, g.N, m_load, n_load) : 0);
+                    if constexpr (kBlockScales)  // (block_scales.cuh)
                         load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
                                           m_load, n_load);
-                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_load, n_load, za, zb, rank);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -297,13 +297,13 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                 } else if constexpr (PROMOTE_EACH) {
                     // Every k-tile: wait for it at once, release its slot, add its partial sums.
+                    BlockScaleFactors f;  // (block_scales.cuh: read before the fence, where the data wait ends)
+                    if constexpr (kBlockScales)
+                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, 0);
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
-                    BlockScaleFactors f;  // (block_scales.cuh: read while the wgmmas run, before the slot goes back)
-                    if constexpr (kBlockScales)
-                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
                         if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
                             stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,

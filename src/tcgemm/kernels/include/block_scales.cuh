@@ -13,15 +13,19 @@
 // Where the scales come from: each ring slot has a scale slot beside it (SCALE_SLOT bytes, between the D
 // staging buffers and the barriers): the k-tile's scale_a values of the tile's rows, then the scale_b values of the
 // (one or two) 128-column blocks the tile's columns fall in. The producer thread copies them with bulk copies
-// (cp.async.bulk: the TMA unit, no tensor map) that complete on the slot's full barrier, its expected bytes raised
-// first, so a consumer that waited for the slot's data has its scales too. The consumer reads its rows' scales from
-// shared memory right after issuing the k-tile's wgmmas (their latency under the wgmmas') and applies them once
-// the wgmmas retired. Measured first (4096^3, bf16 out, 128 x 128 tiles; 2026-11-26-h100-explore-block-scales-
-// cost-bd631e9.txt): 32 producer lanes copying 4 bytes each with cp.async (LDGSTS) and arriving through
-// cp.async.mbarrier.arrive cost 10-20% (143.8 us against 128.0 without the copies and 112.8 without copies or
-// reads, torch._scaled_mm block-wise 119); the reads after the wgmma wait cost the rest. Loads into registers
-// from global memory would cost their latency at the next wgmma.fence, which waits for the thread's loads in
-// flight (hopper_epilogue.cuh, stage_row_scales).
+// (cp.async.bulk: the TMA unit, no tensor map) after the k-tile's TMA loads, completing on the slot's full
+// barrier, whose arrival expected their bytes with the tiles' (one barrier operation), so a consumer that waited
+// for the slot's data has its scales too. The consumer reads its rows' scales from shared memory right after that
+// wait, before the wgmma fence, and applies them once the k-tile's wgmmas retired.
+// Measured at 4096^3 and 4096 x 7168 x 16384, bf16 out, against torch._scaled_mm's block-wise mode in the same
+// process (CUDA graphs; 2026-11-26-h100-explore-block-scales-{cost-bd631e9,merged-81b7d9e,read-at-81b7d9e}.txt):
+//  * where the reads go: before the fence 0.93-0.97x; right after the wgmmas' commit 0.74-0.81x; after the wgmma
+//    wait 0.79-0.93x (their latency then sits in the drain, while this warpgroup's tensor-core queue is empty;
+//    before the fence the other warpgroup's queued wgmmas cover it);
+//  * the copies: 32 producer lanes copying 4 bytes each with cp.async, arriving through cp.async.mbarrier.arrive,
+//    cost 10-20% (143.8 us against 128.0 without them); bulk copies under the tiles' expect_tx cost 1-3%.
+// Loads into registers from global memory would cost their latency at the next wgmma.fence, which waits for the
+// thread's loads in flight (hopper_epilogue.cuh, stage_row_scales).
 //
 // Bulk copies want 16-byte aligned sources and sizes, hence the layouts the kernel reads (the host copies other
 // layouts into these, tcgemm.scales): scale_a M-major with its rows padded to 4, element (m, kb) at kb * M4 + m
@@ -54,26 +58,24 @@ __device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* sr
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
-// More bytes for the barrier's current phase, without an arrival: issued before the copies and before the TMA
-// producer's own arrive.expect_tx, so the phase cannot complete without them.
-__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+// Bytes the k-tile's scale copies bring (load_block_scales' copies), for the TMA producer's arrive.expect_tx.
+__device__ __forceinline__ unsigned block_scale_bytes(int M, int N, int m0, int n0) {
+    const int m_al = m0 & ~3, m4 = (M + 3) & ~3;
+    const bool second = B_SCALE_SPAN > 1 && n0 / SCALE_BLOCK + 1 < (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
+    return 4u * min(BLOCK_M + 4, m4 - m_al) + (second ? 32u : 16u);
 }
 
-// The producer thread: k-tile kt's scales of the tile whose loads start at row m0, column n0, into `slot`.
+// The producer thread, after load_tile (whose arrival expected these bytes too): k-tile kt's scales of the tile
+// whose loads start at row m0, column n0, into `slot`.
 __device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, const float* scale_a,
                                                   const float* scale_b, int M, int N, int K, int kt, int m0, int n0) {
     const int m4 = (M + 3) & ~3, kb4 = (((K + SCALE_BLOCK - 1) / SCALE_BLOCK) + 3) & ~3;
-    const int nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    const int m_al = m0 & ~3;
-    const unsigned a_bytes = 4u * min(BLOCK_M + 4, m4 - m_al);
-    const int nb0 = n0 / SCALE_BLOCK;
-    const bool second = B_SCALE_SPAN > 1 && nb0 + 1 < nblocks;
-    mbar_expect_tx(full, a_bytes + (second ? 32u : 16u));
-    bulk_copy_to_shared(slot, scale_a + (long long)kt * m4 + m_al, a_bytes, full);
+    const int m_al = m0 & ~3, nb0 = n0 / SCALE_BLOCK;
+    bulk_copy_to_shared(slot, scale_a + (long long)kt * m4 + m_al, 4u * min(BLOCK_M + 4, m4 - m_al), full);
     const float* b_row = scale_b + (long long)nb0 * kb4 + (kt & ~3);
     bulk_copy_to_shared(slot + A_SCALE_BYTES, b_row, 16, full);
-    if (second) bulk_copy_to_shared(slot + A_SCALE_BYTES + 16, b_row + kb4, 16, full);
+    if (B_SCALE_SPAN > 1 && nb0 + 1 < (N + SCALE_BLOCK - 1) / SCALE_BLOCK)
+        bulk_copy_to_shared(slot + A_SCALE_BYTES + 16, b_row + kb4, 16, full);
 }
 
 // The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of the consumer's (wgmma layout:

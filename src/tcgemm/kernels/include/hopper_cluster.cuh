@@ -71,9 +71,9 @@ __device__ __forceinline__ void load_gated_b(unsigned dst, const TmaDesc* map, u
 // k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts.
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
-                                          int rank) {
+                                          int rank, unsigned extra_bytes = 0) {
     const int k0 = kt * BLOCK_K;
-    mbar_arrive_expect_tx(bar, STAGE_BYTES);
+    mbar_arrive_expect_tx(bar, STAGE_BYTES + extra_bytes);  // (extra: block_scales.cuh's copies, issued after)
     // A goes to the CTAs of this tile row (ranks rank % CTAS_M + CTAS_M j), B to those of this tile column.
     const int rm = rank % CTAS_M, rn = rank / CTAS_M;
     const unsigned short a_mask = SHARE_A ? ((1u << CLUSTER_M) - 1) / ((1u << CTAS_M) - 1) << rm : 0;
