@@ -297,8 +297,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                 } else if constexpr (PROMOTE_EACH) {
                     // Every k-tile: wait for it at once, release its slot, add its partial sums.
-                    BlockScaleFactors f;  // (block_scales.cuh: read before the fence, where the data wait ends)
-                    if constexpr (kBlockScales)
+                    BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, or after the wgmmas)
+                    if constexpr (kBlockScales && SCALES_BEFORE_FENCE)
                         f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, 0);
@@ -310,6 +310,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                                              scale_a, scale_b, 1 + cw);
                     }
                     wgmma_wait<0>();
+                    if constexpr (kBlockScales && !SCALES_BEFORE_FENCE)
+                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     if constexpr (kBlockScales) {
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                         promote_block_scaled(acc, part, f, (SCALE_BLOCK - c.n0 % SCALE_BLOCK) / 8);

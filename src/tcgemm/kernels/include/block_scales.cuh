@@ -45,6 +45,10 @@ constexpr bool kBlockScales = BLOCK_SCALES != 0;
 constexpr int SCALE_BLOCK = 128;  // k (and n) per scale: DeepSeek-V3's blocks
 // 128-column blocks a tile's columns can meet: one where BLOCK_N divides 128 (tiles never straddle), else two.
 constexpr int B_SCALE_SPAN = SCALE_BLOCK % BLOCK_N == 0 ? 1 : 2;
+// Where the consumer reads a k-tile's scales: before the wgmma fence (the faster place, see above), except in tiles
+// 192 wide, whose 2 x 96 accumulators leave no registers to hold the factors across the wgmmas (ptxas spilled):
+// there after the wgmma wait.
+constexpr bool SCALES_BEFORE_FENCE = ATOM_ACC <= 64;
 constexpr int A_SCALE_BYTES = (BLOCK_M + 4) * 4;  // a tile's scale_a values from its first row rounded down to 4
 constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES + 32 : 0;  // bytes per ring slot: then 2 quads of scale_b
 static_assert(!kBlockScales || (PROMOTE_EACH && BLOCK_K * ELEM_BYTES == SCALE_BLOCK && M_ATOMS == 1 && !kPingpong &&
