@@ -95,7 +95,7 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
     if problem.block_scales and not cfg.serves_block_scales():
         return (f"config {cfg.name!r} cannot apply block-wise fp8 scales (kernels/include/block_scales.cuh: m64 "
-                "consumers, tiles 32, 64, 128 or 192 wide); use kernel='auto' or another fp8 config")
+                "consumers, tiles 32, 64 or 128 wide); use kernel='auto' or another fp8 config")
     if problem.gated and (not cfg.gated_parts() or cfg.get("D_TRANSPOSED")):
         return (f"config {cfg.name!r}: its gated epilogue cannot store half of a tile {cfg['BLOCK_N']} wide in whole "
                 f"boxes of {cfg.get('D_BOX_BYTES', 128)} bytes (kernels/include/hopper_config.cuh: gated_parts)")

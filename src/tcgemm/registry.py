@@ -87,10 +87,9 @@ class TileConfig:
 
     def serves_block_scales(self) -> bool:
         """Whether a fp8 config can take block-wise scales (kernels/include/block_scales.cuh): m64 consumers of one
-        tile, D not transposed, tiles meeting at most two 128-column blocks of B's scales."""
-        block_n = self["BLOCK_N"]
+        tile, D not transposed, tiles within one 128-column block of B's scales (BLOCK_N divides 128)."""
         return (self.get("WG_M", 64) == 64 and not self.get("PINGPONG") and not self.get("D_TRANSPOSED")
-                and (SCALE_BLOCK % block_n == 0 or block_n == 192))
+                and SCALE_BLOCK % self["BLOCK_N"] == 0)
 
     @property
     def smem_bytes(self) -> int:
@@ -1500,10 +1499,10 @@ def all_specs() -> tuple[KernelSpec, ...]:
 
 @cache
 def with_block_scales(cfg: TileConfig) -> TileConfig:
-    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats of scale_a, 8
+    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats of scale_a, 4
     of scale_b: kernels/include/block_scales.cuh, SCALE_SLOT), and where that leaves the ring beyond the 227 KB a CTA
     may have, one stage fewer per overflow. One object per config (the launch caches key on identity)."""
-    slot = (cfg["BLOCK_M"] + 4) * 4 + 32
+    slot = (cfg["BLOCK_M"] + 4) * 4 + 16
     stage = (cfg["BLOCK_M"] + cfg["BLOCK_N"]) * 128  # fp8: 128 bytes of k per row
     stages, smem = cfg["STAGES"], cfg.smem_bytes + cfg["STAGES"] * slot
     while smem > MAX_DYNAMIC_SMEM and stages > 2:

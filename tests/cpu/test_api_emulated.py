@@ -367,6 +367,8 @@ def test_fp8_block_scale_validation(fake_gpu):
         tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out=torch.empty(16, 32).t())
     with pytest.raises(KernelUnavailable, match="block-wise scales"):
         tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, kernel="wgmma_ws_kmajor")
+    with pytest.raises(ValueError, match="cannot apply block-wise fp8 scales"):  # (a tile straddling two blocks)
+        tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, kernel="wgmma_tma_store_kmajor", config="128x192x128")
 
 
 def test_fp8_row_scale_validation(fake_gpu):

@@ -58,7 +58,7 @@ def _check(d: torch.Tensor, a, b, sa, sb, alpha: float = 1.0) -> None:
 
 
 CONFIGS = [c.name for c in registry.get(KERNEL).configs_for("fp8e4m3") if c.serves_block_scales()]
-# (K: fp8 rows of 16-byte multiples; N = 200, 136: tiles of 192 / 64 / 32 columns straddling a 128 block)
+# (K: fp8 rows of 16-byte multiples; N = 200, 136, 1030: a last, partial 128-column block of scales)
 SHAPES = [(1, 16, 16), (7, 200, 48), (129, 257, 4096), (200, 136, 304), (1000, 1030, 1008), (17, 4096, 4096),
           (300, 584, 7168)]
 

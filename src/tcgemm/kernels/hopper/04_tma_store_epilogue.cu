@@ -171,10 +171,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_load, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, g.N, m_load, n_load) : 0);
+                              m_load, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, m_load) : 0);
                     if constexpr (kBlockScales)  // (block_scales.cuh)
-                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
-                                          m_load, n_load);
+                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.K, kt, m_load,
+                                          n_load);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -297,8 +297,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                 } else if constexpr (PROMOTE_EACH) {
                     // Every k-tile: wait for it at once, release its slot, add its partial sums.
-                    BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, or after the wgmmas)
-                    if constexpr (kBlockScales && SCALES_BEFORE_FENCE)
+                    BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, before the fence)
+                    if constexpr (kBlockScales)
                         f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
                     mma_ktile(part, a_base, b_base, 0);
@@ -310,11 +310,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                                              scale_a, scale_b, 1 + cw);
                     }
                     wgmma_wait<0>();
-                    if constexpr (kBlockScales && !SCALES_BEFORE_FENCE)
-                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
                     if constexpr (kBlockScales) {
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                        promote_block_scaled(acc, part, f, (SCALE_BLOCK - c.n0 % SCALE_BLOCK) / 8);
+                        promote_block_scaled(acc, part, f);
                     } else {
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
                         promote(acc, part);

@@ -8,11 +8,13 @@
 // (BLOCK_K = 128 bytes of k): one k-block. So each k-tile's wgmmas sum into the fresh registers `part`
 // (PROMOTE_EACH: fp8's promotion, hopper_ktile.cuh), and the promotion adds part * scale_a[row] *
 // scale_b[column block] to the fp32 total: the scales cost one multiply-add a value a k-tile, where the
-// per-tensor promotion costs an add.
+// per-tensor promotion costs an add. Tiles are at most 128 wide and divide 128, so a tile's columns share one
+// scale_b a k-tile (128 x 192 tiles, which straddle two blocks, ran 0.72-0.81x of torch._scaled_mm's block-wise
+// mode where 128 x 128 ran 0.95-0.99x: 2026-11-26-h100-explore-block-configs-d2fc147.txt; they are not built).
 //
 // Where the scales come from: each ring slot has a scale slot beside it (SCALE_SLOT bytes, between the D
-// staging buffers and the barriers): the k-tile's scale_a values of the tile's rows, then the scale_b values of the
-// (one or two) 128-column blocks the tile's columns fall in. The producer thread copies them with bulk copies
+// staging buffers and the barriers): the k-tile's scale_a values of the tile's rows, then the scale_b value of the
+// 128-column block the tile's columns fall in. The producer thread copies them with bulk copies
 // (cp.async.bulk: the TMA unit, no tensor map) after the k-tile's TMA loads, completing on the slot's full
 // barrier, whose arrival expected their bytes with the tiles' (one barrier operation), so a consumer that waited
 // for the slot's data has its scales too. The consumer reads its rows' scales from shared memory right after that
@@ -33,8 +35,8 @@
 // what tcgemm.quantize_fp8(x, group=128) returns); scale_b row-major with rows of KB4 = ceil(K / 128) rounded up
 // to 4, (nb, kb) at nb * KB4 + kb. A tile's scale_a copy starts at its first row rounded down to 4 (the last row of
 // tiles starts at M - BLOCK_M: tile_row) and runs BLOCK_M + 4 values or to the end of the padded row; the scale_b
-// copy is the 4 values of the k-tile's aligned quad. Values past M, or past the last column block, are never
-// copied: what the slot holds there multiplies rows and columns the stores clip.
+// copy is the 4 values of the k-tile's aligned quad. Values past M are never copied: what the slot holds there
+// multiplies rows the stores clip.
 #pragma once
 #include "hopper_config.cuh"
 
@@ -43,76 +45,57 @@
 #endif
 constexpr bool kBlockScales = BLOCK_SCALES != 0;
 constexpr int SCALE_BLOCK = 128;  // k (and n) per scale: DeepSeek-V3's blocks
-// 128-column blocks a tile's columns can meet: one where BLOCK_N divides 128 (tiles never straddle), else two.
-constexpr int B_SCALE_SPAN = SCALE_BLOCK % BLOCK_N == 0 ? 1 : 2;
-// Where the consumer reads a k-tile's scales: before the wgmma fence (the faster place, see above), except in tiles
-// 192 wide, whose 2 x 96 accumulators leave no registers to hold the factors across the wgmmas (ptxas spilled):
-// there after the wgmma wait.
-constexpr bool SCALES_BEFORE_FENCE = ATOM_ACC <= 64;
 constexpr int A_SCALE_BYTES = (BLOCK_M + 4) * 4;  // a tile's scale_a values from its first row rounded down to 4
-constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES + 32 : 0;  // bytes per ring slot: then 2 quads of scale_b
+constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES + 16 : 0;  // bytes per ring slot: then a quad of scale_b
 static_assert(!kBlockScales || (PROMOTE_EACH && BLOCK_K * ELEM_BYTES == SCALE_BLOCK && M_ATOMS == 1 && !kPingpong &&
                                 !kWaveSnake &&
-                                !kDTransposed && !GATED && !ROW_SCALES && (SCALE_BLOCK % BLOCK_N == 0 || BLOCK_N == 192) &&
+                                !kDTransposed && !GATED && !ROW_SCALES && SCALE_BLOCK % BLOCK_N == 0 &&
                                 BLOCK_M % 32 == 0),
-              "block-wise scales: fp8 promoted every k-tile (128 deep, in order), m64 consumers, D not transposed, tiles that "
-              "meet at most two 128-column blocks (BLOCK_N divides 128, or 192: tiles start at n0 % 128 = 0 or 64)");
+              "block-wise scales: fp8 promoted every k-tile (128 deep, in order), m64 consumers, D not transposed, tiles "
+              "within one 128-column block (BLOCK_N divides 128)");
 
 __device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
-// Bytes the k-tile's scale copies bring (load_block_scales' copies), for the TMA producer's arrive.expect_tx.
-__device__ __forceinline__ unsigned block_scale_bytes(int M, int N, int m0, int n0) {
-    const int m_al = m0 & ~3, m4 = (M + 3) & ~3;
-    const bool second = B_SCALE_SPAN > 1 && n0 / SCALE_BLOCK + 1 < (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    return 4u * min(BLOCK_M + 4, m4 - m_al) + (second ? 32u : 16u);
+// Bytes the k-tile's scale copies bring (load_block_scales), for the TMA producer's arrive.expect_tx.
+__device__ __forceinline__ unsigned block_scale_bytes(int M, int m0) {
+    return 4u * min(BLOCK_M + 4, ((M + 3) & ~3) - (m0 & ~3)) + 16u;
 }
 
 // The producer thread, after load_tile (whose arrival expected these bytes too): k-tile kt's scales of the tile
 // whose loads start at row m0, column n0, into `slot`.
 __device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, const float* scale_a,
-                                                  const float* scale_b, int M, int N, int K, int kt, int m0, int n0) {
+                                                  const float* scale_b, int M, int K, int kt, int m0, int n0) {
     const int m4 = (M + 3) & ~3, kb4 = (((K + SCALE_BLOCK - 1) / SCALE_BLOCK) + 3) & ~3;
-    const int m_al = m0 & ~3, nb0 = n0 / SCALE_BLOCK;
+    const int m_al = m0 & ~3;
     bulk_copy_to_shared(slot, scale_a + (long long)kt * m4 + m_al, 4u * min(BLOCK_M + 4, m4 - m_al), full);
-    const float* b_row = scale_b + (long long)nb0 * kb4 + (kt & ~3);
-    bulk_copy_to_shared(slot + A_SCALE_BYTES, b_row, 16, full);
-    if (B_SCALE_SPAN > 1 && nb0 + 1 < (N + SCALE_BLOCK - 1) / SCALE_BLOCK)
-        bulk_copy_to_shared(slot + A_SCALE_BYTES + 16, b_row + kb4, 16, full);
+    bulk_copy_to_shared(slot + A_SCALE_BYTES, scale_b + (long long)(n0 / SCALE_BLOCK) * kb4 + (kt & ~3), 16, full);
 }
 
 // The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of the consumer's (wgmma layout:
-// hopper_epilogue.cuh, scale_rows_cols), times the scale_b of the column block before (f[0], f[1]) and after
-// (f[2], f[3]) the tile's 128-column boundary. `shift`: the tile's first loaded row modulo 4 (the copy started
-// below it).
+// hopper_epilogue.cuh, scale_rows_cols) times the tile's scale_b. `shift`: the tile's first loaded row modulo 4
+// (the copy started below it).
 struct BlockScaleFactors {
-    float f[4];
+    float f[2];
 };
 __device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, int cw, int warp, int lane, int shift,
                                                                int kt) {
     const int r0 = shift + consumer_row0(cw) + 16 * warp + lane / 4;
-    const unsigned b = slot + A_SCALE_BYTES + 4 * (kt & 3);
-    float a0, a1, b0, b1 = 0.0f;
+    float a0, a1, b;
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a0) : "r"(slot + 4 * r0));
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a1) : "r"(slot + 4 * (r0 + 8)));
-    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b0) : "r"(b));
-    if constexpr (B_SCALE_SPAN > 1) asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b1) : "r"(b + 16));
-    return {{a0 * b0, a1 * b0, a0 * b1, a1 * b1}};
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b) : "r"(slot + A_SCALE_BYTES + 4 * (kt & 3)));
+    return {{a0 * b, a1 * b}};
 }
 
-// acc += part * factor. `split`: the first 8-column group of the tile in the second 128-column block
-// ((128 - n0 % 128) / 8; groups are 8 columns, and a tile's columns start at a multiple of 8).
+// acc += part * factor of the value's row.
 template <int NACC>
 __device__ __forceinline__ void promote_block_scaled(acc_t (&acc)[NACC], acc_t (&part)[ATOM_ACC],
-                                                     const BlockScaleFactors& s, int split) {
+                                                     const BlockScaleFactors& s) {
     wgmma_fence_accumulators(part);
 #pragma unroll
-    for (int i = 0; i < ATOM_ACC; ++i) {
-        const int hi = (i >> 1) & 1;  // row r0 + 8
-        const float f = B_SCALE_SPAN > 1 && i / 4 >= split ? s.f[2 + hi] : s.f[hi];
-        acc[i] = fmaf(part[i], f, acc[i]);
-    }
+    for (int i = 0; i < ATOM_ACC; ++i) acc[i] = fmaf(part[i], s.f[(i >> 1) & 1], acc[i]);  // (row r0 + 8: i % 4 >= 2)
 }
 
 static_assert(SCALE_SLOT % 16 == 0, "bulk copies land at 16-byte aligned addresses");
