@@ -13,13 +13,15 @@ from types import ModuleType
 from ._version import __version__
 from .api import Choice, kernels
 from .entry import explain, gemm, matmul
+from .grouped import grouped_gemm
 from .precompile import LayerShape, warmup
 from .problem import StrideCopyWarning
 from .quantize import quantize_fp8, quantize_fp8_blocks
 from .sms import reserve_sms
 
-__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "distributed", "explain", "gemm", "interop",
-           "kernels", "matmul", "mlp", "nn", "ops", "quantize_fp8", "quantize_fp8_blocks", "reserve_sms", "warmup"]
+__all__ = ["Choice", "LayerShape", "StrideCopyWarning", "__version__", "distributed", "explain", "gemm", "grouped_gemm",
+           "interop", "kernels", "matmul", "mlp", "nn", "ops", "quantize_fp8", "quantize_fp8_blocks", "reserve_sms",
+           "warmup"]
 
 _LAZY = ("distributed", "interop", "mlp", "nn", "ops", "model_bench")
 

@@ -48,6 +48,8 @@ def why_not(spec: KernelSpec, problem: GemmProblem, arch: int) -> str | None:
     if problem.row_scales and not spec.row_scales:
         return ("it takes per-tensor fp8 scales only; row-wise scales (scale_a (M, 1), scale_b (1, N)) run on "
                 "wgmma_tma_store_kmajor")
+    if problem.grouped and not spec.grouped:
+        return "it has no masked grouped schedule (tcgemm.grouped_gemm runs on wgmma_tma_store)"
     if problem.block_scales and not spec.block_scales:
         return ("it takes per-tensor fp8 scales only; block-wise scales (scale_a (M, ceil(K/128)), scale_b "
                 "(ceil(N/128), ceil(K/128))) run on wgmma_tma_store_kmajor")
@@ -93,6 +95,9 @@ def config_refuses(cfg: TileConfig, problem: GemmProblem, spec: KernelSpec | Non
     if not cfg.serves_layouts(problem.layouts):
         return (f"config {cfg.name!r} serves layouts {', '.join(cfg.layouts or ())} only (its tile width needs a "
                 f"K-major B), not {problem.layouts}; use kernel='auto' or another config")
+    if problem.grouped and not cfg.grouped:
+        return (f"config {cfg.name!r} is not built for masked grouped GEMMs (kernels/include/group_rows.cuh: "
+                "`tcgemm list` marks those that are); use kernel='auto' or one of them")
     if problem.block_scales and not cfg.serves_block_scales():
         return (f"config {cfg.name!r} cannot apply block-wise fp8 scales (kernels/include/block_scales.cuh: m64 "
                 "consumers, tiles 32, 64 or 128 wide); use kernel='auto' or another fp8 config")

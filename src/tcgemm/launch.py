@@ -88,12 +88,14 @@ class LaunchPlan:
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
              activation: int = 0, gated: bool = False, row_scales: bool = False,
-             block_scales: bool = False) -> jit.Defines:
+             block_scales: bool = False, grouped: bool = False) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
     if row_scales:  # fp8's row-wise scales (kernels/include/hopper_epilogue.cuh: scale_rows_cols)
         items["SCALE_ROWWISE"] = 1
     if block_scales:  # fp8's block-wise scales, at every k-tile's promotion (kernels/include/block_scales.cuh)
         items.update(BLOCK_SCALES=1, PROMOTE_EVERY=1)  # (cfg: registry.with_block_scales, its ring resized)
+    if grouped:  # a masked grouped GEMM: rows per batch entry on the device (kernels/include/group_rows.cuh)
+        items["GROUP_ROWS"] = 1
     if activation:  # the fused epilogue (kernels/include/epilogue_act.cuh; tcgemm.epilogue)
         items["EPI_ACT"] = activation
     if gated:
@@ -181,8 +183,10 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
         if not (spec.block_scales and cfg.serves_block_scales()):
             raise ValueError(f"kernel {spec.name!r} config {cfg.name!r} does not take block-wise fp8 scales")
         cfg = registry.with_block_scales(cfg)
+    if problem.grouped and not (spec.grouped and cfg.grouped):
+        raise ValueError(f"kernel {spec.name!r} config {cfg.name!r} does not run masked grouped GEMMs")
     defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision,
-                       problem.activation, problem.gated, problem.row_scales, problem.block_scales)
+                       problem.activation, problem.gated, problem.row_scales, problem.block_scales, problem.grouped)
     if spec.persistent:
         return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
@@ -211,6 +215,9 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                             if spec.row_scales and precision.startswith("fp8"):  # (and row-wise scales)
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
                                                               row_scales=True)))
+                            if spec.grouped and cfg.grouped and layouts[0] == "r":  # (grouped_gemm: a row-major)
+                                builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
+                                                              grouped=True)))
                             if spec.block_scales and precision.startswith("fp8") and cfg.serves_block_scales():
                                 builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
                                                               in_dtype, out_dtype, precision, block_scales=True)))
@@ -565,14 +572,18 @@ def kernel_for(p: LaunchPlan, arch: str, device: int) -> Any:
 
 def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         c: torch.Tensor | None, d: torch.Tensor, arch: str,
-        scales: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None)) -> None:
+        scales: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None),
+        group_rows: torch.Tensor | None = None) -> None:
     """Launch ``p``. ``scales``: one-element float32 tensors (or None: 1) for kernels with
-    ``scale_args`` (fp8), read by the kernel on the device."""
+    ``scale_args`` (fp8), read by the kernel on the device. ``group_rows``: a masked grouped GEMM's int32 rows per
+    batch entry (problem.grouped), read on the device."""
+    if problem.grouped != (group_rows is not None):
+        raise ValueError("a grouped problem launches with its group_rows tensor, and only a grouped one")
     if p.spec.tma_store and p.config.tma_d_only and d.data_ptr() % 16:
         # This config writes D only through TMA stores, whose base must be 16-byte aligned (dispatch
         # checked D's strides): run into an aligned buffer of D's strides and copy it over.
         staged = torch.empty_strided(d.size(), d.stride(), dtype=d.dtype, device=d.device)
-        run(p, problem, a, b, c, staged, arch, scales)
+        run(p, problem, a, b, c, staged, arch, scales, group_rows)
         d.copy_(staged)
         return
     if _tracers:
@@ -608,6 +619,8 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
             workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device,
                                                          grid[0] // p.spec.cluster_of(p.config))
+            if group_rows is not None:  # (the counters argument: kernels/include/group_rows.cuh)
+                counters = group_rows.data_ptr()
             args = (*args, np.int32(d_map is not None), workspace, counters)
         _launch_tma(kernel, grid, p.block, p.config.smem_bytes, maps, args, device, pdl=pdl_enabled(p.spec))
     else:

@@ -105,6 +105,9 @@ class GemmProblem:
     # fp8 with block-wise scales (DeepSeek-V3's: scale_a per row of A and 128-deep k-block, scale_b per 128 x 128
     # block of B; kernels/include/block_scales.cuh).
     block_scales: bool = False
+    # A masked grouped GEMM (tcgemm.grouped_gemm): batch entry z's first group_rows[z] rows of A are its rows, the
+    # count on the device (kernels/include/group_rows.cuh); D's rows past it are unspecified.
+    grouped: bool = False
 
     @property
     def n_out(self) -> int:
@@ -303,6 +306,7 @@ def describe(
     precision: str | None = None,
     row_scales: bool = False,
     block_scales: bool = False,
+    grouped: bool = False,
 ) -> tuple[GemmProblem, dict[str, torch.Tensor | None]]:
     """Validate the arguments of :func:`tcgemm.gemm` and describe the problem.
 
@@ -360,6 +364,8 @@ def describe(
                 f"(with any leading dimension)"
             )
         swapped = out_layout[0] == "col"
+        if swapped and grouped:
+            raise ValueError("grouped_gemm writes a row-major out (each expert's rows); pass a row-major out, or none")
         if swapped and block_scales:
             raise ValueError("fp8 with block-wise scales writes a row-major out (the scales of a and b are not "
                              "interchangeable); pass a row-major out, or none")
@@ -386,6 +392,7 @@ def describe(
         m=m, n=n, k=k, batch=batch, precision=precision, in_dtype=a.dtype, out_dtype=out_dtype,
         a=op_a, b=op_b, c_strides=c_strides, d_ld=d_ld, d_batch_stride=d_batch,
         alpha=float(alpha), beta=beta, swapped=swapped, row_scales=row_scales, block_scales=block_scales,
+        grouped=grouped,
     )
     return problem, {"a": a, "b": b, "c": c_expanded if c_strides is not None else None, "out": out}
 

@@ -56,6 +56,9 @@ class TileConfig:
     # Run only where named (kernel="name", config="...", or measured by `tcgemm tune`): kept to measure
     # against the others, out of the estimate's reach (it counts a k split as free, so it would take them).
     named_only: bool = False
+    # Built for masked grouped GEMMs too (GROUP_ROWS: kernels/include/group_rows.cuh; tcgemm.grouped_gemm): plain
+    # tiles of the persistent kernel, without the schedules whose scratch or order the skipped units would upset.
+    grouped: bool = False
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -140,9 +143,9 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         **params: int) -> TileConfig:
+         grouped: bool = False, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only)
+                      named_only, grouped)
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,6 +179,8 @@ class KernelSpec:
     # Its scales may also be block-wise (BLOCK_SCALES: DeepSeek-V3's 1 x 128 groups of A and 128 x 128 blocks of B,
     # applied at each k-tile's promotion; kernels/include/block_scales.cuh), on the configs that serve_block_scales.
     block_scales: bool = False
+    # Serves masked grouped GEMMs (tcgemm.grouped_gemm) on its configs marked `grouped`.
+    grouped: bool = False
     # Persistent: grid = (CTAs, 1, 1) with at most one CTA per SM (launch.plan), each CTA loops over
     # output tiles of all batch entries; the batch count is passed as an extra last argument.
     persistent: bool = False
@@ -746,8 +751,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # stores evict_first, A and B evict_last; on the skinny config B evict_first, A evict_last), no better
             # than none (2026-11-23-h100-explore-l2-hints-epilogue-bufs.json); the producer's slot waits at CTA scope
             # (no L1 invalidation per wait), 95.7-102.4%, no better.
-            _cfg("128x256x64s4b2", ("fp16", "bf16"), epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+            _cfg("128x256x64s4b2", ("fp16", "bf16"), grouped=True, epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                 STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # And with the tail split (below): auto's pick where the split applies. WAVE_SNAKE as s4b2o: with 8 tile
             # rows per group, sustained bf16 4096x14336x4096 / 8192^3 674.2 / 688.7 TFLOP/s against 670.9 / 682.2
@@ -839,8 +844,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x64b2", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x64", ("fp16", "bf16"), speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=5,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=64,
+            _cfg("128x128x64", ("fp16", "bf16"), grouped=True, speed=0.9, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
+                 STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # 128 x 192 (no cluster: a CTA's half of B, 96 columns, is not whole 64-column boxes of a row-major
             # B): 128 tiles fill one wave at 512 x 6144 (Llama-3-8B's qkv; 128 x 256 makes 96), 96 at 512 x
@@ -860,7 +865,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # (Split-K over these, 128 x 64 x 64 with SPLIT_K = 2, ran faster with B in L2 (18.5 against
             # 23.6 us in a CUDA graph) but slower in the benchmark, which times each call with its host
             # cost and B from DRAM: 0.62x against 0.86x of cuBLAS, 2026-11-23-h100-explore-skinny-splitk.json.)
-            _cfg("128x64x64", ("fp16", "bf16"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
+            _cfg("128x64x64", ("fp16", "bf16"), grouped=True, speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8,
                  THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # Tried and removed: the same tiles in clusters of 2 side by side along N sharing A (each CTA loading 64
@@ -883,7 +888,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # sums added through shared memory, took 22.0-22.6 against 21.1-21.7 us in a CUDA graph
             # (2026-11-23-h100-explore-skinny-kgroups.json; reverted).
             # speed: a guess, not measured (it keeps large problems on big tiles).
-            _cfg("64x64x64", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
+            _cfg("64x64x64", ("fp16", "bf16"), grouped=True, speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # cuBLAS at M = 128 (nvjet_sm90_tst_64x64_64x13_2x1: 64 x 64 tiles, 13 stages, clusters of 2 along
@@ -1037,8 +1042,8 @@ LADDER: tuple[KernelSpec, ...] = (
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
-            _cfg("64x128x64", ("fp16", "bf16"), speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=7,
-                 THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
+            _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
+                 BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(7, 64, 128) + _epilogue_smem(64, 128)),
             # 64 x 144, one consumer, clusters of 2 along M: one round of 128 tiles at 512 x 2304 (GPT-2's qkv), where
             # 128 x 96 n makes 96. CUDA graphs, bf16 rc, ratio to cuBLAS (2026-11-26-h100-explore-64x144-37b0e24.json):
@@ -1113,6 +1118,7 @@ LADDER: tuple[KernelSpec, ...] = (
         tma=True,
         persistent=True,
         cluster=2,
+        grouped=True,
         tma_store=True,
         pdl=True,
     ),

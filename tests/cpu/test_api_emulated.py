@@ -23,8 +23,9 @@ def _view(t: torch.Tensor, rows: int, cols: int, layout: str, ld: int, batch: in
     return torch.as_strided(t, (batch, rows, cols), strides, t.storage_offset())
 
 
-def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -> None:
+def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None), group_rows=None) -> None:
     p = problem
+    assert p.grouped == (group_rows is not None) and (not p.grouped or dict(plan.defines).get("GROUP_ROWS") == "1")
     A = _view(a, p.m, p.k, p.a.layout, p.a.ld, p.batch, p.a.batch_stride).double()
     B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
     if any(s is not None for s in scales):  # the kernel reads the scale tensors (fp8)
@@ -62,6 +63,9 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None)) -
     else:
         out = torch.as_strided(d, (p.batch, p.m, p.n_out), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
         out.copy_(D.to(d.dtype))
+    if group_rows is not None:  # rows past a batch entry's count: unspecified (here NaN, as a kernel may leave them)
+        for z, rows in enumerate(group_rows.tolist()):
+            out[z, max(rows, 0):] = float("nan")
     emulate.calls.append((plan, problem))
     emulate.operands.append((a, b))
     emulate.scales.append(scales)
@@ -369,6 +373,46 @@ def test_fp8_block_scale_validation(fake_gpu):
         tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, kernel="wgmma_ws_kmajor")
     with pytest.raises(ValueError, match="cannot apply block-wise fp8 scales"):  # (a tile straddling two blocks)
         tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, kernel="wgmma_tma_store_kmajor", config="128x192x128")
+
+
+@pytest.mark.parametrize("out_dtype", [None, torch.float32])
+def test_grouped_gemm_masked(fake_gpu, out_dtype):
+    """grouped_gemm with device counts: a batched launch of the grouped build with the counts as its group_rows; each
+    expert's first counts[e] rows are a[e] @ b[e] (0 rows, 1 row, all rows, more than M); with no counts, a batched
+    GEMM."""
+    gen = torch.Generator().manual_seed(14)
+    e, m, k, n = 5, 40, 64, 48
+    a = torch.randn(e, m, k, generator=gen).to(torch.bfloat16)
+    w = torch.randn(e, n, k, generator=gen).to(torch.bfloat16)  # as expert weights are stored
+    counts = torch.tensor([0, 1, 17, 40, 99], dtype=torch.int32)
+    d = tcgemm.grouped_gemm(a, w.transpose(1, 2), counts, out_dtype=out_dtype)
+    plan, problem = fake_gpu.calls[-1]
+    assert problem.grouped and problem.batch == e and plan.spec.name == "wgmma_tma_store" and plan.config.grouped
+    want = a.double() @ w.double().transpose(1, 2)
+    for z, rows in enumerate(counts.tolist()):
+        rows = min(rows, m)
+        torch.testing.assert_close(d[z, :rows].double(), want[z, :rows], rtol=1e-2, atol=1e-2)
+    plain = tcgemm.grouped_gemm(a, w.transpose(1, 2))
+    assert not fake_gpu.calls[-1][1].grouped
+    torch.testing.assert_close(plain.double(), want, rtol=1e-2, atol=1e-2)
+
+
+def test_grouped_gemm_validation(fake_gpu):
+    a, w = torch.randn(4, 8, 16).to(torch.bfloat16), torch.randn(4, 24, 16).to(torch.bfloat16)
+    counts = torch.ones(4, dtype=torch.int32)
+    with pytest.raises(ValueError, match="3-D tensor"):
+        tcgemm.grouped_gemm(a[0], w.transpose(1, 2), counts)
+    with pytest.raises(ValueError, match="a has 4 experts and b 3"):
+        tcgemm.grouped_gemm(a, w[:3].transpose(1, 2), counts)
+    with pytest.raises(TypeError, match="bf16 or fp16"):
+        tcgemm.grouped_gemm(a.float(), w.float().transpose(1, 2), counts)
+    with pytest.raises(ValueError, match=r"int32 tensor of one row count per expert, shape \(4,\)"):
+        tcgemm.grouped_gemm(a, w.transpose(1, 2), counts.long())
+    column_major = torch.empty(4, 24, 8, dtype=torch.bfloat16).transpose(1, 2)
+    with pytest.raises(ValueError, match="row-major out"):
+        tcgemm.grouped_gemm(a, w.transpose(1, 2), counts, out=column_major)
+    with pytest.raises(ValueError, match="not built for masked grouped"):
+        tcgemm.grouped_gemm(a, w.transpose(1, 2), counts, kernel="wgmma_tma_store", config="128x256x64s4b2o")
 
 
 def test_fp8_row_scale_validation(fake_gpu):

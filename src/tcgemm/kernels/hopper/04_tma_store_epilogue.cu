@@ -66,6 +66,7 @@
 #include "hopper_ktile.cuh"
 #include "hopper_epilogue.cuh"
 #include "block_scales.cuh"
+#include "group_rows.cuh"
 #include "mbarrier.cuh"
 #include "cluster.cuh"
 #include "pdl.cuh"
@@ -75,8 +76,9 @@
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
-// GPC_ORDER's tables (null when the config has none).  scale_a, scale_b: fp8's scales, per tensor,
-// (ROW_SCALES) per row of A and per column of B, or (BLOCK_SCALES) per 1 x 128 group of A and 128 x 128 block of B.
+// GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh).
+// scale_a, scale_b: fp8's scales, per tensor, (ROW_SCALES) per row of A and per column of B, or (BLOCK_SCALES) per
+// 1 x 128 group of A and 128 x 128 block of B.
 __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
                                                      const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
                                                      float* workspace = nullptr, int* counters = nullptr,
@@ -159,6 +161,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
             for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
                 const TileCoord c = coord(u, rank);
+                if (group_unit_skipped(counters, c, rank)) continue;  // (group_rows.cuh)
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
                 const int m_load = tile_row(c, true);
@@ -246,6 +249,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (t > 0) pingpong_wait_turn(cw);  // the other's main loop of the unit before has issued
             }
             const TileCoord c = COORD_SHADOW ? next : coord(u, rank);
+            if (group_unit_skipped(counters, c, rank)) {  // (group_rows.cuh: the producer skips it too)
+                if constexpr (COORD_SHADOW) next = coord(walk.next(u), rank);
+                continue;
+            }
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
                 for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;

@@ -1,0 +1,170 @@
+"""Benchmark of masked grouped GEMMs (mixture-of-experts layers): tcgemm.grouped_gemm against torch.
+
+    python -m tcgemm.grouped_bench --json grouped.json [--models mixtral,deepseek] [--tokens 1,8,32,512,2048]
+
+Each row is one expert GEMM of a layer (gate_up or down) over E experts at an average token count per expert. The
+counts come from a random top-k routing of E x tokens / k tokens with skewed expert popularity (softmax of Gaussian
+logits with standard deviation 1): counts differ, are rarely multiples of 128, and some experts get none. tcgemm runs
+the masked layout: a (E, M, K) with M the largest count rounded up to 64, the counts on the GPU. torch runs, on the
+same buffers: ``torch._grouped_mm`` of the padded batch (every row of every expert: what a capturable torch call
+computes without host counts; skipped where this torch lacks it) and a loop of ``torch.matmul`` over each expert's
+valid rows (what a user with the counts on the host writes; its host-side count read is not timed).
+
+Shapes: Mixtral-8x7B's experts (8 experts, hidden 4096, intermediate 14336: gate_up N = 28672, K = 4096; down
+N = 4096, K = 14336) and DeepSeek-V3's (256 routed experts of hidden 7168, intermediate 2048, 32 of them on one GPU of
+an expert-parallel 8: gate_up N = 4096, K = 7168; down N = 7168, K = 2048), bf16 in and out.
+
+Both sides in one process on the same inputs, timed interleaved (tcgemm.model_bench.CudaTimer): eager (host work
+included) and CUDA-graph replay. Ratios are torch's time / tcgemm's (> 1: tcgemm faster). Each side's valid rows are
+checked against a float64 reference of one expert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from .model_bench import CudaTimer, dump_rows
+
+# (experts, top-k, gate_up (N, K), down (N, K))
+MODELS = {
+    "mixtral": (8, 2, (28672, 4096), (4096, 14336)),
+    "deepseek": (32, 8, (4096, 7168), (7168, 2048)),
+}
+DEFAULT_TOKENS = (1, 8, 32, 128, 512, 2048)
+
+
+@dataclass
+class Row:
+    model: str
+    layer: str
+    experts: int
+    tokens_per_expert: int
+    max_rows: int
+    counts: list[int]
+    n: int
+    k: int
+    kernel: str
+    eager_us_tcgemm: float
+    graph_us_tcgemm: float | None
+    eager_us_grouped_mm: float | None
+    graph_us_grouped_mm: float | None
+    eager_us_loop: float
+    graph_us_loop: float | None
+    graph_ratio_grouped_mm: float | None
+    graph_ratio_loop: float | None
+    eager_ratio_grouped_mm: float | None
+    eager_ratio_loop: float
+    tflops_tcgemm: float | None  # of the valid rows' products, CUDA-graph time
+
+
+def routed_counts(experts: int, top_k: int, tokens_per_expert: int, seed: int) -> list[int]:
+    """Rows per expert of a random top-k routing with skewed popularity, tokens_per_expert on average."""
+    gen = torch.Generator().manual_seed(seed)
+    tokens = max(1, experts * tokens_per_expert // top_k)
+    popularity = torch.randn(experts, generator=gen)
+    logits = torch.randn(tokens, experts, generator=gen) + popularity
+    chosen = logits.topk(top_k, dim=1).indices.flatten()
+    return torch.bincount(chosen, minlength=experts).tolist()
+
+
+def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k: int, tokens: int,
+              timer: CudaTimer, budget_s: float) -> Row:
+    import tcgemm
+    from tcgemm import launch
+
+    m = max(64, -(-max(counts) // 64) * 64)
+    gen = torch.Generator(device="cuda").manual_seed(n + k + m)
+    a = torch.randn(experts, m, k, device="cuda", generator=gen).to(torch.bfloat16)
+    w = (torch.randn(experts, n, k, device="cuda", generator=gen) * k**-0.5).to(torch.bfloat16)
+    b = w.transpose(1, 2)
+    count_t = torch.tensor(counts, dtype=torch.int32, device="cuda")
+    out_ours = torch.empty(experts, m, n, dtype=torch.bfloat16, device="cuda")
+    out_loop = torch.empty_like(out_ours)
+    grouped_mm = getattr(torch, "_grouped_mm", None)
+
+    def ours(_i: int) -> torch.Tensor:
+        return tcgemm.grouped_gemm(a, b, count_t, out=out_ours)
+
+    def loop(_i: int) -> torch.Tensor:
+        for e, rows in enumerate(counts):
+            if rows:
+                torch.matmul(a[e, :rows], b[e], out=out_loop[e, :rows])
+        return out_loop
+
+    def padded(_i: int) -> torch.Tensor:
+        return grouped_mm(a, b)  # type: ignore[misc]
+
+    with launch.trace() as seen:
+        ours(0)
+    loop(0)
+    e_big = max(range(experts), key=lambda e: counts[e])
+    ref = a[e_big, :counts[e_big]].double() @ b[e_big].double()
+    for name, got in (("tcgemm", out_ours), ("loop", out_loop)):
+        err = (got[e_big, :counts[e_big]].double() - ref).abs().max().item() if counts[e_big] else 0.0
+        if err > 0.05 * (ref.abs().max().item() + 1e-9):
+            raise RuntimeError(f"{name} differs from the float64 reference by {err:.3g} at {model} {layer}")
+    sides = [ours, loop]
+    if grouped_mm is not None:
+        try:
+            padded(0)
+            sides.append(padded)
+        except (RuntimeError, TypeError) as exc:
+            print(f"torch._grouped_mm skipped: {str(exc).splitlines()[0][:100]}")
+    e_o, e_l, _, _ = timer.eager((ours, loop), 1, budget_s)
+    g_o, g_l = timer.graphs((ours, loop), 1, budget_s, min(e_o, e_l))
+    e_g = g_g = None
+    if len(sides) == 3:
+        e_g, _, _, _ = timer.eager((padded, ours), 1, budget_s)
+        g_g, _ = timer.graphs((padded, ours), 1, budget_s, e_g)
+    flops = 2.0 * sum(counts) * n * k
+    row = Row(model, layer, experts, tokens, m, counts, n, k, seen[-1] if seen else "?", e_o, g_o, e_g, g_g, e_l,
+              g_l, g_g / g_o if g_g and g_o else None, g_l / g_o if g_l and g_o else None,
+              e_g / e_o if e_g else None, e_l / e_o, flops / g_o / 1e6 if g_o else None)
+    print(f"{model:8s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} graph {g_o or 0:8.1f} us: "
+          f"grouped_mm {row.graph_ratio_grouped_mm or 0:.3f}x loop {row.graph_ratio_loop or 0:.3f}x | eager "
+          f"{e_o:8.1f} us: {row.eager_ratio_grouped_mm or 0:.3f}x {row.eager_ratio_loop:.3f}x  "
+          f"{row.tflops_tcgemm or 0:5.0f} TFLOP/s", flush=True)
+    return row
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tcgemm.grouped_bench", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--models", default="mixtral,deepseek", help=f"comma list of {', '.join(MODELS)}")
+    parser.add_argument("--tokens", default=",".join(map(str, DEFAULT_TOKENS)),
+                        help="average tokens per expert (comma list)")
+    parser.add_argument("--budget", type=float, default=0.2, help="seconds of timing per side and row")
+    parser.add_argument("--json", help="write the rows and the environment here")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        parser.error("needs a CUDA GPU (an H100)")
+    names = [x for x in args.models.split(",") if x]
+    for name in names:
+        if name not in MODELS:
+            parser.error(f"--models: {name!r} is not one of {', '.join(MODELS)}")
+    from .bench import environment
+
+    timer = CudaTimer()
+    env = environment()
+    rows: list[Row] = []
+    for name in names:
+        experts, top_k, gate_up, down = MODELS[name]
+        for tokens in (int(t) for t in args.tokens.split(",") if t):
+            counts = routed_counts(experts, top_k, tokens, seed=tokens)
+            for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
+                rows.append(bench_row(name, layer, experts, counts, n, k, tokens, timer, args.budget))
+                timer.empty_cache()
+                dump_rows(args.json, env, rows)
+    if args.json:
+        print(f"results written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
