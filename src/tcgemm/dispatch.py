@@ -124,7 +124,7 @@ def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
     K >= AUTO_MIN_K, N <= AUTO_MAX_N (0: any N): the ranges where it measured faster than the general kernel."""
     max_n = cfg.get("AUTO_MAX_N")
     return (problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
-            and (not max_n or problem.n <= max_n))
+            and (not max_n or problem.n <= max_n) and config_refuses(cfg, problem) is None)
 
 
 # Below this many rows auto leaves out clusters stacked along M (their second CTA computes rows below the

@@ -10,12 +10,15 @@ the host never reads: no synchronisation, and a CUDA graph captures the call onc
 tiles past a count and writes the rest of a partial tile from a's padding). Without ``counts`` every row counts:
 the batched GEMM ``a @ b``.
 
-The kernel is the production Hopper kernel with its units of the batched problem skipped past each count
-(kernels/include/group_rows.cuh), on the configs marked for it (``tcgemm list``); bf16 or fp16 inputs, 16-bit or
-fp32 out. Each call takes the full host path (no prepared repeat path yet): tens of microseconds of host work.
+The kernel is the production Hopper kernel walking only the tiles that hold tokens (kernels/include/group_rows.cuh:
+a one-CTA kernel launched first turns the counts into the walk's prefix, kernels/util/group_prefix.cu), on the
+configs marked for it (``tcgemm list``); bf16 or fp16 inputs, 16-bit or fp32 out. Each call takes the full host path
+(no prepared repeat path yet): tens of microseconds of host work.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import torch
 
@@ -46,8 +49,41 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
         return d.zero_()
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     p = launch.plan(problem, spec, cfg, sms)
-    launch.run(p, problem, t["a"], t["b"], None, d, arch, group_rows=counts)
+    unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
+    launch.run(p, problem, t["a"], t["b"], None, d, arch, group_rows=group_prefix(counts, problem.m, unit_rows))
     return d
+
+
+def group_prefix(counts: torch.Tensor, rows: int, unit_rows: int) -> torch.Tensor:
+    """The grouped walk's prefix (kernels/util/group_prefix.cu): int32, prefix[0] = 0 and prefix[z + 1] = prefix[z] +
+    ceil(min(max(counts[z], 0), rows) / unit_rows), by one small kernel on the current stream (capturable); in torch
+    ops where counts are not on a GPU (the reference)."""
+    if not counts.is_cuda:
+        units = (counts.long().clamp(0, rows) + unit_rows - 1) // unit_rows
+        return torch.cat([units.new_zeros(1), units.cumsum(0)]).to(torch.int32)
+    import numpy as np
+
+    from . import driver, jit
+
+    prefix = torch.empty(counts.numel() + 1, dtype=torch.int32, device=counts.device)
+    device = counts.device.index if counts.device.index is not None else torch.cuda.current_device()
+    cc = jit._cuda_core()
+    kernel = _prefix_kernel(device)
+    stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
+    cc.launch(stream, cc.LaunchConfig(grid=(1, 1, 1), block=(1024, 1, 1)), kernel, counts.data_ptr(),
+              np.int32(counts.numel()), np.int32(rows), np.int32(unit_rows), prefix.data_ptr())
+    return prefix
+
+
+PREFIX_DEFINES = (("TCGEMM_GROUP_PREFIX", "1"),)  # (NVRTC takes no empty define list)
+
+
+@lru_cache(maxsize=8)
+def _prefix_kernel(device: int) -> object:
+    from . import jit
+
+    arch = jit.target_arch(torch.cuda.get_device_capability(device))
+    return jit.load_kernel("util/group_prefix.cu", "group_prefix", PREFIX_DEFINES, arch, device)
 
 
 def _check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor) -> None:

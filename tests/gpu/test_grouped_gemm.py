@@ -112,3 +112,15 @@ def test_bitwise_repeats():
         again = tcgemm.grouped_gemm(a, b, counts)
         for z, rows in enumerate(counts.tolist()):
             assert torch.equal(again[z, :rows], first[z, :rows])
+
+
+@pytest.mark.parametrize("groups", [1, 8, 1023, 1024, 3000])
+def test_prefix_kernel_matches_reference(groups):
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    from tcgemm.grouped import group_prefix
+
+    gen = torch.Generator().manual_seed(groups)
+    counts = torch.randint(-5, 700, (groups,), generator=gen, dtype=torch.int32)
+    got = group_prefix(counts.cuda(), 600, 256)
+    assert torch.equal(got.cpu(), group_prefix(counts, 600, 256))

@@ -98,11 +98,15 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     const int units_m = (tiles_m + CTAS_M - 1) / CTAS_M;
     const int units_n = (tiles_n + CTAS_N - 1) / CTAS_N;
     // Work units (hopper_sched.cuh): (cluster tile unit, k range); the SPLIT_K ranges of a tile are consecutive.
-    const int units = units_m * units_n * batch * kSplitK;  // < 2^31: launch.plan checks
+    // (GROUP_ROWS: the units with tokens, read from the prefix after the PDL wait below: group_rows.cuh)
+    int units = units_m * units_n * batch * kSplitK;  // < 2^31: launch.plan checks
     const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
     const int kt_per = (ktiles + kSplitK - 1) / kSplitK;  // k-tiles per range (the last may have fewer, or none)
     auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
-    auto coord = [&](int u, int rank) { return unit_coord(u / kSplitK, units_m, units_n, rank); };
+    auto coord = [&](int u, int rank) {
+        return kGroupRows ? grouped_unit_coord(counters, batch, u, units_n, rank)
+                          : unit_coord(u / kSplitK, units_m, units_n, rank);
+    };
     // The last, partial row of tiles computes the rows [M - BLOCK_M, M) instead, overlapping the row above
     // (whose values it writes again, the same bits), so that its A boxes lie wholly inside A: at 300 rows
     // the 128 x 128 tiles took 38.1 us against 27.7 at 512 (docs/findings.md, "Partial row tiles"). Not
@@ -149,6 +153,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
+    if constexpr (kGroupRows) units = grouped_units(counters, batch, units_n);
 
     if (wg == 0) {
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
@@ -161,7 +166,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
             for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
                 const TileCoord c = coord(u, rank);
-                if (group_unit_skipped(counters, c, rank)) continue;  // (group_rows.cuh)
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
                 const int m_load = tile_row(c, true);
@@ -249,10 +253,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (t > 0) pingpong_wait_turn(cw);  // the other's main loop of the unit before has issued
             }
             const TileCoord c = COORD_SHADOW ? next : coord(u, rank);
-            if (group_unit_skipped(counters, c, rank)) {  // (group_rows.cuh: the producer skips it too)
-                if constexpr (COORD_SHADOW) next = coord(walk.next(u), rank);
-                continue;
-            }
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
                 for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;

@@ -2,17 +2,22 @@
 // (hopper/04_tma_store_epilogue.cu, GROUP_ROWS=1; tcgemm.grouped_gemm).
 //
 // A batched GEMM whose batch entries are experts: A (E, M, K) holds each expert's tokens in its first rows, padded to
-// a common M; B (E, K, N) the experts' weights; D (E, M, N). How many rows of entry z are tokens lives on the GPU
-// (group_rows[z], int32: a router's counts, never read by the host), so the launch is the same whatever the routing
-// and a CUDA graph captures it once. The persistent walk visits every unit of the batched problem and skips, in the
-// producer and in the consumers alike, those whose cluster's first tile row starts at or beyond its entry's count:
-// no loads, no wgmmas, no stores. A cluster unit is kept or skipped whole, because its CTAs load parts of the tile
-// they share for each other (hopper_cluster.cuh); a kept unit's rows past the count are computed from A's padding
-// and stored into D's, which tcgemm.grouped_gemm documents as unspecified.
+// a common M; B (E, K, N) the experts' weights; D (E, M, N). How many rows of entry z are tokens lives on the GPU (a
+// router's counts, never read by the host), so the launch is the same whatever the routing and a CUDA graph
+// captures it once. The kernel walks only the units that hold tokens: a small kernel before it
+// (kernels/util/group_prefix.cu) turns the counts into prefix[z], the cluster rows (CTAS_M x BLOCK_M rows of tiles)
+// of the entries before z that hold any of their rows, and the persistent walk numbers those units 0 ..
+// prefix[E] x units_n - 1, entry by entry, each entry's units in unit_coord's grouped order. Skipping the empty units
+// of the whole batched problem instead (the first version) left the CTAs with uneven shares of the remaining ones:
+// a static round-robin over units of which a routing-dependent subset is empty (Mixtral's experts at 128-512 tokens
+// each ran 0.58-0.79x of a loop of cuBLAS calls: 2026-11-26-h100-grouped-288aef2.json). A cluster unit is kept
+// whole, because its CTAs load parts of the tile they share for each other (hopper_cluster.cuh); its rows past the
+// count are computed from A's padding and stored into D's, which tcgemm.grouped_gemm documents as unspecified.
 //
-// The counts come in the launch's `counters` argument (the scratch ints of split-K, the tail split and GPC_ORDER,
-// which grouped configs do not use). Each role reads its unit's count with a plain load when it reaches the unit; in a
-// consumer the load's latency falls before the tile's first wgmma (the fence waits for it), once a tile.
+// The prefix comes in the launch's `counters` argument (the scratch ints of split-K, the tail split and GPC_ORDER,
+// which grouped configs do not use), written by the kernel launched just before: every read of it comes after the
+// programmatic-dependent-launch wait (pdl.cuh). A unit's entry is a binary search of the prefix (log2 E loads, cached
+// in L1), once per unit and role.
 #pragma once
 #include "hopper_config.cuh"
 #include "hopper_sched.cuh"
@@ -23,11 +28,27 @@
 constexpr bool kGroupRows = GROUP_ROWS != 0;
 static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVERLAP && !kPingpong && !kDTransposed &&
                               CTAS_N == 1),
-              "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the counts' argument), EPI_OVERLAP, "
+              "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
               "ping-pong or D^T; clusters along M");
 
-// Whether the unit whose CTA `rank` has tile c is skipped: its cluster's first tile row at or past entry c.z's count.
-__device__ __forceinline__ bool group_unit_skipped(const int* group_rows, const TileCoord& c, int rank) {
-    if constexpr (!kGroupRows) return false;
-    return c.m0 - (rank % CTAS_M) * BLOCK_M >= __ldg(group_rows + c.z);
+// Units of the grouped walk: the entries' cluster rows with tokens, times the unit columns.
+__device__ __forceinline__ int grouped_units(const int* prefix, int batch, int units_n) {
+    return __ldg(prefix + batch) * units_n;
+}
+
+// Unit u of the grouped walk -> this CTA's tile: entry z with prefix[z] <= u / units_n < prefix[z + 1] (the last such
+// z: entries without rows repeat their prefix), then unit u - prefix[z] units_n of that entry's own units in
+// unit_coord's order.
+__device__ __forceinline__ TileCoord grouped_unit_coord(const int* prefix, int batch, int u, int units_n, int rank) {
+    const int row = u / units_n;
+    int lo = 0, hi = batch;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (__ldg(prefix + mid) <= row) lo = mid;
+        else hi = mid;
+    }
+    const int first = __ldg(prefix + lo);
+    TileCoord c = unit_coord(u - first * units_n, __ldg(prefix + lo + 1) - first, units_n, rank);
+    c.z = lo;
+    return c;
 }

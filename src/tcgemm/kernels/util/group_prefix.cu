@@ -1,0 +1,39 @@
+// group_prefix.cu — the grouped GEMM's walk from per-expert row counts (tcgemm/grouped.py; not a GEMM).
+//
+//   prefix[0] = 0,  prefix[z + 1] = prefix[z] + ceil(min(max(counts[z], 0), rows) / unit_rows)
+//
+// unit_rows: the rows of one cluster row of the GEMM's tiles (CTAS_M x BLOCK_M); rows: the padded M. The GEMM launched
+// next reads the prefix after its programmatic-dependent-launch wait (kernels/include/group_rows.cuh). One CTA of
+// 1024 threads scans 1024 experts a pass: a warp's inclusive scan by shuffles, then the warps' totals.
+extern "C" __global__ void __launch_bounds__(1024) group_prefix(const int* __restrict__ counts, int groups, int rows,
+                                                                int unit_rows, int* __restrict__ prefix) {
+    __shared__ int warp_total[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int carry = 0;  // the passes before
+    for (int base = 0; base < groups; base += 1024) {
+        const int z = base + threadIdx.x;
+        const int count = z < groups ? min(max(counts[z], 0), rows) : 0;
+        int x = (count + unit_rows - 1) / unit_rows;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x += y;
+        }
+        if (lane == 31) warp_total[warp] = x;
+        __syncthreads();
+        if (warp == 0) {
+            int w = warp_total[lane];
+#pragma unroll
+            for (int o = 1; o < 32; o *= 2) {
+                const int y = __shfl_up_sync(0xffffffffu, w, o);
+                if (lane >= o) w += y;
+            }
+            warp_total[lane] = w;  // inclusive totals of warps 0 .. lane
+        }
+        __syncthreads();
+        if (z < groups) prefix[z + 1] = carry + x + (warp > 0 ? warp_total[warp - 1] : 0);
+        carry += warp_total[31];
+        __syncthreads();  // (warp_total is rewritten by the next pass)
+    }
+    if (threadIdx.x == 0) prefix[0] = 0;
+}
