@@ -7,8 +7,10 @@ counts come from a random top-k routing of E x tokens / k tokens with skewed exp
 logits with standard deviation 1): counts differ, are rarely multiples of 128, and some experts get none. tcgemm runs
 the masked layout: a (E, M, K) with M the largest count rounded up to 64, the counts on the GPU. torch runs, on the
 same buffers: ``torch._grouped_mm`` of the padded batch (every row of every expert: what a capturable torch call
-computes without host counts; skipped where this torch lacks it) and a loop of ``torch.matmul`` over each expert's
-valid rows (what a user with the counts on the host writes; its host-side count read is not timed).
+computes without host counts; skipped where this torch lacks it), ``torch._grouped_mm`` of the contiguous layout
+(each expert's tokens one segment of a (sum of counts, K) tensor, the segment ends ``offs`` on the GPU: the valid rows
+only, what torch offers for prefill and training) and a loop of ``torch.matmul`` over each expert's valid rows (what
+a user with the counts on the host writes; its host-side count read is not timed).
 
 Shapes: Mixtral-8x7B's experts (8 experts, hidden 4096, intermediate 14336: gate_up N = 28672, K = 4096; down
 N = 4096, K = 14336) and DeepSeek-V3's (256 routed experts of hidden 7168, intermediate 2048, 32 of them on one GPU of
@@ -55,10 +57,14 @@ class Row:
     graph_us_grouped_mm: float | None
     eager_us_loop: float
     graph_us_loop: float | None
+    eager_us_contiguous: float | None
+    graph_us_contiguous: float | None
     graph_ratio_grouped_mm: float | None
     graph_ratio_loop: float | None
+    graph_ratio_contiguous: float | None
     eager_ratio_grouped_mm: float | None
     eager_ratio_loop: float
+    eager_ratio_contiguous: float | None
     tflops_tcgemm: float | None  # of the valid rows' products, CUDA-graph time
 
 
@@ -99,6 +105,12 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     def padded(_i: int) -> torch.Tensor:
         return grouped_mm(a, b)  # type: ignore[misc]
 
+    x_cont = torch.cat([a[e, :rows] for e, rows in enumerate(counts)])
+    offs = torch.tensor(counts, dtype=torch.int32, device="cuda").cumsum(0).to(torch.int32)
+
+    def contiguous(_i: int) -> torch.Tensor:
+        return grouped_mm(x_cont, b, offs=offs)  # type: ignore[misc]
+
     with launch.trace() as seen:
         ours(0)
     loop(0)
@@ -108,27 +120,39 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
         err = (got[e_big, :counts[e_big]].double() - ref).abs().max().item() if counts[e_big] else 0.0
         if err > 0.05 * (ref.abs().max().item() + 1e-9):
             raise RuntimeError(f"{name} differs from the float64 reference by {err:.3g} at {model} {layer}")
-    sides = [ours, loop]
-    if grouped_mm is not None:
+    extra = {}
+    for name, fn in (("padded", padded), ("contiguous", contiguous)):
+        if grouped_mm is None:
+            break
         try:
-            padded(0)
-            sides.append(padded)
-        except (RuntimeError, TypeError) as exc:
-            print(f"torch._grouped_mm skipped: {str(exc).splitlines()[0][:100]}")
+            y = fn(0)
+            if name == "contiguous" and counts[e_big]:
+                start = sum(counts[:e_big])
+                err = (y[start:start + counts[e_big]].double() - ref).abs().max().item()
+                if err > 0.05 * (ref.abs().max().item() + 1e-9):
+                    raise RuntimeError(f"wrong result (error {err:.3g})")
+            extra[name] = fn
+        except (RuntimeError, TypeError, ValueError) as exc:
+            print(f"torch._grouped_mm ({name}) skipped: {str(exc).splitlines()[0][:100]}")
     e_o, e_l, _, _ = timer.eager((ours, loop), 1, budget_s)
     g_o, g_l = timer.graphs((ours, loop), 1, budget_s, min(e_o, e_l))
-    e_g = g_g = None
-    if len(sides) == 3:
+    e_g = g_g = e_c = g_c = None
+    if "padded" in extra:
         e_g, _, _, _ = timer.eager((padded, ours), 1, budget_s)
         g_g, _ = timer.graphs((padded, ours), 1, budget_s, e_g)
+    if "contiguous" in extra:
+        e_c, _, _, _ = timer.eager((contiguous, ours), 1, budget_s)
+        g_c, _ = timer.graphs((contiguous, ours), 1, budget_s, e_c)
     flops = 2.0 * sum(counts) * n * k
     row = Row(model, layer, experts, tokens, m, counts, n, k, seen[-1] if seen else "?", e_o, g_o, e_g, g_g, e_l,
-              g_l, g_g / g_o if g_g and g_o else None, g_l / g_o if g_l and g_o else None,
-              e_g / e_o if e_g else None, e_l / e_o, flops / g_o / 1e6 if g_o else None)
-    print(f"{model:8s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} graph {g_o or 0:8.1f} us: "
-          f"grouped_mm {row.graph_ratio_grouped_mm or 0:.3f}x loop {row.graph_ratio_loop or 0:.3f}x | eager "
-          f"{e_o:8.1f} us: {row.eager_ratio_grouped_mm or 0:.3f}x {row.eager_ratio_loop:.3f}x  "
-          f"{row.tflops_tcgemm or 0:5.0f} TFLOP/s", flush=True)
+              g_l, e_c, g_c, g_g / g_o if g_g and g_o else None, g_l / g_o if g_l and g_o else None,
+              g_c / g_o if g_c and g_o else None, e_g / e_o if e_g else None, e_l / e_o, e_c / e_o if e_c else None,
+              flops / g_o / 1e6 if g_o else None)
+    print(f"{model:8s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} graph {g_o or 0:8.1f} us: padded "
+          f"{row.graph_ratio_grouped_mm or 0:.3f}x contiguous {row.graph_ratio_contiguous or 0:.3f}x loop "
+          f"{row.graph_ratio_loop or 0:.3f}x | eager {e_o:8.1f} us: {row.eager_ratio_grouped_mm or 0:.3f}x "
+          f"{row.eager_ratio_contiguous or 0:.3f}x {row.eager_ratio_loop:.3f}x  {row.tflops_tcgemm or 0:5.0f} TFLOP/s",
+          flush=True)
     return row
 
 
