@@ -10,10 +10,16 @@ the host never reads: no synchronisation, and a CUDA graph captures the call onc
 tiles past a count and writes the rest of a partial tile from a's padding). Without ``counts`` every row counts:
 the batched GEMM ``a @ b``.
 
+fp8 e4m3 experts take DeepSeek-V3's block-wise scales (tcgemm.scales) per expert, ``scale_a`` (E, M, ceil(K/128)) and
+``scale_b`` (E, ceil(N/128), ceil(K/128)), on the K-major kernel's block-scaled builds (kernels/include/
+block_scales.cuh), bf16 out by default:
+
+    y = tcgemm.grouped_gemm(x8, w8.transpose(1, 2), counts, scale_a=sx, scale_b=sw)
+
 The kernel is the production Hopper kernel walking only the tiles that hold tokens (kernels/include/group_rows.cuh:
 a one-CTA kernel launched first turns the counts into the walk's prefix, kernels/util/group_prefix.cu), on the
-configs marked for it (``tcgemm list``); bf16 or fp16 inputs, 16-bit or fp32 out. Each call takes the full host path
-(no prepared repeat path yet): tens of microseconds of host work.
+configs marked for it (``tcgemm list``); bf16 or fp16 inputs (or block-scaled fp8), 16-bit or fp32 out. Each call
+takes the full host path (no prepared repeat path yet): tens of microseconds of host work.
 """
 
 from __future__ import annotations
@@ -24,19 +30,27 @@ import torch
 
 from . import launch
 from .problem import describe
+from .scales import FP8_DTYPES, kernel_block_scales
 
 
 def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None = None, *,
+                 scale_a: torch.Tensor | None = None, scale_b: torch.Tensor | None = None,
                  out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None, kernel: str = "auto",
                  config: str | None = None) -> torch.Tensor:
-    """``d[e, :counts[e]] = a[e, :counts[e]] @ b[e]`` for every expert e (see the module)."""
+    """``d[e, :counts[e]] = a[e, :counts[e]] @ b[e]`` for every expert e (see the module). fp8 e4m3 ``a`` and ``b``
+    take block-wise scales (tcgemm.scales) per expert: ``scale_a`` (E, M, ceil(K/128)), ``scale_b`` (E, ceil(N/128),
+    ceil(K/128)); bf16 out by default."""
     from . import api
 
-    if counts is None:
+    block = a.dtype in FP8_DTYPES if isinstance(a, torch.Tensor) else False
+    if counts is None and not block:
         return api._gemm(a, b, out=out, out_dtype=out_dtype, kernel=kernel, config=config)
-    _check(a, b, counts)
-    device = api._check_devices(a=a, b=b, out=out, counts=counts)
-    args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=True)
+    if counts is None:
+        raise ValueError("block-scaled fp8 grouped_gemm takes counts (an int32 tensor of rows per expert; pass "
+                         "torch.full((E,), M, dtype=torch.int32, device=a.device) for every row)")
+    _check(a, b, counts, scale_a, scale_b)
+    device = api._check_devices(a=a, b=b, out=out, counts=counts, scale_a=scale_a, scale_b=scale_b)
+    args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=True, block_scales=block)
     problem, t = describe(a, b, None, **args)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = api.device_info(index)
@@ -50,7 +64,9 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     p = launch.plan(problem, spec, cfg, sms)
     unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
-    launch.run(p, problem, t["a"], t["b"], None, d, arch, group_rows=group_prefix(counts, problem.m, unit_rows))
+    scales = kernel_block_scales(scale_a, scale_b) if block else (None, None)  # type: ignore[arg-type]
+    launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
+               group_rows=group_prefix(counts, problem.m, unit_rows))
     return d
 
 
@@ -86,15 +102,29 @@ def _prefix_kernel(device: int) -> object:
     return jit.load_kernel("util/group_prefix.cu", "group_prefix", PREFIX_DEFINES, arch, device)
 
 
-def _check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor) -> None:
+def _check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor, scale_a: torch.Tensor | None,
+           scale_b: torch.Tensor | None) -> None:
     for name, t in (("a", a), ("b", b)):
         if not isinstance(t, torch.Tensor) or t.dim() != 3:
             raise ValueError(f"{name} must be a 3-D tensor (experts first): a (E, M, K), b (E, K, N); got "
                              f"{tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}")
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"a has {a.shape[0]} experts and b {b.shape[0]}; give one weight per expert")
-    if a.dtype not in (torch.bfloat16, torch.float16) or b.dtype != a.dtype:
-        raise TypeError(f"grouped_gemm takes bf16 or fp16 a and b of one dtype; got {a.dtype} and {b.dtype}")
+    if a.dtype not in (torch.bfloat16, torch.float16, torch.float8_e4m3fn) or b.dtype != a.dtype:
+        raise TypeError(f"grouped_gemm takes bf16, fp16 or (block-scaled) float8_e4m3fn a and b of one dtype; got "
+                        f"{a.dtype} and {b.dtype}")
+    experts, m, k = a.shape
+    n = b.shape[2]
+    if a.dtype == torch.float8_e4m3fn:
+        kb, nb = -(-k // 128), -(-n // 128)
+        for name, s, shape in (("scale_a", scale_a, (experts, m, kb)), ("scale_b", scale_b, (experts, nb, kb))):
+            if not isinstance(s, torch.Tensor) or s.dtype != torch.float32 or tuple(s.shape) != shape:
+                got = f"{s.dtype} {tuple(s.shape)}" if isinstance(s, torch.Tensor) else type(s).__name__
+                raise ValueError(f"fp8 grouped_gemm takes block-wise float32 scales per expert: {name} of shape "
+                                 f"{shape} (scale_a per row and 128-deep k-block, scale_b per 128 x 128 block of "
+                                 f"the weight); got {got}")
+    elif scale_a is not None or scale_b is not None:
+        raise ValueError("scale_a / scale_b apply to fp8 grouped GEMMs; bf16 and fp16 take none")
     if not isinstance(counts, torch.Tensor) or counts.dtype != torch.int32 or tuple(counts.shape) != (a.shape[0],):
         raise ValueError(f"counts must be an int32 tensor of one row count per expert, shape ({a.shape[0]},); got "
                          f"{counts.dtype if isinstance(counts, torch.Tensor) else type(counts).__name__} "

@@ -216,8 +216,13 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
                                                               row_scales=True)))
                             if spec.grouped and cfg.grouped and layouts[0] == "r":  # (grouped_gemm: a row-major)
-                                builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
-                                                              grouped=True)))
+                                if precision in ("fp16", "bf16"):
+                                    builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype,
+                                                                  precision, grouped=True)))
+                                elif precision.startswith("fp8") and cfg.serves_block_scales():  # (block-scaled)
+                                    builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
+                                                                  in_dtype, out_dtype, precision, block_scales=True,
+                                                                  grouped=True)))
                             if spec.block_scales and precision.startswith("fp8") and cfg.serves_block_scales():
                                 builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
                                                               in_dtype, out_dtype, precision, block_scales=True)))

@@ -1279,7 +1279,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # 16 or 32 tile rows (GROUP_M) instead of 8: within noise (same files). The cluster along N
             # (sharing A, as cuBLAS's 1 x 2) with 6 stages: 0.89x / 0.92x against 0.98x / 0.94x
             # (2026-11-23-h100-explore-fp8-along-n-s6-efb215c.json; removed).
-            _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
+            _cfg("128x128x128", ("fp8e4m3", "fp8e5m2"), grouped=True, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=6,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             # With the tail split: 4096x14336x4096 (10 units in the last wave, one part per helper) 99.1%
@@ -1365,8 +1365,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # 128 x 128 makes 64, at 128 x 4096 x 4096 64 x 64 tiles 128 CTAs; CUDA graphs, rc, against
             # torch._int_mm: 7.0 against 9.0 us (cuBLAS 6.4) and 11.2 against 16.0 (cuBLAS 11.7)
             # (2026-11-26-h100-explore-int8-small-rc-a4ec9cc.json; rr: ...-int8-small-rr-a4ec9cc.json).
-            _cfg("64x64x128", ("int8", "fp8e4m3", "fp8e5m2"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
+            _cfg("64x64x128", ("int8", "fp8e4m3", "fp8e5m2"), grouped=True, speed=0.35, BLOCK_M=64, BLOCK_N=64,
+                 BLOCK_K=128, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # fp8 at a few rows and a long K: 64 x 64 tiles in two k ranges. In CUDA graphs against torch._scaled_mm,
             # two processes each: 16 x 4096 x 14336 0.96x against 0.80x unsplit, but 16 / 64 x 4096 x 4096 0.84x /
@@ -1381,8 +1381,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x32x128", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=32, BLOCK_K=128,
                  STAGES=12, THREADS=256, CLUSTER_M=1, B_BOX_N=32, D_BOX_BYTES=64,
                  SMEM_BYTES=_hopper_smem(12, 64, 32) + _epilogue_smem(64, 32)),
-            _cfg("128x64x128", ("int8", "fp8e4m3", "fp8e5m2"), speed=0.57, BLOCK_M=128, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
+            _cfg("128x64x128", ("int8", "fp8e4m3", "fp8e5m2"), grouped=True, speed=0.57, BLOCK_M=128, BLOCK_N=64,
+                 BLOCK_K=128, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,
@@ -1393,6 +1393,7 @@ LADDER: tuple[KernelSpec, ...] = (
         scale_args=True,
         row_scales=True,
         block_scales=True,
+        grouped=True,  # (block-scaled fp8 only: tcgemm.grouped_gemm)
         persistent=True,
         cluster=2,
         tma_store=True,

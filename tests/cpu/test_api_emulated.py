@@ -38,14 +38,15 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None), g
     elif p.block_scales:  # per 128-deep k-block: scale_a M-major (M, KB), scale_b row-major (NB, KB)
         assert plan.spec.block_scales and dict(plan.defines).get("BLOCK_SCALES") == "1"
         sa, sb = scales
-        kb4, m4 = -(-sa.shape[1] // 4) * 4, -(-p.m // 4) * 4
-        assert (sa.stride(0) == 1 or p.m == 1) and (sa.stride(1) == m4 or sa.shape[1] == 1), "scale_a M-major, M4"
-        assert sb.stride(1) == 1 and (sb.stride(0) == kb4 or sb.shape[0] == 1), "scale_b row-major, rows of KB4"
+        kb4, m4 = -(-sa.shape[-1] // 4) * 4, -(-p.m // 4) * 4
+        assert (sa.stride(-2) == 1 or p.m == 1) and (sa.stride(-1) == m4 or sa.shape[-1] == 1), "scale_a M-major, M4"
+        assert sb.stride(-1) == 1 and (sb.stride(-2) == kb4 or sb.shape[-2] == 1), "scale_b row-major, rows of KB4"
+        sa, sb = sa.reshape(-1, *sa.shape[-2:]).double(), sb.reshape(-1, *sb.shape[-2:]).double()  # (entries first)
         D = torch.zeros(p.batch, p.m, p.n, dtype=torch.float64)
         cols = torch.arange(p.n) // 128
-        for kb in range(sa.shape[1]):
+        for kb in range(sa.shape[-1]):
             ks = slice(128 * kb, 128 * (kb + 1))
-            D += sa[:, kb].double().reshape(p.m, 1) * (A[:, :, ks] @ B[:, ks, :]) * sb[cols, kb].double()
+            D += sa[:, :, kb:kb + 1] * (A[:, :, ks] @ B[:, ks, :]) * sb[:, cols, kb][:, None, :]
         D = p.alpha * D
     else:
         scale = 1.0
@@ -398,6 +399,34 @@ def test_grouped_gemm_masked(fake_gpu, out_dtype):
     torch.testing.assert_close(plain.double(), want, rtol=1e-2, atol=1e-2)
 
 
+def test_grouped_gemm_block_scaled_fp8(fake_gpu):
+    """fp8 grouped GEMMs with block-wise scales per expert: the grouped block-scaled build, the scales in the
+    kernel's layouts (each expert's after the last's), each expert's valid rows as the float64 formula."""
+    gen = torch.Generator().manual_seed(15)
+    e, m, k, n = 3, 20, 300, 200
+    a = torch.randn(e, m, k, generator=gen).to(torch.float8_e4m3fn)
+    w = torch.randn(e, n, k, generator=gen).to(torch.float8_e4m3fn)
+    kb, nb = 3, 2
+    sa = torch.rand(e, m, kb, generator=gen) + 0.5
+    sb = torch.rand(e, nb, kb, generator=gen) + 0.5
+    counts = torch.tensor([20, 0, 7], dtype=torch.int32)
+    d = tcgemm.grouped_gemm(a, w.transpose(1, 2), counts, scale_a=sa, scale_b=sb)
+    plan, problem = fake_gpu.calls[-1]
+    assert problem.grouped and problem.block_scales and plan.spec.name == "wgmma_tma_store_kmajor" and d.dtype == \
+        torch.bfloat16
+    for z, rows in enumerate(counts.tolist()):
+        want = torch.zeros(rows, n, dtype=torch.float64)
+        for j in range(kb):
+            ks = slice(128 * j, 128 * (j + 1))
+            want += (sa[z, :rows, j:j + 1].double() * (a[z, :rows, ks].double() @ w[z, :, ks].double().t())
+                     * sb[z, torch.arange(n) // 128, j].double())
+        torch.testing.assert_close(d[z, :rows].double(), want, rtol=1e-2, atol=1e-1)
+    with pytest.raises(ValueError, match=r"scale_b of shape \(3, 2, 3\)"):
+        tcgemm.grouped_gemm(a, w.transpose(1, 2), counts, scale_a=sa, scale_b=sb[:, :1])
+    with pytest.raises(ValueError, match="takes counts"):
+        tcgemm.grouped_gemm(a, w.transpose(1, 2), scale_a=sa, scale_b=sb)
+
+
 def test_grouped_gemm_validation(fake_gpu):
     a, w = torch.randn(4, 8, 16).to(torch.bfloat16), torch.randn(4, 24, 16).to(torch.bfloat16)
     counts = torch.ones(4, dtype=torch.int32)
@@ -405,7 +434,7 @@ def test_grouped_gemm_validation(fake_gpu):
         tcgemm.grouped_gemm(a[0], w.transpose(1, 2), counts)
     with pytest.raises(ValueError, match="a has 4 experts and b 3"):
         tcgemm.grouped_gemm(a, w[:3].transpose(1, 2), counts)
-    with pytest.raises(TypeError, match="bf16 or fp16"):
+    with pytest.raises(TypeError, match="bf16, fp16 or"):
         tcgemm.grouped_gemm(a.float(), w.float().transpose(1, 2), counts)
     with pytest.raises(ValueError, match=r"int32 tensor of one row count per expert, shape \(4,\)"):
         tcgemm.grouped_gemm(a, w.transpose(1, 2), counts.long())

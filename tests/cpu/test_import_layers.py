@@ -1,10 +1,10 @@
 """The package flows one way down: no import cycle between tcgemm's modules (module-level or inside functions),
 and the core never imports what sits above it.
 
-Layers, top to bottom: cli / bench, check, tune, model_bench, fused_bench, fp8_bench, plot, inspection (tools over the
-API) -> mlp -> nn, ops, interop, entry, precompile, distributed (the user's side) -> api (describe -> plan -> stage ->
-launch, with the repeat-call memo) -> fastpath, staging, dispatch, launch -> driver, placement, tuned, tma, problem,
-registry, jit, schedule (below everything that plans or launches)."""
+Layers, top to bottom: cli / bench, check, tune, model_bench, fused_bench, fp8_bench, grouped_bench, plot, inspection
+(tools over the API) -> mlp -> nn, ops, interop, entry, grouped, precompile, distributed (the user's side) -> api
+(describe -> plan -> stage -> launch, with the repeat-call memo) -> fastpath, staging, dispatch, launch -> driver,
+placement, tuned, tma, problem, scales, registry, jit, schedule (below everything that plans or launches)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "tcgemm"
 # The modules above the core: the core (everything else) imports none of them.
 ABOVE_CORE = {"cli", "__main__", "bench", "check", "tune", "model_bench", "models", "plot", "inspection", "nn",
               "ops", "interop", "entry", "precompile", "layouts", "fragments", "sass", "fileio", "distributed", "mlp",
-              "fused_bench", "fp8_bench"}
+              "fused_bench", "fp8_bench", "grouped_bench"}
 
 
 # Subpackages, each one node of the graph (its modules' imports of the package's modules are its edges).

@@ -124,3 +124,40 @@ def test_prefix_kernel_matches_reference(groups):
     counts = torch.randint(-5, 700, (groups,), generator=gen, dtype=torch.int32)
     got = group_prefix(counts.cuda(), 600, 256)
     assert torch.equal(got.cpu(), group_prefix(counts, 600, 256))
+
+
+FP8_CONFIGS = [c.name for c in registry.get("wgmma_tma_store_kmajor").configs if c.grouped and c.serves("fp8e4m3")]
+
+
+@pytest.mark.parametrize("config", [*FP8_CONFIGS, "auto"])
+def test_block_scaled_fp8(config):
+    """fp8 e4m3 experts with DeepSeek-V3's block-wise scales per expert (scale_a in quantize_fp8's layout for the
+    first call, row-major for the second: copied): each expert's valid rows against the float64 formula of the
+    quantized operands and scales, poisoned outputs, bf16 and fp32 out."""
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    e, m, n, k = 5, 200, 320, 400
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn(e, m, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    w = torch.randn(e, n, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    kb, nb = -(-k // 128), -(-n // 128)
+    sa = torch.rand(e, kb, 200, device="cuda", generator=gen).add(0.5).transpose(1, 2)  # (E, M, KB), M-major
+    sb = torch.rand(e, nb, kb, device="cuda", generator=gen).add(0.5)
+    counts = torch.tensor([200, 0, 1, 129, 64], dtype=torch.int32, device="cuda")
+    kw = {} if config == "auto" else {"kernel": "wgmma_tma_store_kmajor", "config": config}
+    for scale_a, out_dtype in ((sa, torch.bfloat16), (sa.contiguous(), torch.float32)):
+        out = torch.full((e, m, n), float("nan"), dtype=out_dtype, device="cuda")
+        tcgemm.grouped_gemm(a, w.transpose(1, 2), counts, scale_a=scale_a, scale_b=sb, out=out, **kw)
+        cols = torch.arange(n, device="cuda") // 128
+        for z, rows in enumerate(counts.tolist()):
+            want = torch.zeros(rows, n, dtype=torch.float64, device="cuda")
+            mag = torch.zeros_like(want)
+            for j in range(kb):
+                ks = slice(128 * j, 128 * (j + 1))
+                s = sa[z, :rows, j:j + 1].double() * sb[z, cols, j].double()
+                want += s * (a[z, :rows, ks].double() @ w[z, :, ks].double().t())
+                mag += s * (a[z, :rows, ks].double().abs() @ w[z, :, ks].double().abs().t())
+            got = out[z, :rows].double()
+            assert not torch.isnan(got).any(), (z, "poisoned rows left")
+            eps = 2.0**-8 if out_dtype == torch.bfloat16 else 2.0**-22
+            assert ((got - want).abs() <= eps * want.abs() + 2.0**-11 * mag).all(), z

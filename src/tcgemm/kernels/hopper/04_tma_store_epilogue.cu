@@ -180,8 +180,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
                               m_load, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, m_load) : 0);
                     if constexpr (kBlockScales)  // (block_scales.cuh)
-                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.K, kt, m_load,
-                                          n_load);
+                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
+                                          m_load, n_load, c.z);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;

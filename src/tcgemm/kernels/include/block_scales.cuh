@@ -64,13 +64,18 @@ __device__ __forceinline__ unsigned block_scale_bytes(int M, int m0) {
 }
 
 // The producer thread, after load_tile (whose arrival expected these bytes too): k-tile kt's scales of the tile
-// whose loads start at row m0, column n0, into `slot`.
+// whose loads start at row m0, column n0 of batch entry z (an expert of a grouped GEMM, group_rows.cuh: each
+// entry's scales follow the last's, KB x M4 of scale_a and NB x KB4 of scale_b), into `slot`.
 __device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, const float* scale_a,
-                                                  const float* scale_b, int M, int K, int kt, int m0, int n0) {
-    const int m4 = (M + 3) & ~3, kb4 = (((K + SCALE_BLOCK - 1) / SCALE_BLOCK) + 3) & ~3;
+                                                  const float* scale_b, int M, int N, int K, int kt, int m0, int n0,
+                                                  int z) {
+    const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK, nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
+    const int m4 = (M + 3) & ~3, kb4 = (kblocks + 3) & ~3;
     const int m_al = m0 & ~3;
-    bulk_copy_to_shared(slot, scale_a + (long long)kt * m4 + m_al, 4u * min(BLOCK_M + 4, m4 - m_al), full);
-    bulk_copy_to_shared(slot + A_SCALE_BYTES, scale_b + (long long)(n0 / SCALE_BLOCK) * kb4 + (kt & ~3), 16, full);
+    const float* sa = scale_a + ((long long)z * kblocks + kt) * m4 + m_al;
+    bulk_copy_to_shared(slot, sa, 4u * min(BLOCK_M + 4, m4 - m_al), full);
+    const float* sb = scale_b + ((long long)z * nblocks + n0 / SCALE_BLOCK) * kb4 + (kt & ~3);
+    bulk_copy_to_shared(slot + A_SCALE_BYTES, sb, 16, full);
 }
 
 // The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of the consumer's (wgmma layout:
