@@ -1,6 +1,7 @@
 """Benchmark of masked grouped GEMMs (mixture-of-experts layers): tcgemm.grouped_gemm against torch.
 
     python -m tcgemm.grouped_bench --json grouped.json [--models mixtral,deepseek] [--tokens 1,8,32,512,2048]
+    python -m tcgemm.grouped_bench --dtype fp8 --models deepseek --json grouped-fp8.json
 
 Each row is one expert GEMM of a layer (gate_up or down) over E experts at an average token count per expert. The
 counts come from a random top-k routing of E x tokens / k tokens with skewed expert popularity (softmax of Gaussian
@@ -11,6 +12,9 @@ computes without host counts; skipped where this torch lacks it), ``torch._group
 (each expert's tokens one segment of a (sum of counts, K) tensor, the segment ends ``offs`` on the GPU: the valid rows
 only, what torch offers for prefill and training) and a loop of ``torch.matmul`` over each expert's valid rows (what
 a user with the counts on the host writes; its host-side count read is not timed).
+
+``--dtype fp8``: e4m3 experts with DeepSeek-V3's block-wise scales per expert (tcgemm.scales); torch's side is a loop
+of ``torch._scaled_mm`` block-wise calls over each expert's valid rows (torch has no grouped block-scaled GEMM).
 
 Shapes: Mixtral-8x7B's experts (8 experts, hidden 4096, intermediate 14336: gate_up N = 28672, K = 4096; down
 N = 4096, K = 14336) and DeepSeek-V3's (256 routed experts of hidden 7168, intermediate 2048, 32 of them on one GPU of
@@ -43,6 +47,7 @@ DEFAULT_TOKENS = (1, 8, 32, 128, 512, 2048)
 @dataclass
 class Row:
     model: str
+    dtype: str
     layer: str
     experts: int
     tokens_per_expert: int
@@ -79,26 +84,34 @@ def routed_counts(experts: int, top_k: int, tokens_per_expert: int, seed: int) -
 
 
 def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k: int, tokens: int,
-              timer: CudaTimer, budget_s: float) -> Row:
+              timer: CudaTimer, budget_s: float, dtype: str = "bf16") -> Row:
     import tcgemm
     from tcgemm import launch
 
     m = max(64, -(-max(counts) // 64) * 64)
     gen = torch.Generator(device="cuda").manual_seed(n + k + m)
-    a = torch.randn(experts, m, k, device="cuda", generator=gen).to(torch.bfloat16)
-    w = (torch.randn(experts, n, k, device="cuda", generator=gen) * k**-0.5).to(torch.bfloat16)
+    fp8 = dtype == "fp8"
+    in_dtype = torch.float8_e4m3fn if fp8 else torch.bfloat16
+    a = torch.randn(experts, m, k, device="cuda", generator=gen).to(in_dtype)
+    w = (torch.randn(experts, n, k, device="cuda", generator=gen) * (1.0 if fp8 else k**-0.5)).to(in_dtype)
     b = w.transpose(1, 2)
+    kb, nb = -(-k // 128), -(-n // 128)
+    sa = (torch.rand(experts, kb, m, device="cuda", generator=gen) * 0.01).transpose(1, 2) if fp8 else None
+    sb = torch.rand(experts, nb, kb, device="cuda", generator=gen) * 0.01 if fp8 else None
     count_t = torch.tensor(counts, dtype=torch.int32, device="cuda")
     out_ours = torch.empty(experts, m, n, dtype=torch.bfloat16, device="cuda")
     out_loop = torch.empty_like(out_ours)
-    grouped_mm = getattr(torch, "_grouped_mm", None)
+    grouped_mm = None if fp8 else getattr(torch, "_grouped_mm", None)
 
     def ours(_i: int) -> torch.Tensor:
-        return tcgemm.grouped_gemm(a, b, count_t, out=out_ours)
+        return tcgemm.grouped_gemm(a, b, count_t, scale_a=sa, scale_b=sb, out=out_ours)
 
     def loop(_i: int) -> torch.Tensor:
         for e, rows in enumerate(counts):
-            if rows:
+            if rows and fp8:
+                out_loop[e, :rows] = torch._scaled_mm(a[e, :rows], b[e], sa[e, :rows], sb[e].t(),  # type: ignore[index]
+                                                      out_dtype=torch.bfloat16)
+            elif rows:
                 torch.matmul(a[e, :rows], b[e], out=out_loop[e, :rows])
         return out_loop
 
@@ -115,7 +128,15 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
         ours(0)
     loop(0)
     e_big = max(range(experts), key=lambda e: counts[e])
-    ref = a[e_big, :counts[e_big]].double() @ b[e_big].double()
+    if fp8:
+        rows_big, cols = counts[e_big], torch.arange(n, device="cuda") // 128
+        ref = torch.zeros(rows_big, n, dtype=torch.float64, device="cuda")
+        for j in range(kb):
+            ks = slice(128 * j, 128 * (j + 1))
+            ref += (sa[e_big, :rows_big, j:j + 1].double() * sb[e_big, cols, j].double()  # type: ignore[index]
+                    * (a[e_big, :rows_big, ks].double() @ b[e_big, ks].double()))
+    else:
+        ref = a[e_big, :counts[e_big]].double() @ b[e_big].double()
     for name, got in (("tcgemm", out_ours), ("loop", out_loop)):
         err = (got[e_big, :counts[e_big]].double() - ref).abs().max().item() if counts[e_big] else 0.0
         if err > 0.05 * (ref.abs().max().item() + 1e-9):
@@ -144,11 +165,12 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
         e_c, _, _, _ = timer.eager((contiguous, ours), 1, budget_s)
         g_c, _ = timer.graphs((contiguous, ours), 1, budget_s, e_c)
     flops = 2.0 * sum(counts) * n * k
-    row = Row(model, layer, experts, tokens, m, counts, n, k, seen[-1] if seen else "?", e_o, g_o, e_g, g_g, e_l,
+    row = Row(model, dtype, layer, experts, tokens, m, counts, n, k, seen[-1] if seen else "?", e_o, g_o, e_g, g_g, e_l,
               g_l, e_c, g_c, g_g / g_o if g_g and g_o else None, g_l / g_o if g_l and g_o else None,
               g_c / g_o if g_c and g_o else None, e_g / e_o if e_g else None, e_l / e_o, e_c / e_o if e_c else None,
               flops / g_o / 1e6 if g_o else None)
-    print(f"{model:8s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} graph {g_o or 0:8.1f} us: padded "
+    print(f"{model:8s} {dtype:4s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} graph {g_o or 0:8.1f} us: "
+          f"padded "
           f"{row.graph_ratio_grouped_mm or 0:.3f}x contiguous {row.graph_ratio_contiguous or 0:.3f}x loop "
           f"{row.graph_ratio_loop or 0:.3f}x | eager {e_o:8.1f} us: {row.eager_ratio_grouped_mm or 0:.3f}x "
           f"{row.eager_ratio_contiguous or 0:.3f}x {row.eager_ratio_loop:.3f}x  {row.tflops_tcgemm or 0:5.0f} TFLOP/s",
@@ -164,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tokens", default=",".join(map(str, DEFAULT_TOKENS)),
                         help="average tokens per expert (comma list)")
     parser.add_argument("--budget", type=float, default=0.2, help="seconds of timing per side and row")
+    parser.add_argument("--dtype", default="bf16", choices=("bf16", "fp8"),
+                        help="bf16 experts, or fp8 e4m3 with block-wise scales (against a loop of _scaled_mm)")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
@@ -182,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for tokens in (int(t) for t in args.tokens.split(",") if t):
             counts = routed_counts(experts, top_k, tokens, seed=tokens)
             for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
-                rows.append(bench_row(name, layer, experts, counts, n, k, tokens, timer, args.budget))
+                rows.append(bench_row(name, layer, experts, counts, n, k, tokens, timer, args.budget, args.dtype))
                 timer.empty_cache()
                 dump_rows(args.json, env, rows)
     if args.json:
