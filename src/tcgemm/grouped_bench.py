@@ -106,10 +106,15 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     def ours(_i: int) -> torch.Tensor:
         return tcgemm.grouped_gemm(a, b, count_t, scale_a=sa, scale_b=sb, out=out_ours)
 
+    # _scaled_mm's block-wise scales per expert, as it takes them: scale_a (rows, KB) with strides (1, rows), scale_b
+    # the (NB, KB) block scales transposed (made before timing)
+    sa_torch = [sa[e, :rows].t().contiguous().t() if fp8 else None for e, rows in enumerate(counts)]  # type: ignore[index]
+    sb_torch = [sb[e].t() if fp8 else None for e in range(experts)]  # type: ignore[index]
+
     def loop(_i: int) -> torch.Tensor:
         for e, rows in enumerate(counts):
             if rows and fp8:
-                out_loop[e, :rows] = torch._scaled_mm(a[e, :rows], b[e], sa[e, :rows], sb[e].t(),  # type: ignore[index]
+                out_loop[e, :rows] = torch._scaled_mm(a[e, :rows], b[e], sa_torch[e], sb_torch[e],
                                                       out_dtype=torch.bfloat16)
             elif rows:
                 torch.matmul(a[e, :rows], b[e], out=out_loop[e, :rows])
