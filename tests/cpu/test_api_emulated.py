@@ -427,6 +427,32 @@ def test_grouped_gemm_block_scaled_fp8(fake_gpu):
         tcgemm.grouped_gemm(a, w.transpose(1, 2), scale_a=sa, scale_b=sb)
 
 
+def test_grouped_experts_module(fake_gpu):
+    """tcgemm.moe.GroupedExperts: SwiGLU experts over the masked layout, from per-expert Linear layers; each
+    expert's valid rows as torch computes them; inference only."""
+    from tcgemm.moe import GroupedExperts
+
+    torch.manual_seed(16)
+    e, hidden, inter, m = 3, 64, 96, 20
+    gates = [torch.nn.Linear(hidden, inter, bias=False).to(torch.bfloat16) for _ in range(e)]
+    ups = [torch.nn.Linear(hidden, inter, bias=False).to(torch.bfloat16) for _ in range(e)]
+    downs = [torch.nn.Linear(inter, hidden, bias=False).to(torch.bfloat16) for _ in range(e)]
+    experts = GroupedExperts.from_linears(gates, ups, downs)
+    x = torch.randn(e, m, hidden).to(torch.bfloat16)
+    counts = torch.tensor([20, 0, 5], dtype=torch.int32)
+    with torch.no_grad():
+        y = experts(x, counts)
+        for z, rows in enumerate(counts.tolist()):
+            xs = x[z, :rows].double()
+            h = torch.nn.functional.silu(xs @ gates[z].weight.double().t()) * (xs @ ups[z].weight.double().t())
+            torch.testing.assert_close(y[z, :rows].double(), h @ downs[z].weight.double().t(), rtol=3e-2, atol=3e-2)
+    assert fake_gpu.calls[-1][1].grouped and "experts=3" in repr(experts)
+    with pytest.raises(NotImplementedError, match="inference only"):
+        experts(x, counts)
+    with pytest.raises(ValueError, match=r"x must be \(experts=3, rows, hidden=64\)"), torch.no_grad():
+        experts(x[:, :, :32], counts)
+
+
 def test_grouped_gemm_validation(fake_gpu):
     a, w = torch.randn(4, 8, 16).to(torch.bfloat16), torch.randn(4, 24, 16).to(torch.bfloat16)
     counts = torch.ones(4, dtype=torch.int32)
