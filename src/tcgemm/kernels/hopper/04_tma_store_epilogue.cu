@@ -20,6 +20,8 @@
 //                           other's main loop)
 //      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE), tf32's
 //                           MN-major A through registers (A_REGS)
+//      block_scales.cuh     fp8 with DeepSeek-V3's block-wise scales, applied at each k-tile's promotion
+//      group_rows.cuh       masked grouped GEMMs: the walk over the units of each expert's rows only
 //      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas; boxes of
 //                           32-byte rows for tiles 48-144 wide (D_BOX_BYTES); D^T written transposed
 //                           (D_TRANSPOSED: the host exchanged the operands, the tokens are the wgmma's N;
