@@ -14,7 +14,8 @@ only, what torch offers for prefill and training) and a loop of ``torch.matmul``
 a user with the counts on the host writes; its host-side count read is not timed).
 
 ``--dtype fp8``: e4m3 experts with DeepSeek-V3's block-wise scales per expert (tcgemm.scales); torch's side is a loop
-of ``torch._scaled_mm`` block-wise calls over each expert's valid rows (torch has no grouped block-scaled GEMM).
+of ``torch._scaled_mm`` block-wise calls over each expert's rows, rounded up to 16 (cuBLAS refuses some counts; torch
+has no grouped block-scaled GEMM).
 
 Shapes: Mixtral-8x7B's experts (8 experts, hidden 4096, intermediate 14336: gate_up N = 28672, K = 4096; down
 N = 4096, K = 14336) and DeepSeek-V3's (256 routed experts of hidden 7168, intermediate 2048, 32 of them on one GPU of
@@ -107,15 +108,18 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
         return tcgemm.grouped_gemm(a, b, count_t, scale_a=sa, scale_b=sb, out=out_ours)
 
     # _scaled_mm's block-wise scales per expert, as it takes them: scale_a (rows, KB) with strides (1, rows), scale_b
-    # the (NB, KB) block scales transposed (made before timing)
-    sa_torch = [sa[e, :rows].t().contiguous().t() if fp8 else None for e, rows in enumerate(counts)]  # type: ignore[index]
+    # the (NB, KB) block scales transposed (made before timing). cuBLAS's block-wise kernels refuse some row counts
+    # (CUBLAS_STATUS_NOT_SUPPORTED at a few rows): torch's calls take each expert's rows rounded up to 16.
+    torch_rows = [min(m, -(-rows // 16) * 16) for rows in counts]
+    sa_torch = [sa[e, :rows].t().contiguous().t() if fp8 else None for e, rows in enumerate(torch_rows)]  # type: ignore[index]
     sb_torch = [sb[e].t() if fp8 else None for e in range(experts)]  # type: ignore[index]
 
     def loop(_i: int) -> torch.Tensor:
         for e, rows in enumerate(counts):
             if rows and fp8:
-                out_loop[e, :rows] = torch._scaled_mm(a[e, :rows], b[e], sa_torch[e], sb_torch[e],
-                                                      out_dtype=torch.bfloat16)
+                padded_rows = torch_rows[e]
+                out_loop[e, :padded_rows] = torch._scaled_mm(a[e, :padded_rows], b[e], sa_torch[e], sb_torch[e],
+                                                             out_dtype=torch.bfloat16)
             elif rows:
                 torch.matmul(a[e, :rows], b[e], out=out_loop[e, :rows])
         return out_loop
