@@ -138,6 +138,8 @@ class TileConfig:
         extra = re.sub(r"^\d+x\d+(x\d+)?", "", self.name).removeprefix(f"s{p.get('STAGES')}")  # s4d: "d"
         if extra:
             text += f" {extra}"
+        if self.grouped:
+            text += " [grouped]"  # (tcgemm.grouped_gemm runs it)
         return text
 
 
