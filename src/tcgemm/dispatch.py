@@ -67,10 +67,10 @@ def _tma_ok(problem: GemmProblem) -> bool:
 def cluster_blocks(cfg: TileConfig) -> tuple[int, int]:
     """(tile rows, tile columns) of the block of tiles one thread-block cluster of ``cfg`` computes:
     (1, 1) without clusters; CLUSTER_M CTAs stacked along M by default, side by side along N with
-    CLUSTER_ALONG_N, 2 x 2 with CLUSTER_2D (include/hopper_cluster.cuh)."""
+    CLUSTER_ALONG_N, CLUSTER_M / CLUSTER_2D x CLUSTER_2D with CLUSTER_2D (include/hopper_cluster.cuh)."""
     size = cfg.get("CLUSTER_M", 1)
     if cfg.get("CLUSTER_2D", 0):
-        return 2, 2
+        return size // cfg["CLUSTER_2D"], cfg["CLUSTER_2D"]
     return (1, size) if cfg.get("CLUSTER_ALONG_N", 0) else (size, 1)
 
 

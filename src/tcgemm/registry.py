@@ -208,7 +208,7 @@ class KernelSpec:
         """(tile rows, tile columns) of the block of tiles one cluster computes: stacked along M by default,
         side by side along N with CLUSTER_ALONG_N, 2 x 2 with CLUSTER_2D (as the kernel's CTAS_M, CTAS_N)."""
         cluster = self.cluster_of(cfg)
-        ctas_n = 2 if cfg.get("CLUSTER_2D") else cluster if cfg.get("CLUSTER_ALONG_N") else 1
+        ctas_n = cfg.get("CLUSTER_2D") or (cluster if cfg.get("CLUSTER_ALONG_N") else 1)
         return cluster // ctas_n, ctas_n
 
     def configs_for(self, precision: str) -> tuple[TileConfig, ...]:
@@ -790,7 +790,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # 2026-11-23-h100-cluster-occupancy.txt): that costs 9%, the rest is four CTAs in lockstep (a slot
             # comes back when all four have read it). Kept off auto (speed 0.5).
             _cfg("128x256x64c4", ("fp16", "bf16"), speed=0.5, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
-                 THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 THREADS=384, CLUSTER_M=4, CLUSTER_2D=2, A_BOX_M=64, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             _cfg("128x256x64", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384,
                  CLUSTER_M=2, B_BOX_N=128, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
@@ -1070,6 +1070,16 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
+            # Clusters of eight, 4 x 2 or 2 x 4 tiles (CLUSTER_2D: the tile columns): cuBLAS's kernel at 512 x 1280 x 8192 is
+            # 64 x 96 tiles (features x tokens) in clusters of eight, no split (ncu-mid-shapes-59b3035.txt): each k-tile
+            # of A is loaded once for two tiles, of B once for four (4 x 2), 56 KB a cluster from the L2 against 160 KB
+            # for eight lone CTAs. 120 tiles of 64 x 96 in 15 clusters (transposed), 128 of 64 x 80 in 16 (as given, 2 x 4).
+            _cfg("64x96x64Tc8", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=96,
+                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=8, CLUSTER_2D=2, A_BOX_M=32, B_BOX_N=24,
+                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
+            _cfg("64x80x64c8", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=8, CLUSTER_2D=4, A_BOX_M=16, B_BOX_N=40,
+                 D_BOX_BYTES=32, SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
@@ -1341,7 +1351,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.88x, same run, 30 clusters resident (2026-11-23-h100-explore-2x2-clusters.json). So the L2 -> SM
             # bytes are not what holds fp8 back. Kept off auto (speed 0.5).
             _cfg("128x128x128c4", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=5, THREADS=384, CLUSTER_M=4, CLUSTER_2D=1, A_BOX_M=64, B_BOX_N=64,
+                 STAGES=5, THREADS=384, CLUSTER_M=4, CLUSTER_2D=2, A_BOX_M=64, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,

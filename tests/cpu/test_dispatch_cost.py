@@ -25,7 +25,9 @@ def _spec(*configs: TileConfig) -> registry.KernelSpec:
     ({}, (1, 1)),
     ({"CLUSTER_M": 2}, (2, 1)),
     ({"CLUSTER_M": 2, "CLUSTER_ALONG_N": 1}, (1, 2)),
-    ({"CLUSTER_M": 4, "CLUSTER_2D": 1}, (2, 2)),
+        ({"CLUSTER_M": 4, "CLUSTER_2D": 2}, (2, 2)),
+        ({"CLUSTER_M": 8, "CLUSTER_2D": 2}, (4, 2)),
+        ({"CLUSTER_M": 8, "CLUSTER_2D": 4}, (2, 4)),
 ])
 def test_cluster_blocks(params, blocks):
     assert dispatch.cluster_blocks(TileConfig("t", params)) == blocks

@@ -41,8 +41,9 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
             assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
             assert 1 <= plan.grid[0] <= min(sms * cfg["CTAS_PER_SM"], tiles_m * tiles_n * (batch or 1) * ktiles)
             continue
-        if cfg.get("CLUSTER_2D"):  # 2 x 2 tiles
-            units = -(-tiles_m // 2) * -(-tiles_n // 2) * (batch or 1)
+        if cfg.get("CLUSTER_2D"):  # CLUSTER_M / CLUSTER_2D x CLUSTER_2D tiles
+            rows, cols = cluster // cfg["CLUSTER_2D"], cfg["CLUSTER_2D"]
+            units = -(-tiles_m // rows) * -(-tiles_n // cols) * (batch or 1)
         elif cfg.get("CLUSTER_ALONG_N"):  # the cluster's CTAs side by side along N
             units = tiles_m * -(-tiles_n // cluster) * (batch or 1)
         else:
@@ -128,27 +129,31 @@ def test_clusters_along_n_cover_every_tile_once(tiles_m, tiles_n, batch):
     assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
 
 
+@pytest.mark.parametrize("rows,cols", [(2, 2), (4, 2), (2, 4)])
 @pytest.mark.parametrize("tiles_m,tiles_n,batch", [(1, 1, 1), (32, 16, 1), (9, 5, 3), (7, 1, 2), (2, 3, 1)])
-def test_2d_clusters_cover_every_tile_once(tiles_m, tiles_n, batch):
-    """CLUSTER_2D: a cluster of 4 takes unit (um, un, z) of a ceil(tiles_m / 2) x ceil(tiles_n / 2) grid;
-    CTA r computes tile (2 um + r % 2, 2 un + r // 2) (tiles past the matrix are zero work, never stored)."""
-    units_m, units_n = -(-tiles_m // 2), -(-tiles_n // 2)
+def test_2d_clusters_cover_every_tile_once(tiles_m, tiles_n, batch, rows, cols):
+    """CLUSTER_2D: a cluster of rows x cols CTAs takes unit (um, un, z) of a ceil(tiles_m / rows) x
+    ceil(tiles_n / cols) grid; CTA r computes tile (rows um + r % rows, cols un + r // rows) (tiles past the
+    matrix are zero work, never stored)."""
+    units_m, units_n = -(-tiles_m // rows), -(-tiles_n // cols)
     seen = []
     for u in range(units_m * units_n * batch):
-        um, un, z = tile_coord(u, units_m, units_n, 4)
-        seen += [(2 * um + r % 2, 2 * un + r // 2, z) for r in range(4)
-                 if 2 * um + r % 2 < tiles_m and 2 * un + r // 2 < tiles_n]
+        um, un, z = tile_coord(u, units_m, units_n, 8 // rows)
+        seen += [(rows * um + r % rows, cols * un + r // rows, z) for r in range(rows * cols)
+                 if rows * um + r % rows < tiles_m and cols * un + r // rows < tiles_n]
     assert sorted(seen) == sorted((m, n, z) for m in range(tiles_m) for n in range(tiles_n) for z in range(batch))
 
 
-def test_2d_cluster_masks_share_a_along_n_and_b_along_m():
+@pytest.mark.parametrize("rows,cols", [(2, 2), (4, 2), (2, 4)])
+def test_2d_cluster_masks_share_a_along_n_and_b_along_m(rows, cols):
     """The kernel's multicast masks (load_tile): A to the CTAs of a tile row, B to those of a tile column."""
-    for rank in range(4):
-        rm, rn = rank % 2, rank // 2
-        a_mask = ((1 << 4) - 1) // ((1 << 2) - 1) << rm
-        b_mask = ((1 << 2) - 1) << (2 * rn)
-        assert a_mask == sum(1 << r for r in range(4) if r % 2 == rm)
-        assert b_mask == sum(1 << r for r in range(4) if r // 2 == rn)
+    size = rows * cols
+    for rank in range(size):
+        rm, rn = rank % rows, rank // rows
+        a_mask = ((1 << size) - 1) // ((1 << rows) - 1) << rm
+        b_mask = ((1 << rows) - 1) << (rows * rn)
+        assert a_mask == sum(1 << r for r in range(size) if r % rows == rm)
+        assert b_mask == sum(1 << r for r in range(size) if r // rows == rn)
 
 
 def test_grid_counts_units_along_the_cluster():
@@ -162,6 +167,11 @@ def test_grid_counts_units_along_the_cluster():
     assert launch.persistent_grid(p, spec, along_m, 132) == (2 * 5 * 2, 1, 1)
     two_d = spec.config("128x256x64c4")
     assert launch.persistent_grid(p, spec, two_d, 132) == (2 * 3 * 4, 1, 1)  # 2 x 3 units of 2 x 2 tiles
+    eights = spec.config("64x80x64c8")  # 2 x 4 tiles
+    p = _problem(64 * 8, 80 * 16, 64)  # 4 x 4 units: 128 CTAs
+    assert launch.persistent_grid(p, spec, eights, 132) == (4 * 4 * 8, 1, 1)
+    p = _problem(64 * 9, 80 * 17, 64)  # 5 x 5 units: no more than 16 clusters fit 132 SMs
+    assert launch.persistent_grid(p, spec, eights, 132) == (16 * 8, 1, 1)
 
 
 @pytest.mark.parametrize("ktiles", [1, 2, 3, 7, 16, 64, 65])

@@ -137,9 +137,10 @@ def test_clusters_along_n_load_k_major_a_in_parts():
         cluster = spec.cluster_of(cfg)
         _, _, box_a = tma.geometry(p, cfg, "a")
         _, _, box_b = tma.geometry(p, cfg, "b")
-        if cfg.get("CLUSTER_2D"):  # 2 x 2: half of A (shared along N), half of B (shared along M)
-            assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"] // 2, 1)
-            assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"] // 2, 1)
+        if cfg.get("CLUSTER_2D"):  # A shared by the tile columns, B by the tile rows
+            cols = cfg["CLUSTER_2D"]
+            assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"] // cols, 1)
+            assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"] // (cluster // cols), 1)
         elif cfg.get("CLUSTER_ALONG_N"):
             assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"] // cluster, 1)
             assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"], 1)

@@ -33,7 +33,7 @@
 #define CLUSTER_ALONG_N 0  // 1: the cluster's CTAs sit side by side along N and share the A tile instead
 #endif
 #ifndef CLUSTER_2D
-#define CLUSTER_2D 0  // 1: a cluster of 4 CTAs as 2 x 2 tiles, sharing A along N and B along M
+#define CLUSTER_2D 0  // 2 or 4: the cluster's tile columns; CLUSTER_M / CLUSTER_2D tile rows share B, the columns A
 #endif
 #ifndef A_BOX_M
 #define A_BOX_M (BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
@@ -195,7 +195,7 @@ constexpr int MN_STEP_BYTES = K_STEP_BYTES / ELEM_BYTES * ROW_BYTES;  // MN-majo
 
 // ---- the cluster's shape (hopper_cluster.cuh) ----
 constexpr bool ALONG_N = CLUSTER_ALONG_N;
-constexpr int CTAS_N = CLUSTER_2D ? 2 : ALONG_N ? CLUSTER_M : 1;  // tile columns of a cluster block
+constexpr int CTAS_N = CLUSTER_2D ? CLUSTER_2D : ALONG_N ? CLUSTER_M : 1;  // tile columns of a cluster block
 constexpr int CTAS_M = CLUSTER_M / CTAS_N;                         // tile rows
 constexpr bool SHARE_A = CTAS_N > 1, SHARE_B = CTAS_M > 1;
 constexpr int A_PART = BLOCK_M / CTAS_N;  // rows of A each CTA loads for its tile row of the cluster
@@ -239,7 +239,9 @@ static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one
 static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : MN_BOX) == 0 || MN_K_SPLIT<A_PART>),
               "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or whole MN-major boxes");
 static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
-static_assert(!CLUSTER_2D || (CLUSTER_M == 4 && !ALONG_N), "2-D clusters: 2 x 2 CTAs");
+static_assert(!CLUSTER_2D || ((CLUSTER_2D == 2 || CLUSTER_2D == 4) && CLUSTER_M % CLUSTER_2D == 0 &&
+                               CLUSTER_M / CLUSTER_2D >= 2 && CLUSTER_M <= 8 && !ALONG_N),
+              "2-D clusters: 2 or 4 tile columns, 2 or more tile rows, at most 8 CTAs (the portable cluster size)");
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the counters buffer)");
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
