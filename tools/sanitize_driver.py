@@ -41,7 +41,7 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                            cfg.get("EPI_BUFS", 1), consumers, cfg.get("WG_M", 64), cfg.get("CLUSTER_ALONG_N", 0),
                            k_split, cfg.get("TAIL_SPLIT", 0), cfg.get("EPI_OVERLAP", 0), cfg.get("GPC_ORDER", 0),
                            cfg.get("D_TRANSPOSED", 0), cfg.get("D_BOX_BYTES", 128), cfg.get("PINGPONG", 0),
-                           cfg.get("CLUSTER_2D", 0), cfg.get("K_PAIRS", 0),
+                           cfg.get("CLUSTER_2D", 0),
                            cfg.name if cfg.get("STREAM_K") else "")  # (each stream-K config: its own ring)
                 if variant in seen and not all_configs:
                     continue
@@ -54,10 +54,10 @@ def cases(filter_text: str | None, all_configs: bool = False) -> list[tuple[str,
                     layouts = "rr"
                 # K a multiple of 16 keeps 1-byte K-major rows (int8, fp8) aligned for TMA
                 shape = (72, 136, 208) if spec.requires_aligned16 else (33, 47, 65)
-                if cfg.get("TAIL_SPLIT") or cfg.get("EPI_OVERLAP") or cfg.get("PINGPONG") or cfg.get("K_PAIRS"):
+                if cfg.get("TAIL_SPLIT") or cfg.get("EPI_OVERLAP") or cfg.get("PINGPONG"):
                     # 9 x 8 cluster units on an H100's 66 clusters: the tail split runs, and 6 clusters take
                     # a second tile (EPI_OVERLAP's epilogue then issues the next tile's first k-tile; PINGPONG's
-                    # second consumer takes it, after its turn; K_PAIRS's consumers hand over sums more than once)
+                    # second consumer takes it, after its turn)
                     bm, bn, bk = 2 * cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
                     shape = (9 * bm - 40, 8 * bn - 8, 16 * bk - 16)
                 if cfg.get("STREAM_K"):

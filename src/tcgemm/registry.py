@@ -118,8 +118,8 @@ class TileConfig:
     @property
     def consumers(self) -> int:
         """Consumer warpgroups of a Hopper production config (hopper_config.cuh's CONSUMERS): one per WG_M rows
-        of a tile, or two that take whole tiles in turn (PINGPONG) or one tile's k-tiles in turn (K_PAIRS)."""
-        return 2 if self.get("PINGPONG") or self.get("K_PAIRS") else self["BLOCK_M"] // self.get("WG_M", 64)
+        of a tile, or two that take whole tiles in turn (PINGPONG)."""
+        return 2 if self.get("PINGPONG") else self["BLOCK_M"] // self.get("WG_M", 64)
 
     def describe(self) -> str:
         """A compact label such as ``128x128x8 w32x64 t8x8``."""
@@ -1070,30 +1070,23 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
-            # Clusters of eight, 4 x 2 or 2 x 4 tiles (CLUSTER_2D: the tile columns): cuBLAS's kernel at 512 x 1280 x 8192 is
-            # 64 x 96 tiles (features x tokens) in clusters of eight, no split (ncu-mid-shapes-59b3035.txt): each k-tile
-            # of A is loaded once for two tiles, of B once for four (4 x 2), 56 KB a cluster from the L2 against 160 KB
-            # for eight lone CTAs. 120 tiles of 64 x 96 in 15 clusters (transposed), 128 of 64 x 80 in 16 (as given, 2 x 4).
-            _cfg("64x96x64Tc8", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
+            # Clusters of eight as 4 x 2 tiles (CLUSTER_2D = 2 tile columns): cuBLAS's kernel at 512 x 1280 x 8192 (the
+            # 70B shard's qkv at 512 tokens) is 64 x 96 tiles (features x tokens) in clusters of eight, no split
+            # (ncu-mid-shapes-59b3035.txt). Each k-tile of A is loaded once for two tiles, of B once for four: 56 KB a
+            # cluster from the L2 against 160 KB for eight lone CTAs; 120 tiles in 15 clusters. CUDA graphs, bf16 rc,
+            # ratio to cuBLAS, four processes (2026-11-26-h100-explore-c8-p{1,2}-bde12df.json,
+            # ...-explore-pairs-1280-p{1,2}-20cd029.json): 512 x 1280 x 8192 0.86-0.87x against 0.81-0.82x for 128 x 80
+            # k2; 512 x 1280 x 4096 1.10-1.13x against 0.84-0.86x (128 x 128 b2k3); behind auto at 256 / 384 rows
+            # (0.76-0.77x against 0.81x) and N = 2048 (0.73x against 0.86x), level at 1024 rows and N = 1024. The same
+            # tiles without the cluster 0.50x at 512 x 1280 x 8192: the L2's bytes decide there. Speed 0.556: between
+            # what the pick needs at 512 rows (> 0.550) and what it must not take at 384 (< 0.563); long_k: measured
+            # at K = 4096 and 8192 only. Tried and removed: 64 x 80 in 2 x 4 clusters (16 clusters of eight, one more
+            # than fit at once: 0.48x); two consumer warpgroups taking the 64-row tile's k-tiles in turn, adding their
+            # sums at the end (0.83-0.84x against 0.86-0.87x here; 64 x 64 c2 0.97-1.01x against 1.01-1.03x: the lone
+            # consumer's gaps between k-tiles are not what is lost).
+            _cfg("64x96x64Tc8", ("fp16", "bf16"), speed=0.556, long_k=4096, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
                  BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=8, CLUSTER_2D=2, A_BOX_M=32, B_BOX_N=24,
                  D_TRANSPOSED=1, D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
-            _cfg("64x80x64c8", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=64, BLOCK_N=80,
-                 BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=8, CLUSTER_2D=4, A_BOX_M=16, B_BOX_N=40,
-                 D_BOX_BYTES=32, SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
-            # K_PAIRS (hopper_sched.cuh): two consumer warpgroups on one 64-row tile, the k-tiles in turn.
-            _cfg("64x96x64Tc8p", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
-                 BLOCK_K=64, STAGES=9, THREADS=384, CLUSTER_M=8, CLUSTER_2D=2, A_BOX_M=32, B_BOX_N=24, K_PAIRS=1,
-                 D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(9, 64, 96) + _epilogue_smem(64, 96) + 64 * 96 * 4),
-            _cfg("64x96x64Tp", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
-                 BLOCK_K=64, STAGES=9, THREADS=384, CLUSTER_M=1, B_BOX_N=96, K_PAIRS=1, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(9, 64, 96) + _epilogue_smem(64, 96) + 64 * 96 * 4),
-            _cfg("64x96x64T", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
-                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=96, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
-            _cfg("64x64x64c2p", ("fp16", "bf16"), named_only=True, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=12,
-                 THREADS=384, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32, K_PAIRS=1,
-                 SMEM_BYTES=_hopper_smem(12, 64, 64) + _epilogue_smem(64, 64) + 64 * 64 * 4),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),

@@ -13,7 +13,7 @@
 //    stage 3: the kernel gets a null map (tma.cuh, TCGEMM_TMA_STORE_PERSISTENT_KERNEL).
 //  * Variants, each a constant of hopper_config.cuh chosen with `if constexpr`, each explained in the
 //    header of its policy:
-//      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2 x 2 (CLUSTER_2D), no cluster
+//      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2-D (CLUSTER_2D), no cluster
 //      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
 //                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow,
 //                           ping-pong consumers (PINGPONG: whole tiles in turn, one's epilogue under the
@@ -88,8 +88,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // D_BUFS D staging buffers, 1024-aligned, then PAIR_BUF
-    const unsigned scale_slots = d_bufs + D_REGION;  // BLOCK_SCALES: STAGES slots of k-tile scales
+    const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers, 1024-aligned
+    const unsigned scale_slots = d_bufs + CONSUMERS * D_BUF;  // BLOCK_SCALES: STAGES slots of k-tile scales
     const unsigned full = scale_slots + STAGES * SCALE_SLOT;  // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
@@ -276,17 +276,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             k_range(u, kt0, kt1);
             walk.range(u, kt0, kt1);
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
-            const int own0 = kKPairs ? cw : 0;  // K_PAIRS: this consumer's first k-tile is kt0 + cw
             for (int kt = kt_first; kt < kt1; ++kt) {
-                if constexpr (kKPairs) {
-                    if (((kt - kt0) & 1) != cw) {  // the other consumer's k-tile: step over its slot
-                        if (++s == STAGES) {
-                            s = 0;
-                            phase ^= 1;
-                        }
-                        continue;
-                    }
-                }
                 mbar_wait_guarded(full + 8 * s, phase);
                 const unsigned a_base = a_slot(s) + consumer_row0(cw) * ROW_BYTES;  // (m64 blocks 8 KB apart)
                 const unsigned b_base = b_slot(s);
@@ -356,9 +346,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         mma_ktile(acc, a_base, b_base, 1);
                     }
                     wgmma_commit();
-                    in_wgmma_shadow(u, kt, kt_first + own0);
+                    in_wgmma_shadow(u, kt, kt_first);
                     wgmma_wait<1>();  // the k-tile before this one retired
-                    if (kt > kt0 + own0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
+                    if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
                 prev = s;
                 if (++s == STAGES) {
@@ -370,15 +360,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (walk.next(u) < units) pingpong_pass_turn(cw);
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
-            if (kt1 <= kt_first + own0) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
+            if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
             pre_issued = false;
-            if (!PROMOTE_EACH && kt1 > kt0 + own0 && releaser)
+            if (!PROMOTE_EACH && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
             wgmma_fence_accumulators(acc);
-            if constexpr (kKPairs) {  // consumer 1's sums to consumer 0, which stores the tile (hopper_sched.cuh)
-                if (!pair_reduce(acc, d_bufs + D_BUF, cw, wg_tid, u != walk.first, walk.next(u) < units)) continue;
-            }
             // A tail tile's part or a split-K range (hopper_sched.cuh): the warpgroup that completes the tile writes D.
             if constexpr (kTailSplit) {
                 if (u >= walk.tail.dp) {  // (tail_split.cuh)

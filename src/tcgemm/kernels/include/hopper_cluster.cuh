@@ -8,8 +8,9 @@
 //    BLOCK_N / CTAS_M columns of it and multicasts them to the CTAs of its tile column.
 //  * Side by side along N (CLUSTER_ALONG_N, as cuBLAS's 256 x 128 kernels with 1 x 2 clusters) they
 //    need the same A tile: each loads A_PART = BLOCK_M / CTAS_N rows of it.
-//  * As 2 x 2 (CLUSTER_2D, clusters of 4) each tile row shares A and each tile column B, and a CTA
-//    loads half of its A and half of its B: a quarter less traffic from the L2 than 2 x 1 at 128 x 256.
+//  * As CLUSTER_M / CLUSTER_2D x CLUSTER_2D tiles (2 x 2, or 4 x 2 in clusters of 8) each tile row shares
+//    A and each tile column B: a CTA loads 1 / CTAS_N of its A and 1 / CTAS_M of its B (2 x 2 at 128 x 256:
+//    a quarter less traffic from the L2 than 2 x 1; 4 x 2 at 64 x 96: 56 KB a cluster and k-tile, not 160).
 //  * CLUSTER_M = 1 configs load whole tiles without multicast.
 // Whatever the shape, every CTA's slot s receives the whole k-tile (STAGE_BYTES) on its own full[s]
 // barrier, part from its own loads and part from its peers' multicasts, at the same offsets in every

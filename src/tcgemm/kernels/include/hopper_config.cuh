@@ -81,9 +81,6 @@
 #ifndef EPI_OVERLAP
 #define EPI_OVERLAP 0  // 1: the next tile's first k-tile issued in two column halves between the epilogue's halves
 #endif
-#ifndef K_PAIRS
-#define K_PAIRS 0  // 1: two consumer warpgroups on one 64-row tile, taking its k-tiles in turn (hopper_sched.cuh)
-#endif
 #ifndef PINGPONG
 #define PINGPONG 0  // 1: two consumer warpgroups each own whole tiles, in turn (hopper_sched.cuh: the ping-pong schedule)
 #endif
@@ -112,7 +109,6 @@ constexpr bool OVERLAP = EPI_OVERLAP;  // hopper_epilogue.cuh
 constexpr bool kDTransposed = D_TRANSPOSED != 0;  // epilogue_tma.cuh: epilogue_tma_store_transposed
 constexpr bool kARegs = A_REGS != 0;
 constexpr bool kPingpong = PINGPONG != 0;
-constexpr bool kKPairs = K_PAIRS != 0;
 
 constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
@@ -184,10 +180,9 @@ constexpr int ELEM_BYTES = sizeof(elem_a);
 constexpr int M_ATOMS = WG_M / 64;         // m64 wgmmas per k step of a consumer
 constexpr int ATOM_ACC = BLOCK_N / 2;      // accumulators per thread of one m64 x BLOCK_N wgmma
 // Consumer warpgroups (the producer is warpgroup 0): one per WG_M rows of each tile, all on every tile
-// (cooperative), or two that take whole tiles in turn (PINGPONG: WG_M = BLOCK_M), or two that take one
-// 64-row tile's k-tiles in turn (K_PAIRS).
-constexpr int CONSUMERS = kPingpong || kKPairs ? 2 : BLOCK_M / WG_M;
-constexpr int SLOT_READERS = kPingpong || kKPairs ? 1 : CONSUMERS;  // consumer warpgroups of a CTA that read each ring slot
+// (cooperative), or two that take whole tiles in turn (PINGPONG: WG_M = BLOCK_M).
+constexpr int CONSUMERS = kPingpong ? 2 : BLOCK_M / WG_M;
+constexpr int SLOT_READERS = kPingpong ? 1 : CONSUMERS;  // consumer warpgroups of a CTA that read each ring slot
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;
@@ -218,11 +213,6 @@ constexpr bool D_STAGED = sizeof(elem_d) == 2 || (EPI_32BIT && !kDTransposed);
 constexpr int ATOM_BUF = kDTransposed ? BLOCK_N * 128 : 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;       // column parts of a 32-bit D: twice as many
-// K_PAIRS: consumer 0 alone stores the tile (one staging buffer), after adding consumer 1's fp32 sums from
-// PAIR_BUF, the exchange buffer behind it.
-constexpr int D_BUFS = kKPairs ? 1 : CONSUMERS;
-constexpr int PAIR_BUF = kKPairs ? BLOCK_M * BLOCK_N * 4 : 0;
-constexpr int D_REGION = D_BUFS * D_BUF + PAIR_BUF;  // staging and exchange bytes after the ring
 
 static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
 static_assert(BLOCK_K * ELEM_BYTES == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
@@ -236,10 +226,6 @@ static_assert(!kPingpong || (WG_M == BLOCK_M && SPLIT_K == 1 && !TAIL_SPLIT && !
                              !D_TRANSPOSED),
               "PINGPONG: each consumer a whole tile (WG_M = BLOCK_M); no split-K, tail split, EPI_OVERLAP, promotion, "
               "A_REGS or D^T");
-static_assert(!kKPairs || (BLOCK_M == 64 && WG_M == 64 && !kPingpong && SPLIT_K == 1 && !TAIL_SPLIT && !EPI_OVERLAP &&
-                            !PROMOTE && !A_REGS && !GATED),
-              "K_PAIRS: one 64-row tile, 16-bit inputs; no ping-pong, split-K, tail split, EPI_OVERLAP, A_REGS, "
-              "or gating");
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % MN_BOX == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and whole MN-major boxes)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
@@ -291,10 +277,10 @@ static_assert(ACTIVATION == Act::None || !INT_ACC, "an activation of float sums 
 static_assert(!ROW_SCALES || (PROMOTE && !kDTransposed && !GATED), "row-wise scales: fp8 (promoted sums), D not transposed");
 static_assert(!GATED || (B_K_MAJOR && !kDTransposed && !PROMOTE && sizeof(elem_d) == 2 && gated_parts() > 0),
               "EPI_GATED: 16-bit D from a K-major B, not transposed or fp8, its BLOCK_N / 2 columns in whole boxes");
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + D_REGION + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 
 // First row, within a tile, of consumer cw's rows: its WG_M-row block (cooperative), or row 0 (PINGPONG: the
 // whole tile).
-__device__ __forceinline__ int consumer_row0(int cw) { return kPingpong || kKPairs ? 0 : cw * WG_M; }
+__device__ __forceinline__ int consumer_row0(int cw) { return kPingpong ? 0 : cw * WG_M; }

@@ -76,42 +76,6 @@ __device__ __forceinline__ void pingpong_pass_turn(int cw) {
     asm volatile("bar.arrive %0, 256;" ::"r"(TURN_BAR + 1 - cw) : "memory");
 }
 
-// K_PAIRS: both consumer warpgroups work on every unit, on the same 64 rows, consumer c on the unit's
-// k-tiles kt0 + c, kt0 + c + 2, ... (each slot read by one of them: SLOT_READERS = 1; each steps its ring
-// position over the other's k-tiles).  Why: a 64-row tile of one consumer kept the tensor pipe busy ~65% of
-// the time (64 x 96 at 512 x 1280 x 8192, 10.4 us per 4096 of k against cuBLAS's 6.3 with two consumer
-// warpgroups on a 96 x 64 tile): between one k-tile's wgmmas and the next sit the wait for the previous
-// group, the slot's release and the next full barrier; two warpgroups put one's wgmmas in the other's gaps.
-// A slot's parity wait stays sound: a consumer waiting for k-tile j has seen k-tile j - 2 land, so the
-// producer has loaded j - STAGES (STAGES >= 2), the slot's use before j's, and the phase is at most one behind.
-// At the unit's end consumer 1 hands its fp32 sums to consumer 0 through PAIR_BUF (named barriers 5 and 6:
-// "full" after its stores, "free" after consumer 0's loads, awaited before the next unit's stores) and
-// goes on to the next unit's k-tiles; consumer 0 adds them and runs the epilogue alone.
-constexpr int PAIR_FULL_BAR = 5, PAIR_FREE_BAR = 6;
-// Returns whether this consumer stores the tile.  `again`: consumer 1 has handed over an earlier unit (wait
-// until consumer 0 took it); `more`: another unit follows (consumer 0 tells consumer 1 the buffer is free).
-template <typename Acc, int N>
-__device__ __forceinline__ bool pair_reduce(Acc (&acc)[N], unsigned buf, int cw, int wg_tid, bool again, bool more) {
-    // Thread t's value i at word i * 128 + t: a warp's 32 accesses hit 32 banks.
-    if (cw == 1) {
-        if (again) asm volatile("bar.sync %0, 256;" ::"r"(PAIR_FREE_BAR) : "memory");
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-            asm volatile("st.shared.f32 [%0], %1;" ::"r"(buf + (i * 128 + wg_tid) * 4), "f"(acc[i]) : "memory");
-        asm volatile("bar.arrive %0, 256;" ::"r"(PAIR_FULL_BAR) : "memory");
-        return false;
-    }
-    asm volatile("bar.sync %0, 256;" ::"r"(PAIR_FULL_BAR) : "memory");
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        float v;
-        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(buf + (i * 128 + wg_tid) * 4) : "memory");
-        acc[i] += v;
-    }
-    if (more) asm volatile("bar.arrive %0, 256;" ::"r"(PAIR_FREE_BAR) : "memory");
-    return true;
-}
-
 struct TileCoord {
     int m0, n0, z;  // first row and column of this CTA's tile, batch entry
 };
