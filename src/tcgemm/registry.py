@@ -1078,13 +1078,15 @@ LADDER: tuple[KernelSpec, ...] = (
             # ...-explore-pairs-1280-p{1,2}-20cd029.json): 512 x 1280 x 8192 0.86-0.87x against 0.81-0.82x for 128 x 80
             # k2; 512 x 1280 x 4096 1.10-1.13x against 0.84-0.86x (128 x 128 b2k3); behind auto at 256 / 384 rows
             # (0.76-0.77x against 0.81x) and N = 2048 (0.73x against 0.86x), level at 1024 rows and N = 1024. The same
-            # tiles without the cluster 0.50x at 512 x 1280 x 8192: the L2's bytes decide there. Speed 0.556: between
-            # what the pick needs at 512 rows (> 0.550) and what it must not take at 384 (< 0.563); long_k: measured
-            # at K = 4096 and 8192 only. Tried and removed: 64 x 80 in 2 x 4 clusters (16 clusters of eight, one more
+            # tiles without the cluster 0.50x at 512 x 1280 x 8192: the L2's bytes decide there. But in the model
+            # benchmark (the layers in sequence, weights rotated) auto with it ran the 70B shard's qkv at 512 tokens
+            # 0.85x (25.1 against 21.2 us; 2026-11-26-h100-models-tc8-312d8ea-p1.json) where 128 x 80 k2 had run
+            # 0.87-0.89x (models-da50fe3-p{1,2,3}): named only. (Speed 0.556, long_k 4096 make auto take it at 448-576
+            # rows there and nowhere else among the model shapes.) Tried and removed: 64 x 80 in 2 x 4 clusters (16 clusters of eight, one more
             # than fit at once: 0.48x); two consumer warpgroups taking the 64-row tile's k-tiles in turn, adding their
             # sums at the end (0.83-0.84x against 0.86-0.87x here; 64 x 64 c2 0.97-1.01x against 1.01-1.03x: the lone
             # consumer's gaps between k-tiles are not what is lost).
-            _cfg("64x96x64Tc8", ("fp16", "bf16"), speed=0.556, long_k=4096, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
+            _cfg("64x96x64Tc8", ("fp16", "bf16"), named_only=True, speed=0.556, long_k=4096, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
                  BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=8, CLUSTER_2D=2, A_BOX_M=32, B_BOX_N=24,
                  D_TRANSPOSED=1, D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
