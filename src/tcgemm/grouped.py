@@ -1,6 +1,7 @@
 """``tcgemm.grouped_gemm``: one GEMM per expert of a mixture-of-experts layer, in one persistent launch.
 
     y = tcgemm.grouped_gemm(x, w.transpose(1, 2), counts)   # x (E, M, K), w (E, N, K) as stored, counts (E,) int32
+    y = tcgemm.grouped_gemm(x, w.transpose(1, 2), offsets=offs)  # x (T, K): expert e's rows offs[e-1]..offs[e]
 
 The **masked** layout (decode, and any routing whose counts stay on the GPU): ``a`` (E, M, K) holds expert e's tokens
 in its first ``counts[e]`` rows, padded to a common M; ``b`` (E, K, N) the experts' weights (a transposed view of the
@@ -9,6 +10,14 @@ the host never reads: no synchronisation, and a CUDA graph captures the call onc
 ``d`` (E, M, N) holds each expert's ``counts[e]`` rows; the rows past them are unspecified (the kernel skips whole
 tiles past a count and writes the rest of a partial tile from a's padding). Without ``counts`` every row counts:
 the batched GEMM ``a @ b``.
+
+The **contiguous** layout (prefill and training, tokens sorted by expert): ``a`` (T, K) holds every expert's tokens,
+expert e's the rows ``offsets[e - 1]`` (0 for e = 0) up to ``offsets[e]`` (int32 CUDA tensor of E nondecreasing ends,
+as ``torch._grouped_mm`` takes them; segments of any length, 0 and 1 included); ``b`` (E, K, N) as above; the result
+``d`` (T, N) holds each expert's rows. Rows past ``offsets[-1]`` are not written (unspecified in a new ``d``); ends past
+T count as T. The kernel reads each segment where it lies and writes exactly its rows (a tile that reaches past a
+segment's end stores from registers and stops there): nothing is padded or copied, the host reads no offset, and a
+CUDA graph captures the call once for every routing. bf16 and fp16 (16-bit or fp32 out).
 
 fp8 e4m3 experts take DeepSeek-V3's block-wise scales (tcgemm.scales) per expert, ``scale_a`` (E, M, ceil(K/128)) and
 ``scale_b`` (E, ceil(N/128), ceil(K/128)), on the K-major kernel's block-scaled builds (kernels/include/
@@ -34,14 +43,20 @@ from .scales import FP8_DTYPES, kernel_block_scales
 
 
 def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None = None, *,
+                 offsets: torch.Tensor | None = None,
                  scale_a: torch.Tensor | None = None, scale_b: torch.Tensor | None = None,
                  out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None, kernel: str = "auto",
                  config: str | None = None) -> torch.Tensor:
-    """``d[e, :counts[e]] = a[e, :counts[e]] @ b[e]`` for every expert e (see the module). fp8 e4m3 ``a`` and ``b``
-    take block-wise scales (tcgemm.scales) per expert: ``scale_a`` (E, M, ceil(K/128)), ``scale_b`` (E, ceil(N/128),
-    ceil(K/128)); bf16 out by default."""
+    """``d[e, :counts[e]] = a[e, :counts[e]] @ b[e]`` for every expert e (masked), or, with ``offsets`` instead of
+    ``counts``, ``d[s:t] = a[s:t] @ b[e]`` for each expert's segment s = offsets[e - 1], t = offsets[e] (contiguous;
+    see the module). fp8 e4m3 ``a`` and ``b`` (masked) take block-wise scales (tcgemm.scales) per expert: ``scale_a``
+    (E, M, ceil(K/128)), ``scale_b`` (E, ceil(N/128), ceil(K/128)); bf16 out by default."""
     from . import api
 
+    if offsets is not None:
+        if counts is not None:
+            raise ValueError("give counts (masked: a (E, M, K)) or offsets (contiguous: a (T, K)), not both")
+        return _contiguous(a, b, offsets, out, out_dtype, kernel, config)
     block = a.dtype in FP8_DTYPES if isinstance(a, torch.Tensor) else False
     if counts is None and not block:
         return api._gemm(a, b, out=out, out_dtype=out_dtype, kernel=kernel, config=config)
@@ -50,7 +65,7 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
                          "torch.full((E,), M, dtype=torch.int32, device=a.device) for every row)")
     _check(a, b, counts, scale_a, scale_b)
     device = api._check_devices(a=a, b=b, out=out, counts=counts, scale_a=scale_a, scale_b=scale_b)
-    args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=True, block_scales=block)
+    args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=1, block_scales=block)
     problem, t = describe(a, b, None, **args)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = api.device_info(index)
@@ -70,24 +85,70 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
     return d
 
 
-def group_prefix(counts: torch.Tensor, rows: int, unit_rows: int) -> torch.Tensor:
+def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor | None,
+                out_dtype: torch.dtype | None, kernel: str, config: str | None) -> torch.Tensor:
+    """The contiguous layout (GROUP_ROWS = 2, kernels/include/group_rows.cuh): a (T, K), b (E, K, N), d (T, N)."""
+    import dataclasses
+
+    from . import api, dispatch
+
+    _check_contiguous(a, b, offsets, out)
+    device = api._check_devices(a=a, b=b, out=out, offsets=offsets)
+    out_dtype = out.dtype if out is not None else out_dtype
+    args = dict(alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None, grouped=2)
+    problem, t = describe(a, b, None, **args)  # (batch E, A broadcast; D made 2-D below)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    arch_cc, sms, arch = api.device_info(index)
+    sms = api.usable_sms(sms)
+    tokens, n = problem.m, problem.n
+    d = out if out is not None else torch.empty((tokens, n), dtype=problem.out_dtype, device=device)
+    if d.numel() == 0:
+        return d
+    if problem.k == 0:
+        return d.zero_()
+    if kernel == "auto" and config is None:  # the estimate sees each expert's share of the tokens, not E x T rows
+        proxy = dataclasses.replace(problem, m=max(1, -(-tokens // problem.batch)))
+        spec, cfg = dispatch.select(proxy, arch_cc, sms, kernel, config)
+        kernel, config = spec.name, cfg.name
+    a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
+    problem = dataclasses.replace(problem, d_ld=d.stride(0) if tokens > 1 else n, d_batch_stride=0)  # one D
+    p = launch.plan(problem, spec, cfg, sms)
+    unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
+    launch.run(p, problem, t["a"], t["b"], None, d, arch,
+               group_rows=group_prefix(offsets, tokens, unit_rows, contiguous=True))
+    return d
+
+
+def group_prefix(counts: torch.Tensor, rows: int, unit_rows: int, contiguous: bool = False) -> torch.Tensor:
     """The grouped walk's prefix (kernels/util/group_prefix.cu): int32, prefix[0] = 0 and prefix[z + 1] = prefix[z] +
     ceil(min(max(counts[z], 0), rows) / unit_rows), by one small kernel on the current stream (capturable); in torch
-    ops where counts are not on a GPU (the reference)."""
+    ops where counts are not on a GPU (the reference). ``contiguous``: ``counts`` holds the segments' ends (clamped to
+    [0, rows]); each count is an end minus the one before, and the bounds 0, end[0], ..., end[E - 1] follow."""
     if not counts.is_cuda:
-        units = (counts.long().clamp(0, rows) + unit_rows - 1) // unit_rows
-        return torch.cat([units.new_zeros(1), units.cumsum(0)]).to(torch.int32)
+        ends = counts.long().clamp(0, rows)
+        if contiguous:
+            starts = torch.cat([ends.new_zeros(1), ends[:-1]])
+            ends = torch.maximum(ends, starts)
+            units = (ends - starts + unit_rows - 1) // unit_rows
+        else:
+            units = (ends + unit_rows - 1) // unit_rows
+        prefix = torch.cat([units.new_zeros(1), units.cumsum(0)])
+        if contiguous:
+            prefix = torch.cat([prefix, ends.new_zeros(1), ends])
+        return prefix.to(torch.int32)
     import numpy as np
 
     from . import driver, jit
 
-    prefix = torch.empty(counts.numel() + 1, dtype=torch.int32, device=counts.device)
+    prefix = torch.empty(counts.numel() * (2 if contiguous else 1) + (2 if contiguous else 1), dtype=torch.int32,
+                         device=counts.device)
     device = counts.device.index if counts.device.index is not None else torch.cuda.current_device()
     cc = jit._cuda_core()
     kernel = _prefix_kernel(device)
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
     cc.launch(stream, cc.LaunchConfig(grid=(1, 1, 1), block=(1024, 1, 1)), kernel, counts.data_ptr(),
-              np.int32(counts.numel()), np.int32(rows), np.int32(unit_rows), prefix.data_ptr())
+              np.int32(counts.numel()), np.int32(rows), np.int32(unit_rows), prefix.data_ptr(),
+              np.int32(1 if contiguous else 0))
     return prefix
 
 
@@ -100,6 +161,35 @@ def _prefix_kernel(device: int) -> object:
 
     arch = jit.target_arch(torch.cuda.get_device_capability(device))
     return jit.load_kernel("util/group_prefix.cu", "group_prefix", PREFIX_DEFINES, arch, device)
+
+
+def _check_contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor | None) -> None:
+    if not isinstance(a, torch.Tensor) or a.dim() != 2:
+        raise ValueError(f"with offsets, a must be 2-D (T, K): every expert's tokens, expert by expert; got "
+                         f"{tuple(a.shape) if isinstance(a, torch.Tensor) else type(a).__name__} (3-D a (E, M, K): "
+                         "pass counts instead)")
+    if not isinstance(b, torch.Tensor) or b.dim() != 3:
+        raise ValueError(f"b must be 3-D (E, K, N), one weight per expert (w.transpose(1, 2) of (E, N, K) weights); "
+                         f"got {tuple(b.shape) if isinstance(b, torch.Tensor) else type(b).__name__}")
+    if a.dtype not in (torch.bfloat16, torch.float16) or b.dtype != a.dtype:
+        raise TypeError(f"contiguous grouped_gemm takes bf16 or fp16 a and b of one dtype; got {a.dtype} and {b.dtype} "
+                        "(block-scaled fp8 experts take the masked layout: a (E, M, K) and counts)")
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(f"a has K = {a.shape[1]} and b K = {b.shape[1]}")
+    experts = b.shape[0]
+    if (not isinstance(offsets, torch.Tensor) or offsets.dtype != torch.int32 or tuple(offsets.shape) != (experts,)
+            or not offsets.is_cuda):
+        got = f"{offsets.dtype} {tuple(offsets.shape)} on {offsets.device}" if isinstance(offsets, torch.Tensor) \
+            else type(offsets).__name__
+        raise ValueError(f"offsets must be an int32 CUDA tensor of each expert's end row, shape ({experts},) "
+                         f"(torch._grouped_mm's offs: e.g. torch.cumsum(counts, 0, dtype=torch.int32)); got {got}")
+    if offsets.stride(0) != 1 and experts > 1:
+        raise ValueError("offsets must be contiguous; pass offsets.contiguous()")
+    if out is not None:
+        shape = (a.shape[0], b.shape[2])
+        if tuple(out.shape) != shape or out.stride(-1) != 1:
+            raise ValueError(f"out must be a row-major {shape} tensor (T x N); got {tuple(out.shape)} with strides "
+                             f"{tuple(out.stride())}")
 
 
 def _check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor, scale_a: torch.Tensor | None,

@@ -1,12 +1,15 @@
-"""Benchmark of masked grouped GEMMs (mixture-of-experts layers): tcgemm.grouped_gemm against torch.
+"""Benchmark of grouped GEMMs (mixture-of-experts layers): tcgemm.grouped_gemm against torch.
 
     python -m tcgemm.grouped_bench --json grouped.json [--models mixtral,deepseek] [--tokens 1,8,32,512,2048]
+    python -m tcgemm.grouped_bench --layout contiguous --json grouped-contiguous.json
     python -m tcgemm.grouped_bench --dtype fp8 --models deepseek --json grouped-fp8.json
 
 Each row is one expert GEMM of a layer (gate_up or down) over E experts at an average token count per expert. The
 counts come from a random top-k routing of E x tokens / k tokens with skewed expert popularity (softmax of Gaussian
 logits with standard deviation 1): counts differ, are rarely multiples of 128, and some experts get none. tcgemm runs
-the masked layout: a (E, M, K) with M the largest count rounded up to 64, the counts on the GPU. torch runs, on the
+the masked layout: a (E, M, K) with M the largest count rounded up to 64, the counts on the GPU (``--layout
+contiguous``: the contiguous one, on the same (sum of counts, K) tensor and ``offs`` as torch's contiguous call). torch
+runs, on the
 same buffers: ``torch._grouped_mm`` of the padded batch (every row of every expert: what a capturable torch call
 computes without host counts; skipped where this torch lacks it), ``torch._grouped_mm`` of the contiguous layout
 (each expert's tokens one segment of a (sum of counts, K) tensor, the segment ends ``offs`` on the GPU: the valid rows
@@ -72,6 +75,7 @@ class Row:
     eager_ratio_loop: float
     eager_ratio_contiguous: float | None
     tflops_tcgemm: float | None  # of the valid rows' products, CUDA-graph time
+    layout: str = "masked"  # tcgemm's side: masked (a (E, M, K), counts) or contiguous (a (T, K), offsets)
 
 
 def routed_counts(experts: int, top_k: int, tokens_per_expert: int, seed: int) -> list[int]:
@@ -85,7 +89,7 @@ def routed_counts(experts: int, top_k: int, tokens_per_expert: int, seed: int) -
 
 
 def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k: int, tokens: int,
-              timer: CudaTimer, budget_s: float, dtype: str = "bf16") -> Row:
+              timer: CudaTimer, budget_s: float, dtype: str = "bf16", layout: str = "masked") -> Row:
     import tcgemm
     from tcgemm import launch
 
@@ -104,7 +108,13 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     out_loop = torch.empty_like(out_ours)
     grouped_mm = None if fp8 else getattr(torch, "_grouped_mm", None)
 
+    x_cont = torch.cat([a[e, :rows] for e, rows in enumerate(counts)])
+    offs = torch.tensor(counts, dtype=torch.int32, device="cuda").cumsum(0).to(torch.int32)
+    out_cont = torch.empty(x_cont.shape[0], n, dtype=torch.bfloat16, device="cuda")
+
     def ours(_i: int) -> torch.Tensor:
+        if layout == "contiguous":
+            return tcgemm.grouped_gemm(x_cont, b, offsets=offs, out=out_cont)
         return tcgemm.grouped_gemm(a, b, count_t, scale_a=sa, scale_b=sb, out=out_ours)
 
     # _scaled_mm's block-wise scales per expert, as it takes them: scale_a (rows, KB) with strides (1, rows), scale_b
@@ -127,9 +137,6 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     def padded(_i: int) -> torch.Tensor:
         return grouped_mm(a, b)  # type: ignore[misc]
 
-    x_cont = torch.cat([a[e, :rows] for e, rows in enumerate(counts)])
-    offs = torch.tensor(counts, dtype=torch.int32, device="cuda").cumsum(0).to(torch.int32)
-
     def contiguous(_i: int) -> torch.Tensor:
         return grouped_mm(x_cont, b, offs=offs)  # type: ignore[misc]
 
@@ -146,8 +153,10 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
                     * (a[e_big, :rows_big, ks].double() @ b[e_big, ks].double()))
     else:
         ref = a[e_big, :counts[e_big]].double() @ b[e_big].double()
-    for name, got in (("tcgemm", out_ours), ("loop", out_loop)):
-        err = (got[e_big, :counts[e_big]].double() - ref).abs().max().item() if counts[e_big] else 0.0
+    start_big = sum(counts[:e_big])
+    mine = out_cont[start_big:start_big + counts[e_big]] if layout == "contiguous" else out_ours[e_big, :counts[e_big]]
+    for name, got in (("tcgemm", mine), ("loop", out_loop[e_big, :counts[e_big]])):
+        err = (got.double() - ref).abs().max().item() if counts[e_big] else 0.0
         if err > 0.05 * (ref.abs().max().item() + 1e-9):
             raise RuntimeError(f"{name} differs from the float64 reference by {err:.3g} at {model} {layer}")
     extra = {}
@@ -177,9 +186,9 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     row = Row(model, dtype, layer, experts, tokens, m, counts, n, k, seen[-1] if seen else "?", e_o, g_o, e_g, g_g, e_l,
               g_l, e_c, g_c, g_g / g_o if g_g and g_o else None, g_l / g_o if g_l and g_o else None,
               g_c / g_o if g_c and g_o else None, e_g / e_o if e_g else None, e_l / e_o, e_c / e_o if e_c else None,
-              flops / g_o / 1e6 if g_o else None)
-    print(f"{model:8s} {dtype:4s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} graph {g_o or 0:8.1f} us: "
-          f"padded "
+              flops / g_o / 1e6 if g_o else None, layout)
+    print(f"{layout[:6]} {model:8s} {dtype:4s} {layer:7s} {tokens:5d}/expert M={m:5d} {row.kernel:34s} "
+          f"graph {g_o or 0:8.1f} us: padded "
           f"{row.graph_ratio_grouped_mm or 0:.3f}x contiguous {row.graph_ratio_contiguous or 0:.3f}x loop "
           f"{row.graph_ratio_loop or 0:.3f}x | eager {e_o:8.1f} us: {row.eager_ratio_grouped_mm or 0:.3f}x "
           f"{row.eager_ratio_contiguous or 0:.3f}x {row.eager_ratio_loop:.3f}x  {row.tflops_tcgemm or 0:5.0f} TFLOP/s",
@@ -197,8 +206,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=0.2, help="seconds of timing per side and row")
     parser.add_argument("--dtype", default="bf16", choices=("bf16", "fp8"),
                         help="bf16 experts, or fp8 e4m3 with block-wise scales (against a loop of _scaled_mm)")
+    parser.add_argument("--layout", default="masked", choices=("masked", "contiguous"),
+                        help="tcgemm's layout: masked (a (E, M, K) and counts) or contiguous (a (T, K) and offsets, "
+                             "as torch._grouped_mm's contiguous call takes them; bf16 only)")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
+    if args.layout == "contiguous" and args.dtype == "fp8":
+        parser.error("--layout contiguous runs bf16 experts (block-scaled fp8 takes the masked layout)")
     if not torch.cuda.is_available():
         parser.error("needs a CUDA GPU (an H100)")
     names = [x for x in args.models.split(",") if x]
@@ -215,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for tokens in (int(t) for t in args.tokens.split(",") if t):
             counts = routed_counts(experts, top_k, tokens, seed=tokens)
             for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
-                rows.append(bench_row(name, layer, experts, counts, n, k, tokens, timer, args.budget, args.dtype))
+                rows.append(bench_row(name, layer, experts, counts, n, k, tokens, timer, args.budget, args.dtype,
+                                      args.layout))
                 timer.empty_cache()
                 dump_rows(args.json, env, rows)
     if args.json:

@@ -88,14 +88,14 @@ class LaunchPlan:
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
              activation: int = 0, gated: bool = False, row_scales: bool = False,
-             block_scales: bool = False, grouped: bool = False) -> jit.Defines:
+             block_scales: bool = False, grouped: int = 0) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
     if row_scales:  # fp8's row-wise scales (kernels/include/hopper_epilogue.cuh: scale_rows_cols)
         items["SCALE_ROWWISE"] = 1
     if block_scales:  # fp8's block-wise scales, at every k-tile's promotion (kernels/include/block_scales.cuh)
         items.update(BLOCK_SCALES=1, PROMOTE_EVERY=1)  # (cfg: registry.with_block_scales, its ring resized)
-    if grouped:  # a masked grouped GEMM: rows per batch entry on the device (kernels/include/group_rows.cuh)
-        items["GROUP_ROWS"] = 1
+    if grouped:  # a grouped GEMM, masked (1) or contiguous (2): rows per batch entry on the device (group_rows.cuh)
+        items["GROUP_ROWS"] = int(grouped)
     if activation:  # the fused epilogue (kernels/include/epilogue_act.cuh; tcgemm.epilogue)
         items["EPI_ACT"] = activation
     if gated:
@@ -216,13 +216,14 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
                                                               row_scales=True)))
                             if spec.grouped and cfg.grouped and layouts[0] == "r":  # (grouped_gemm: a row-major)
-                                if precision in ("fp16", "bf16"):
-                                    builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype,
-                                                                  precision, grouped=True)))
+                                if precision in ("fp16", "bf16"):  # (masked and contiguous experts)
+                                    for mode in (1, 2):
+                                        builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype,
+                                                                      precision, grouped=mode)))
                                 elif precision.startswith("fp8") and cfg.serves_block_scales():  # (block-scaled)
                                     builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
                                                                   in_dtype, out_dtype, precision, block_scales=True,
-                                                                  grouped=True)))
+                                                                  grouped=1)))
                             if spec.block_scales and precision.startswith("fp8") and cfg.serves_block_scales():
                                 builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
                                                               in_dtype, out_dtype, precision, block_scales=True)))
@@ -582,7 +583,7 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
     """Launch ``p``. ``scales``: one-element float32 tensors (or None: 1) for kernels with
     ``scale_args`` (fp8), read by the kernel on the device. ``group_rows``: a masked grouped GEMM's int32 rows per
     batch entry (problem.grouped), read on the device."""
-    if problem.grouped != (group_rows is not None):
+    if bool(problem.grouped) != (group_rows is not None):
         raise ValueError("a grouped problem launches with its group_rows tensor, and only a grouped one")
     if p.spec.tma_store and p.config.tma_d_only and d.data_ptr() % 16:
         # This config writes D only through TMA stores, whose base must be 16-byte aligned (dispatch

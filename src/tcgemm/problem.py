@@ -105,9 +105,10 @@ class GemmProblem:
     # fp8 with block-wise scales (DeepSeek-V3's: scale_a per row of A and 128-deep k-block, scale_b per 128 x 128
     # block of B; kernels/include/block_scales.cuh).
     block_scales: bool = False
-    # A masked grouped GEMM (tcgemm.grouped_gemm): batch entry z's first group_rows[z] rows of A are its rows, the
-    # count on the device (kernels/include/group_rows.cuh); D's rows past it are unspecified.
-    grouped: bool = False
+    # A grouped GEMM (tcgemm.grouped_gemm; kernels/include/group_rows.cuh), 0: none. 1, masked: batch entry z's first
+    # group_rows[z] rows of A are its rows, the count on the device; D's rows past it are unspecified. 2, contiguous: A
+    # and D 2-D (broadcast over the batch), entry z's rows one segment of them, its end on the device.
+    grouped: int = 0
 
     @property
     def n_out(self) -> int:
@@ -306,7 +307,7 @@ def describe(
     precision: str | None = None,
     row_scales: bool = False,
     block_scales: bool = False,
-    grouped: bool = False,
+    grouped: int = 0,
 ) -> tuple[GemmProblem, dict[str, torch.Tensor | None]]:
     """Validate the arguments of :func:`tcgemm.gemm` and describe the problem.
 

@@ -1082,13 +1082,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # benchmark (the layers in sequence, weights rotated) auto with it ran the 70B shard's qkv at 512 tokens
             # 0.85x (25.1 against 21.2 us; 2026-11-26-h100-models-tc8-312d8ea-p1.json) where 128 x 80 k2 had run
             # 0.87-0.89x (models-da50fe3-p{1,2,3}): named only. (Speed 0.556, long_k 4096 make auto take it at 448-576
-            # rows there and nowhere else among the model shapes.) Tried and removed: 64 x 80 in 2 x 4 clusters (16 clusters of eight, one more
-            # than fit at once: 0.48x); two consumer warpgroups taking the 64-row tile's k-tiles in turn, adding their
-            # sums at the end (0.83-0.84x against 0.86-0.87x here; 64 x 64 c2 0.97-1.01x against 1.01-1.03x: the lone
-            # consumer's gaps between k-tiles are not what is lost).
-            _cfg("64x96x64Tc8", ("fp16", "bf16"), named_only=True, speed=0.556, long_k=4096, layouts=("rc",), BLOCK_M=64, BLOCK_N=96,
-                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=8, CLUSTER_2D=2, A_BOX_M=32, B_BOX_N=24,
-                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
+            # rows there and nowhere else among the model shapes.) Tried and removed: 64 x 80 in 2 x 4 clusters (16
+            # clusters of eight, one more than fit at once: 0.48x); two consumer warpgroups taking the 64-row tile's
+            # k-tiles in turn, adding their sums at the end (0.83-0.84x against 0.86-0.87x here; 64 x 64 c2 0.97-1.01x
+            # against 1.01-1.03x: the lone consumer's gaps between k-tiles are not what is lost).
+            _cfg("64x96x64Tc8", ("fp16", "bf16"), named_only=True, speed=0.556, long_k=4096, layouts=("rc",),
+                 BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=8, CLUSTER_2D=2, A_BOX_M=32,
+                 B_BOX_N=24, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
             _cfg("64x64x64c2", ("fp16", "bf16"), speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10,
                  THREADS=256, CLUSTER_M=2, B_BOX_N=32, B_BOX_K=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),

@@ -43,3 +43,38 @@ def test_prefix_kernel_compiles():
     except jit.JitUnavailable as exc:
         pytest.skip(str(exc))
     assert not sass.has_local_memory(sass.disassemble(cubin))
+
+
+def test_contiguous_prefix_reference():
+    """The contiguous layout's prefix: counts from the segment ends (clamped to [0, rows]; an end before its start is
+    an empty segment), then the segment bounds 0, end[0], ..., end[E - 1]."""
+    import torch
+
+    from tcgemm.grouped import group_prefix
+
+    ends = torch.tensor([0, 1, 1, 65, 300, 290, 700, 700], dtype=torch.int32)
+    got = group_prefix(ends, 600, 128, contiguous=True).tolist()
+    assert got[:9] == [0, 0, 1, 1, 2, 4, 4, 7, 7]  # units of 0, 1, 0, 64, 235, 0, 310, 0 rows
+    assert got[9:] == [0, 0, 1, 1, 65, 300, 300, 600, 600]
+
+
+def test_contiguous_arguments_are_checked():
+    import torch
+
+    import tcgemm
+
+    a = torch.zeros(10, 64, dtype=torch.bfloat16)
+    b = torch.zeros(4, 64, 32, dtype=torch.bfloat16)
+    offs = torch.tensor([2, 5, 5, 10], dtype=torch.int32)
+    with pytest.raises(ValueError, match="not both"):
+        tcgemm.grouped_gemm(a, b, offs, offsets=offs)
+    with pytest.raises(ValueError, match="2-D"):
+        tcgemm.grouped_gemm(a[None], b, offsets=offs)
+    with pytest.raises(ValueError, match="int32 CUDA tensor"):
+        tcgemm.grouped_gemm(a, b, offsets=offs)  # (on the CPU)
+    with pytest.raises(ValueError, match="int32 CUDA tensor"):
+        tcgemm.grouped_gemm(a, b, offsets=offs.long())
+    with pytest.raises(TypeError, match="masked layout"):
+        tcgemm.grouped_gemm(a.float(), b.float(), offsets=offs)
+    with pytest.raises(ValueError, match="K = 64 and b K = 32"):
+        tcgemm.grouped_gemm(a, b.transpose(1, 2), offsets=offs)

@@ -198,3 +198,100 @@ def test_grouped_experts_module_and_graph():
         eager = experts(x, counts)
         for z, rows in enumerate(counts.tolist()):
             assert torch.equal(captured[z, :rows], eager[z, :rows]), z
+
+
+# The contiguous layout: a (T, K) with each expert's rows one segment (offsets: the segments' ends), d (T, N).
+SEGMENTS = [0, 1, 63, 64, 65, 200, 0, 256, 300, 7]
+
+
+def _contiguous_case(segments: list[int], n: int, k: int, dtype=torch.bfloat16, seed: int = 0, extra: int = 5,
+                     weights_kn: bool = False):
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    tokens = sum(segments) + extra  # (rows past the last end: never written)
+    a = torch.randn(tokens, k, device="cuda", generator=gen).to(dtype)
+    e = len(segments)
+    if weights_kn:
+        b = torch.randn(e, k, n, device="cuda", generator=gen).to(dtype)
+    else:
+        b = torch.randn(e, n, k, device="cuda", generator=gen).to(dtype).transpose(1, 2)
+    ends = torch.tensor(segments, dtype=torch.int64).cumsum(0).to(torch.int32).cuda()
+    return a, b, ends
+
+
+def _check_contiguous(d: torch.Tensor, a: torch.Tensor, b: torch.Tensor, ends: torch.Tensor) -> None:
+    """Each segment against float64; the poisoned rows past the last end stay poisoned."""
+    eps = {torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11, torch.float32: 2.0**-22}[d.dtype]
+    start = 0
+    for z, end in enumerate(ends.tolist()):
+        end = min(max(end, start), a.shape[0])
+        ref = a[start:end].double() @ b[z].double()
+        bound = (a[start:end].double().abs() @ b[z].double().abs()) * 2.0**-20 + 1e-30
+        got = d[start:end].double()
+        assert not torch.isnan(got).any(), f"expert {z}: rows {start}..{end} not all written"
+        assert ((got - ref).abs() <= eps * ref.abs() + bound * 2**12).all(), z
+        start = end
+    assert torch.isnan(d[start:].double()).all(), "rows past the last segment were written"
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_contiguous_every_config(config, dtype):
+    """Segments of 0, 1, 63 ... 300 rows starting at any row: each written exactly (TMA inside, registers at the
+    end of a segment), the next expert's rows untouched; fp32 out too."""
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    a, b, ends = _contiguous_case(SEGMENTS, 384, 520, dtype, seed=5)
+    for out_dtype in (dtype, torch.float32):
+        out = torch.full((a.shape[0], 384), float("nan"), dtype=out_dtype, device="cuda")
+        d = tcgemm.grouped_gemm(a, b, offsets=ends, out=out, kernel=KERNEL, config=config)
+        assert d.data_ptr() == out.data_ptr()
+        _check_contiguous(d, a, b, ends)
+
+
+@pytest.mark.parametrize("weights_kn", [False, True])
+@pytest.mark.parametrize("shape", [(8, 4096, 1024, 128), (32, 256, 7168, 8), (3, 200, 96, 1)])
+def test_contiguous_auto_shapes(weights_kn, shape):
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    e, n, k, per = shape
+    gen = torch.Generator().manual_seed(e + n)
+    segments = torch.randint(0, 2 * per + 1, (e,), generator=gen).tolist()
+    segments[0] = 0
+    a, b, ends = _contiguous_case(segments, n, k, seed=6, weights_kn=weights_kn)
+    out = torch.full((a.shape[0], n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    _check_contiguous(tcgemm.grouped_gemm(a, b, offsets=ends, out=out), a, b, ends)
+    ends_past = ends.clone()
+    ends_past[-1] = a.shape[0] + 50  # an end past T counts as T
+    out = torch.full((a.shape[0], n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    d = tcgemm.grouped_gemm(a, b, offsets=ends_past, out=out)
+    start = ends[-2].item() if e > 1 else 0
+    ref = a[start:].double() @ b[-1].double()
+    assert not torch.isnan(d[start:].double()).any() and torch.allclose(d[start:].double(), ref, rtol=2e-2, atol=2e-1)
+
+
+def test_contiguous_graph_replays_new_offsets_bitwise():
+    """Captured once; replayed with other segment ends and other tokens in the captured tensors: each replay equals
+    an eager call bit for bit and the float64 reference."""
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    segments = [3, 0, 64, 17, 1, 40, 64, 9]
+    a, b, ends = _contiguous_case(segments, 1024, 2048, seed=7, extra=100)
+    out = torch.full((a.shape[0], 1024), float("nan"), dtype=torch.bfloat16, device="cuda")
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        tcgemm.grouped_gemm(a, b, offsets=ends, out=out)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tcgemm.grouped_gemm(a, b, offsets=ends, out=out)
+    for trial in range(3):
+        new = torch.randint(0, 40, (len(segments),)).cumsum(0).to(torch.int32)
+        ends.copy_(new)
+        a.copy_(torch.randn_like(a, dtype=torch.float32).to(a.dtype))
+        out.fill_(float("nan"))
+        graph.replay()
+        want = tcgemm.grouped_gemm(a, b, offsets=ends)
+        last = int(new[-1])
+        assert torch.equal(out[:last], want[:last]), trial
+        _check_contiguous(out, a, b, ends)

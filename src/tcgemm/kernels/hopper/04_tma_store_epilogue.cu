@@ -120,6 +120,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // (A function of the arguments, worked out where used: held across the consumer loop it cost a register
     // that 128 x 256 tiles with a 32-bit D spilled for.)
     auto tile_row = [&](const TileCoord& c, bool load) {
+        if constexpr (kGroupContiguous) return c.m0;  // (an expert's rows: no shift into the segment before)
         constexpr int ROW_ALIGN = 16 / (int)sizeof(elem_a);
         const bool shift = g.M >= BLOCK_M && (A_K_MAJOR || (g.M - BLOCK_M) % ROW_ALIGN == 0) &&
                            (g.beta == 0.0f || g.c_row == 0);
@@ -386,6 +387,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (kt1 <= kt_first)  // (a unit without k-tiles staged nothing)
                     stage_row_scales(d_bufs + cw * D_BUF, cd.m0 + consumer_row0(cw), cd.n0, g.M, g.N, scale_a, scale_b, 1 + cw);
                 scale_rows_cols(acc, d_bufs + cw * D_BUF, scale_a, scale_b, 1 + cw);
+            }
+            if constexpr (kGroupContiguous) {  // a tile reaching past its expert's rows: from registers, cut there
+                const int end = grouped_segment_end(counters, batch, c.z);
+                if (cd.m0 + consumer_row0(cw) + WG_M > end) {
+                    gz.M = min(gz.M, end);
+                    store_tile_registers(gz, acc, cd, cw, warp, lane);
+                    continue;
+                }
             }
             if constexpr (GATED) {  // act(gate) * up: BLOCK_N / 2 columns of the N / 2 of D (hopper_epilogue.cuh)
                 gate_tile(acc);

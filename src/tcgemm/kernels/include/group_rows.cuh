@@ -14,6 +14,15 @@
 // whole, because its CTAs load parts of the tile they share for each other (hopper_cluster.cuh); its rows past the
 // count are computed from A's padding and stored into D's, which tcgemm.grouped_gemm documents as unspecified.
 //
+// GROUP_ROWS = 2, the contiguous layout (prefill and training: each expert's tokens one segment of a 2-D A, segments
+// of any length): A (T, K) and D (T, N) hold every expert's rows, expert z's from row start[z] to end[z] = start[z + 1];
+// B is (E, K, N) as before; the kernel sees A and D as broadcast (one batch entry), B per expert. The prefix kernel
+// writes the segment bounds after the walk's prefix: ints E + 1 .. 2E + 1 hold start[0] = 0, end[0], ..., end[E - 1].
+// A unit's tiles start at start[z] + its rows within the expert, at any row (TMA loads from any row; rows past the
+// segment are the next expert's, or zeros past T, and only feed rows that are not stored). D: a tile wholly inside
+// its segment goes out through TMA as usual; one that reaches past end[z] from registers, its rows from end[z] on
+// left alone (a TMA store would write them over the next expert's), so D is exact: no padding, nothing copied.
+//
 // The prefix comes in the launch's `counters` argument (the scratch ints of split-K, the tail split and GPC_ORDER,
 // which grouped configs do not use), written by the kernel launched just before: every read of it comes after the
 // programmatic-dependent-launch wait (pdl.cuh). A unit's entry is a binary search of the prefix (log2 E loads, cached
@@ -26,10 +35,13 @@
 #define GROUP_ROWS 0
 #endif
 constexpr bool kGroupRows = GROUP_ROWS != 0;
+constexpr bool kGroupContiguous = GROUP_ROWS == 2;
 static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVERLAP && !kPingpong && !kDTransposed &&
                               CTAS_N == 1),
               "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
               "ping-pong or D^T; clusters along M");
+static_assert(!kGroupContiguous || (!kBlockScales && kRegisterEpilogue),
+              "contiguous experts: 16-bit inputs, and the register epilogue for the tiles that reach past a segment");
 
 // Units of the grouped walk: the entries' cluster rows with tokens, times the unit columns.
 __device__ __forceinline__ int grouped_units(const int* prefix, int batch, int units_n) {
@@ -50,5 +62,11 @@ __device__ __forceinline__ TileCoord grouped_unit_coord(const int* prefix, int b
     const int first = __ldg(prefix + lo);
     TileCoord c = unit_coord(u - first * units_n, __ldg(prefix + lo + 1) - first, units_n, rank);
     c.z = lo;
+    if constexpr (kGroupContiguous) c.m0 += __ldg(prefix + batch + 1 + lo);  // the segment's first row
     return c;
+}
+
+// GROUP_ROWS = 2: the row after expert z's segment.
+__device__ __forceinline__ int grouped_segment_end(const int* prefix, int batch, int z) {
+    return __ldg(prefix + batch + 2 + z);
 }
