@@ -106,8 +106,13 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
         return d
     if problem.k == 0:
         return d.zero_()
-    if kernel == "auto" and config is None:  # the estimate sees each expert's share of the tokens, not E x T rows
-        proxy = dataclasses.replace(problem, m=max(1, -(-tokens // problem.batch)))
+    if kernel == "auto" and config is None:
+        # The estimate sees E experts of T / E rows where that is under 64 (decode: each expert a tile row of its
+        # own), else the T rows as one GEMM's (prefill: skewed counts up to several times T / E fill wide tiles;
+        # 128 x 64 picked from T / E = 128 ran 0.81x of torch._grouped_mm where the masked call's 128 x 256 ran
+        # 1.14x, 2026-11-26-h100-grouped-contiguous-c746adb.json against ...-grouped-a9634a7.json).
+        per_expert = -(-tokens // problem.batch)
+        proxy = dataclasses.replace(problem, m=per_expert) if per_expert < 64 else dataclasses.replace(problem, batch=1)
         spec, cfg = dispatch.select(proxy, arch_cc, sms, kernel, config)
         kernel, config = spec.name, cfg.name
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
