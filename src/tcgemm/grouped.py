@@ -27,8 +27,9 @@ block_scales.cuh), bf16 out by default:
 
 The kernel is the production Hopper kernel walking only the tiles that hold tokens (kernels/include/group_rows.cuh:
 a one-CTA kernel launched first turns the counts into the walk's prefix, kernels/util/group_prefix.cu), on the
-configs marked for it (``tcgemm list``); bf16 or fp16 inputs (or block-scaled fp8), 16-bit or fp32 out. Each call
-takes the full host path (no prepared repeat path yet): tens of microseconds of host work.
+configs marked for it (``tcgemm list``); bf16 or fp16 inputs (or block-scaled fp8), 16-bit or fp32 out. A call
+with the signature of an earlier one (shapes, strides, dtypes, alignment, options) reuses its plan: it skips the
+description and the config choice, and builds the tensor maps and launches (the prefix kernel, then the GEMM).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from functools import lru_cache
 import torch
 
 from . import launch
-from .problem import describe
+from .problem import _overlaps, describe
 from .scales import FP8_DTYPES, kernel_block_scales
 
 
@@ -65,24 +66,61 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
                          "torch.full((E,), M, dtype=torch.int32, device=a.device) for every row)")
     _check(a, b, counts, scale_a, scale_b)
     device = api._check_devices(a=a, b=b, out=out, counts=counts, scale_a=scale_a, scale_b=scale_b)
-    args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=1, block_scales=block)
-    problem, t = describe(a, b, None, **args)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = api.device_info(index)
     sms = api.usable_sms(sms)
+    key = _signature("masked", a, b, out, out_dtype, kernel, config, sms, block)
+    scales = kernel_block_scales(scale_a, scale_b) if block else (None, None)  # type: ignore[arg-type]
+    hit = _PLANS.get(key) if not _overlapping(out, a, b) else None
+    if hit is not None:  # (the same call as before: its plan, launched on these tensors)
+        problem, p, unit_rows = hit
+        d = out if out is not None else torch.empty((problem.batch, problem.m, problem.n), dtype=problem.out_dtype,
+                                                    device=device)
+        launch.run(p, problem, a, b, None, d, arch, scales=scales,
+                   group_rows=group_prefix(counts, problem.m, unit_rows))
+        return d
+    args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=1, block_scales=block)
+    problem, t = describe(a, b, None, **args)
     d = out if out is not None else torch.empty((problem.batch, problem.m, problem.n), dtype=problem.out_dtype,
                                                 device=device)
     if d.numel() == 0:
         return d
     if problem.k == 0:
         return d.zero_()
+    a0, b0 = a, b
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     p = launch.plan(problem, spec, cfg, sms)
     unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
-    scales = kernel_block_scales(scale_a, scale_b) if block else (None, None)  # type: ignore[arg-type]
+    if t["a"] is a0 and t["b"] is b0:  # (nothing staged: the next call with this signature reuses the plan)
+        _remember(key, (problem, p, unit_rows))
     launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
                group_rows=group_prefix(counts, problem.m, unit_rows))
     return d
+
+
+# Plans of earlier calls, by their signature (_signature): a repeated call (an MoE layer in a decode loop) skips the
+# description, the config choice and the plan, tens of microseconds of host work, and launches at once.
+_PLANS: dict[tuple, tuple] = {}
+_PLANS_MAX = 256
+
+
+def _signature(layout: str, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None, *rest: object) -> tuple:
+    """What a grouped call's plan depends on: the operands' shapes, strides, dtypes, devices and 16-byte alignment
+    (not their addresses: the tensor maps are encoded per launch), the out's, and the call's options."""
+    def of(x: torch.Tensor | None) -> tuple | None:
+        return None if x is None else (tuple(x.shape), x.stride(), x.dtype, x.device, x.data_ptr() % 16)
+    return (layout, of(a), of(b), of(out), *rest)
+
+
+def _overlapping(out: torch.Tensor | None, a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether ``out`` shares memory with an operand (the full path then raises, naming it)."""
+    return out is not None and (_overlaps(out, a) or _overlaps(out, b))
+
+
+def _remember(key: tuple, plan: tuple) -> None:
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.pop(next(iter(_PLANS)))
+    _PLANS[key] = plan
 
 
 def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor | None,
@@ -95,11 +133,19 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     _check_contiguous(a, b, offsets, out)
     device = api._check_devices(a=a, b=b, out=out, offsets=offsets)
     out_dtype = out.dtype if out is not None else out_dtype
-    args = dict(alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None, grouped=2)
-    problem, t = describe(a, b, None, **args)  # (batch E, A broadcast; D made 2-D below)
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = api.device_info(index)
     sms = api.usable_sms(sms)
+    key = _signature("contiguous", a, b, out, out_dtype, kernel, config, sms)
+    hit = _PLANS.get(key) if not _overlapping(out, a, b) else None
+    if hit is not None:  # (the same call as before: its plan, launched on these tensors)
+        problem, p, unit_rows = hit
+        d = out if out is not None else torch.empty((problem.m, problem.n), dtype=problem.out_dtype, device=device)
+        launch.run(p, problem, a, b, None, d, arch,
+                   group_rows=group_prefix(offsets, problem.m, unit_rows, contiguous=True))
+        return d
+    args = dict(alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None, grouped=2)
+    problem, t = describe(a, b, None, **args)  # (batch E, A broadcast; D made 2-D below)
     tokens, n = problem.m, problem.n
     d = out if out is not None else torch.empty((tokens, n), dtype=problem.out_dtype, device=device)
     if d.numel() == 0:
@@ -115,10 +161,13 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
         proxy = dataclasses.replace(problem, m=per_expert) if per_expert < 64 else dataclasses.replace(problem, batch=1)
         spec, cfg = dispatch.select(proxy, arch_cc, sms, kernel, config)
         kernel, config = spec.name, cfg.name
+    a0, b0 = a, b
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     problem = dataclasses.replace(problem, d_ld=d.stride(0) if tokens > 1 else n, d_batch_stride=0)  # one D
     p = launch.plan(problem, spec, cfg, sms)
     unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
+    if t["a"] is a0 and t["b"] is b0:
+        _remember(key, (problem, p, unit_rows))
     launch.run(p, problem, t["a"], t["b"], None, d, arch,
                group_rows=group_prefix(offsets, tokens, unit_rows, contiguous=True))
     return d
@@ -195,6 +244,9 @@ def _check_contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, o
         if tuple(out.shape) != shape or out.stride(-1) != 1:
             raise ValueError(f"out must be a row-major {shape} tensor (T x N); got {tuple(out.shape)} with strides "
                              f"{tuple(out.stride())}")
+        if _overlapping(out, a, b):
+            raise ValueError("out shares memory with a or b (the kernel would read what it overwrites); "
+                             "pass another out")
 
 
 def _check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor, scale_a: torch.Tensor | None,

@@ -78,3 +78,32 @@ def test_contiguous_arguments_are_checked():
         tcgemm.grouped_gemm(a.float(), b.float(), offsets=offs)
     with pytest.raises(ValueError, match="K = 64 and b K = 32"):
         tcgemm.grouped_gemm(a, b.transpose(1, 2), offsets=offs)
+
+
+def test_grouped_experts_takes_one_layout():
+    import torch
+
+    from tcgemm.moe import GroupedExperts
+
+    experts = GroupedExperts(2, 64, 32, device="cpu")
+    x = torch.zeros(5, 64, dtype=torch.bfloat16)
+    offs = torch.tensor([2, 5], dtype=torch.int32)
+    with torch.no_grad():
+        with pytest.raises(ValueError, match="one of the two"):
+            experts(x)
+        with pytest.raises(ValueError, match="one of the two"):
+            experts(x, offs, offsets=offs)
+        with pytest.raises(ValueError, match=r"\(tokens, hidden=64\)"):
+            experts(x[None], offsets=offs)
+
+
+def test_out_overlapping_an_operand_is_seen():
+    """The overlap test the contiguous check and the plan reuse make (an out over a's memory is refused)."""
+    import torch
+
+    from tcgemm.grouped import _overlapping
+
+    a = torch.zeros(10, 64, dtype=torch.bfloat16)
+    b = torch.zeros(2, 64, 64, dtype=torch.bfloat16)
+    assert _overlapping(a[2:], a, b) and _overlapping(b[0], a, b)
+    assert not _overlapping(torch.zeros(10, 64), a, b) and not _overlapping(None, a, b)
