@@ -231,11 +231,9 @@ def _check_contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, o
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"a has K = {a.shape[1]} and b K = {b.shape[1]}")
     experts = b.shape[0]
-    if (not isinstance(offsets, torch.Tensor) or offsets.dtype != torch.int32 or tuple(offsets.shape) != (experts,)
-            or not offsets.is_cuda):
-        got = f"{offsets.dtype} {tuple(offsets.shape)} on {offsets.device}" if isinstance(offsets, torch.Tensor) \
-            else type(offsets).__name__
-        raise ValueError(f"offsets must be an int32 CUDA tensor of each expert's end row, shape ({experts},) "
+    if not isinstance(offsets, torch.Tensor) or offsets.dtype != torch.int32 or tuple(offsets.shape) != (experts,):
+        got = f"{offsets.dtype} {tuple(offsets.shape)}" if isinstance(offsets, torch.Tensor) else type(offsets).__name__
+        raise ValueError(f"offsets must be an int32 tensor of each expert's end row, shape ({experts},) "
                          f"(torch._grouped_mm's offs: e.g. torch.cumsum(counts, 0, dtype=torch.int32)); got {got}")
     if offsets.stride(0) != 1 and experts > 1:
         raise ValueError("offsets must be contiguous; pass offsets.contiguous()")

@@ -1,4 +1,8 @@
-"""``tcgemm.moe.GroupedExperts``: the experts of a mixture-of-experts layer as two grouped GEMMs.
+"""``tcgemm.moe``: mixture-of-experts layers on grouped GEMMs — ``GroupedExperts`` (the experts), ``route`` /
+``dispatch`` / ``combine`` (top-k routing into the contiguous layout and back) and ``MoE`` (the whole block).
+
+    moe = tcgemm.moe.MoE(4096, 14336, experts=8, top_k=2, device="cuda")   # Mixtral-8x7B's block
+    y = moe(x)                                                              # x (..., 4096)
 
     experts = tcgemm.moe.GroupedExperts(8, 4096, 14336, device="cuda", dtype=torch.bfloat16)   # Mixtral's shape
     y = experts(x, counts)    # x (E, M, hidden): expert e's tokens in its first counts[e] rows; y (E, M, hidden)
@@ -16,18 +20,26 @@ either layout and combining the outputs) is the caller's.
 ``GroupedExperts.from_linears(gates, ups, downs)`` stacks per-expert weights as models store them (Mixtral's
 ``w1``, ``w3``, ``w2`` of each expert; ``gate_proj``, ``up_proj``, ``down_proj``). Inference only: the grouped GEMMs
 have no backward yet, so a call that would need gradients raises.
+
+Routing (Mixtral's: softmax of the router's logits, the top k, their weights renormalised to sum to 1):
+``route(logits, k)`` sorts the T x k choices by expert (a stable sort, so each expert's rows keep the tokens' order)
+and counts them per expert into the segment ends; ``dispatch(x, routing)`` gathers the rows (T x k, hidden) in that
+order; ``combine(y, routing)`` puts each expert output back in its token's place and sums the k of a token, weighted,
+in float32 in a fixed order (bitwise repeatable, unlike an atomic scatter-add). All of it on the GPU without a host
+synchronisation, so ``MoE`` captures in one CUDA graph for every routing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 
 from . import epilogue
 from .grouped import grouped_gemm
 
-__all__ = ["GroupedExperts"]
+__all__ = ["GroupedExperts", "MoE", "Routing", "combine", "dispatch", "route"]
 
 
 class GroupedExperts(torch.nn.Module):
@@ -90,3 +102,95 @@ class GroupedExperts(torch.nn.Module):
     def extra_repr(self) -> str:
         return (f"experts={self.experts}, hidden={self.hidden}, intermediate={self.intermediate}, "
                 f"activation={self.activation!r}")
+
+
+@dataclass(frozen=True)
+class Routing:
+    """Where T tokens' top-k choices go: rows sorted by expert (the contiguous layout) and back (see the module)."""
+
+    token: torch.Tensor  # (T k,) int64: the token whose hidden state sorted row r carries
+    choice: torch.Tensor  # (T k,) int64: sorted row r's place t k + j among the (T, k) choices
+    weight: torch.Tensor  # (T, k) float32: each choice's weight
+    offsets: torch.Tensor  # (E,) int32: the segments' ends (grouped_gemm's offsets)
+    counts: torch.Tensor  # (E,) int32: rows per expert
+
+
+def route(logits: torch.Tensor, top_k: int, *, renormalize: bool = True) -> Routing:
+    """Top-``top_k`` routing of ``logits`` (T, E): softmax in float32, the k largest, their weights renormalised
+    to sum to 1 (Mixtral, Qwen-MoE; ``renormalize=False`` keeps the softmax's), sorted by expert."""
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be (tokens, experts); got {tuple(logits.shape)}")
+    experts = logits.shape[1]
+    if not 1 <= top_k <= experts:
+        raise ValueError(f"top_k must be between 1 and the {experts} experts; got {top_k}")
+    weight, expert = logits.float().softmax(-1).topk(top_k, dim=-1)
+    if renormalize:
+        weight = weight / weight.sum(-1, keepdim=True)
+    flat = expert.flatten()
+    choice = torch.argsort(flat, stable=True)
+    counts = torch.zeros(experts, dtype=torch.int32, device=logits.device)
+    counts.index_add_(0, flat, torch.ones_like(flat, dtype=torch.int32))  # (integers: exact in any order)
+    return Routing(choice // top_k, choice, weight, counts.cumsum(0, dtype=torch.int32), counts)
+
+
+def dispatch(x: torch.Tensor, routing: Routing) -> torch.Tensor:
+    """The rows of ``x`` (T, hidden) the experts take, expert by expert: (T k, hidden)."""
+    return x.index_select(0, routing.token)
+
+
+def combine(y: torch.Tensor, routing: Routing) -> torch.Tensor:
+    """The experts' rows ``y`` (T k, hidden, sorted as dispatched) back to the tokens: each token's k outputs times
+    their weights, summed in float32 in choice order; (T, hidden) in y's dtype."""
+    tokens, k = routing.weight.shape
+    per_choice = torch.empty_like(y).index_copy_(0, routing.choice, y)  # (each row once: no order to depend on)
+    return (per_choice.view(tokens, k, -1).float() * routing.weight[..., None]).sum(1).to(y.dtype)
+
+
+class MoE(torch.nn.Module):
+    """A mixture-of-experts feed-forward block: a router (Linear hidden -> E, no bias), top-k routing (``route``),
+    E SwiGLU experts (``GroupedExperts``) over the contiguous layout, the weighted sum back (``combine``)."""
+
+    def __init__(self, hidden: int, intermediate: int, experts: int, top_k: int, *, renormalize: bool = True,
+                 activation: str = "swiglu", device: torch.device | str | None = None,
+                 dtype: torch.dtype | None = torch.bfloat16) -> None:
+        super().__init__()
+        if not 1 <= top_k <= experts:
+            raise ValueError(f"top_k must be between 1 and the {experts} experts; got {top_k}")
+        self.top_k, self.renormalize = top_k, renormalize
+        self.router = torch.nn.Linear(hidden, experts, bias=False, device=device, dtype=dtype)
+        self.experts = GroupedExperts(experts, hidden, intermediate, activation=activation, device=device,
+                                      dtype=dtype)
+
+    @classmethod
+    def from_linears(cls, router: torch.nn.Linear, gates: Sequence[torch.nn.Linear], ups: Sequence[torch.nn.Linear],
+                     downs: Sequence[torch.nn.Linear], top_k: int, *, renormalize: bool = True,
+                     activation: str = "swiglu") -> MoE:
+        """A model's block from its router and per-expert Linear layers (Mixtral: ``gate``, and each expert's
+        ``w1``, ``w3``, ``w2``), the weights copied."""
+        experts = GroupedExperts.from_linears(gates, ups, downs, activation=activation)
+        if router.bias is not None or router.weight.shape != (experts.experts, experts.hidden):
+            raise ValueError(f"the router must be a Linear {experts.hidden} -> {experts.experts} without bias; got "
+                             f"{tuple(router.weight.shape)}{' with a bias' if router.bias is not None else ''}")
+        if not 1 <= top_k <= experts.experts:
+            raise ValueError(f"top_k must be between 1 and the {experts.experts} experts; got {top_k}")
+        module = cls.__new__(cls)  # (not __init__: it would allocate a second, random set of expert weights)
+        torch.nn.Module.__init__(module)
+        module.top_k, module.renormalize = top_k, renormalize
+        module.router = torch.nn.Linear(experts.hidden, experts.experts, bias=False, device=router.weight.device,
+                                        dtype=router.weight.dtype)
+        with torch.no_grad():
+            module.router.weight.copy_(router.weight)
+        module.experts = experts
+        return module
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.experts.hidden
+        if x.shape[-1] != hidden:
+            raise ValueError(f"x must end in hidden={hidden} features; got {tuple(x.shape)}")
+        flat = x.reshape(-1, hidden)
+        routing = route(self.router(flat), self.top_k, renormalize=self.renormalize)
+        y = self.experts(dispatch(flat, routing), offsets=routing.offsets)
+        return combine(y, routing).reshape(x.shape)
+
+    def extra_repr(self) -> str:
+        return f"top_k={self.top_k}, renormalize={self.renormalize}"

@@ -25,7 +25,20 @@ def _view(t: torch.Tensor, rows: int, cols: int, layout: str, ld: int, batch: in
 
 def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None), group_rows=None) -> None:
     p = problem
-    assert p.grouped == (group_rows is not None) and (not p.grouped or dict(plan.defines).get("GROUP_ROWS") == "1")
+    assert bool(p.grouped) == (group_rows is not None)
+    assert not p.grouped or dict(plan.defines).get("GROUP_ROWS") == str(p.grouped)
+    if p.grouped == 2:  # contiguous experts: A (T, K) and D (T, N) one each, expert z's rows bounds[z] .. bounds[z + 1]
+        assert p.a.batch_stride == 0 and p.d_batch_stride == 0
+        A = _view(a, p.m, p.k, p.a.layout, p.a.ld, 1, 0)[0].double()
+        B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
+        out = torch.as_strided(d, (p.m, p.n), (p.d_ld, 1), d.storage_offset())
+        bounds = group_rows[p.batch + 1:].tolist()
+        for z in range(p.batch):
+            out[bounds[z]:bounds[z + 1]] = (p.alpha * (A[bounds[z]:bounds[z + 1]] @ B[z])).to(d.dtype)
+        emulate.calls.append((plan, problem))
+        emulate.operands.append((a, b))
+        emulate.scales.append(scales)
+        return
     A = _view(a, p.m, p.k, p.a.layout, p.a.ld, p.batch, p.a.batch_stride).double()
     B = _view(b, p.k, p.n, p.b.layout, p.b.ld, p.batch, p.b.batch_stride).double()
     if any(s is not None for s in scales):  # the kernel reads the scale tensors (fp8)
@@ -572,3 +585,51 @@ def test_transposed_store_config_swaps_operands_and_writes_d(layouts, fake_gpu):
     d3 = tcgemm.gemm(a3, b, **kw)
     torch.testing.assert_close(d3.double(), a3.double() @ b.double(), rtol=2e-2, atol=2e-1)
     assert tcgemm.explain(a, b, **kw).config == cfg.name
+
+
+def test_contiguous_grouped_gemm_emulated(fake_gpu):
+    """grouped_gemm(a (T, K), b, offsets=): each segment's rows, the rows past the last end untouched; the second
+    call with the same signature reuses the first's plan (the same plan object)."""
+    torch.manual_seed(21)
+    a = torch.randn(30, 40).to(torch.bfloat16)
+    w = torch.randn(4, 24, 40).to(torch.bfloat16)
+    offs = torch.tensor([5, 5, 17, 26], dtype=torch.int32)
+    out = torch.full((30, 24), float("nan"), dtype=torch.bfloat16)
+    d = tcgemm.grouped_gemm(a, w.transpose(1, 2), offsets=offs, out=out)
+    start = 0
+    for z, end in enumerate(offs.tolist()):
+        want = a[start:end].double() @ w[z].double().t()
+        torch.testing.assert_close(d[start:end].double(), want, rtol=2e-2, atol=2e-2)
+        start = end
+    assert torch.isnan(d[26:].float()).all()
+    tcgemm.grouped_gemm(a, w.transpose(1, 2), offsets=offs, out=out)
+    assert fake_gpu.calls[-1][0] is fake_gpu.calls[-2][0]
+
+
+def test_moe_block_emulated(fake_gpu):
+    """tcgemm.moe.MoE from a router and per-expert Linear layers against the same block in plain torch (softmax,
+    top-2, renormalised weights, SwiGLU experts), float64."""
+    from tcgemm.moe import MoE
+
+    torch.manual_seed(22)
+    e, hidden, inter, k = 4, 64, 96, 2
+    router = torch.nn.Linear(hidden, e, bias=False).to(torch.bfloat16)
+    gates, ups, downs = ([torch.nn.Linear(i, o, bias=False).to(torch.bfloat16) for _ in range(e)]
+                         for i, o in ((hidden, inter), (hidden, inter), (inter, hidden)))
+    moe = MoE.from_linears(router, gates, ups, downs, top_k=k)
+    x = torch.randn(3, 5, hidden).to(torch.bfloat16)
+    with torch.no_grad():
+        y = moe(x)
+        flat = x.reshape(-1, hidden)
+        probs = (flat @ router.weight.t()).float().softmax(-1)
+        weight, expert = probs.topk(k, dim=-1)
+        weight = weight / weight.sum(-1, keepdim=True)
+        want = torch.zeros(flat.shape[0], hidden, dtype=torch.float64)
+        for t in range(flat.shape[0]):
+            for j in range(k):
+                z, xs = expert[t, j].item(), flat[t:t + 1].double()
+                h = torch.nn.functional.silu(xs @ gates[z].weight.double().t()) * (xs @ ups[z].weight.double().t())
+                want[t] += weight[t, j].double() * (h @ downs[z].weight.double().t())[0]
+    assert y.shape == x.shape
+    torch.testing.assert_close(y.reshape(-1, hidden).double(), want, rtol=5e-2, atol=5e-2)
+    assert "top_k=2" in repr(moe)
