@@ -3,6 +3,7 @@
     python -m tcgemm.grouped_bench --json grouped.json [--models mixtral,deepseek] [--tokens 1,8,32,512,2048]
     python -m tcgemm.grouped_bench --layout contiguous --json grouped-contiguous.json
     python -m tcgemm.grouped_bench --dtype fp8 --models deepseek --json grouped-fp8.json
+    python -m tcgemm.grouped_bench --block --tokens 1,16,128,512,2048 --json moe-block.json
 
 Each row is one expert GEMM of a layer (gate_up or down) over E experts at an average token count per expert. The
 counts come from a random top-k routing of E x tokens / k tokens with skewed expert popularity (softmax of Gaussian
@@ -23,6 +24,12 @@ has no grouped block-scaled GEMM).
 Shapes: Mixtral-8x7B's experts (8 experts, hidden 4096, intermediate 14336: gate_up N = 28672, K = 4096; down
 N = 4096, K = 14336) and DeepSeek-V3's (256 routed experts of hidden 7168, intermediate 2048, 32 of them on one GPU of
 an expert-parallel 8: gate_up N = 4096, K = 7168; down N = 7168, K = 2048), bf16 in and out.
+
+``--block``: the whole mixture-of-experts block (``tcgemm.moe.MoE``: router, top-k routing, SwiGLU experts over the
+contiguous layout, the weighted sum back) at T tokens against the same block as transformers' Mixtral writes it in
+torch (per expert: the tokens routed to it found with ``torch.where``, its three GEMMs, the weighted rows added into
+the output), on the same weights and tokens. torch's block reads how many tokens each expert got on the host, so it
+runs eager only; tcgemm's both eager and replayed from a CUDA graph.
 
 Both sides in one process on the same inputs, timed interleaved (tcgemm.model_bench.CudaTimer): eager (host work
 included) and CUDA-graph replay. Ratios are torch's time / tcgemm's (> 1: tcgemm faster). Each side's valid rows are
@@ -196,6 +203,59 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     return row
 
 
+@dataclass
+class BlockRow:
+    model: str
+    tokens: int
+    experts: int
+    top_k: int
+    hidden: int
+    intermediate: int
+    eager_us_tcgemm: float
+    graph_us_tcgemm: float | None
+    eager_us_torch: float
+    eager_ratio: float  # torch eager / tcgemm eager
+    graph_ratio: float | None  # torch eager / tcgemm's CUDA graph
+
+
+def block_row(model: str, tokens: int, timer: CudaTimer, budget_s: float) -> BlockRow:
+    from .moe import MoE
+
+    experts, top_k, (n2, hidden), _ = MODELS[model]
+    inter = n2 // 2
+    torch.manual_seed(tokens)
+    moe = MoE(hidden, inter, experts, top_k, device="cuda")
+    x = torch.randn(tokens, hidden, device="cuda").to(torch.bfloat16)
+
+    def ours(_i: int) -> torch.Tensor:
+        return moe(x)
+
+    def loop(_i: int) -> torch.Tensor:  # (transformers' MixtralSparseMoeBlock, on the same weights)
+        weight, chosen = moe.router(x).float().softmax(-1).topk(top_k, dim=-1)
+        weight = (weight / weight.sum(-1, keepdim=True)).to(x.dtype)
+        out = torch.zeros_like(x)
+        for z in range(experts):
+            tok, j = torch.where(chosen == z)
+            if tok.numel() == 0:
+                continue
+            xs, w13 = x[tok], moe.experts.gate_up[z]
+            h = torch.nn.functional.silu(xs @ w13[:inter].t()) * (xs @ w13[inter:].t())
+            out.index_add_(0, tok, (h @ moe.experts.down[z].t()) * weight[tok, j, None])
+        return out
+
+    with torch.inference_mode():
+        got, want = ours(0).float(), loop(0).float()
+        err = (got - want).abs().max().item()
+        if err > 0.05 * (want.abs().max().item() + 1e-6):
+            raise RuntimeError(f"tcgemm's MoE block differs from torch's by {err:.3g} at {model}, {tokens} tokens")
+        e_o, e_t, _, _ = timer.eager((ours, loop), 1, budget_s)
+        g_o, _ = timer.graphs((ours, ours), 1, budget_s, e_o)
+    row = BlockRow(model, tokens, experts, top_k, hidden, inter, e_o, g_o, e_t, e_t / e_o, e_t / g_o if g_o else None)
+    print(f"block {model:8s} {tokens:5d} tokens: tcgemm eager {e_o:8.1f} us, graph {g_o or 0:8.1f} us; torch eager "
+          f"{e_t:8.1f} us: {row.eager_ratio:.3f}x eager, {row.graph_ratio or 0:.3f}x graph", flush=True)
+    return row
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tcgemm.grouped_bench", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -209,6 +269,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layout", default="masked", choices=("masked", "contiguous"),
                         help="tcgemm's layout: masked (a (E, M, K) and counts) or contiguous (a (T, K) and offsets, "
                              "as torch._grouped_mm's contiguous call takes them; bf16 only)")
+    parser.add_argument("--block", action="store_true",
+                        help="the whole MoE block (tcgemm.moe.MoE) against transformers' torch loop; --tokens are "
+                             "the block's tokens")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
     if args.layout == "contiguous" and args.dtype == "fp8":
@@ -223,6 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     timer = CudaTimer()
     env = environment()
+    if args.block:
+        blocks = [block_row(name, int(t), timer, args.budget) for name in names for t in args.tokens.split(",") if t]
+        dump_rows(args.json, env, blocks)
+        return 0
     rows: list[Row] = []
     for name in names:
         experts, top_k, gate_up, down = MODELS[name]
