@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,8 +30,15 @@ GEMM_WORDS = ("gemm", "xmma", "cutlass", "wgmma", "swap_ab", "sm90_", "nvjet", "
 def group(name: str) -> str:
     low = name.lower()
     if any(w in low for w in GEMM_WORDS):
-        return "tcgemm GEMM" if low.startswith(("wgmma", "swap_ab", "simt", "mma_")) else "cuBLAS GEMM"
-    return name[:60]
+        if low.startswith(("wgmma", "swap_ab", "simt", "mma_")):
+            return "tcgemm GEMM"
+        return "cuBLAS GEMM " + name.removeprefix("void ")[:48]  # (by kernel: which calls stayed on cuBLAS)
+    # torch's elementwise kernels share their outer name; the functor or op inside tells them apart
+    inner = []
+    for word in re.findall(r"(\w+(?:Functor|_kernel(?:_cuda)?|_kernel_impl))\b", name.split("<", 1)[-1]):
+        if word not in inner:
+            inner.append(word)
+    return name[:60] + (" [" + " ".join(inner[:3]) + "]" if inner else "")
 
 
 def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float], float]:
@@ -65,10 +73,12 @@ def main() -> int:
         ex.switch(model, impl)
         sums, wall = profile(model, step, args.steps)
         out[impl] = {"wall_ms": wall, "kernels_ms": sums}
-        top = sorted(sums.items(), key=lambda kv: -kv[1])[:12]
-        print(f"{impl}: {wall:.2f} ms a step (wall), GPU kernels {sum(sums.values()):.2f} ms")
+        top = sorted(sums.items(), key=lambda kv: -kv[1])[:24]
+        gemms = {side: sum(v for k, v in sums.items() if k.startswith(side)) for side in ("tcgemm", "cuBLAS")}
+        print(f"{impl}: {wall:.2f} ms a step (wall), GPU kernels {sum(sums.values()):.2f} ms; GEMMs: tcgemm "
+              f"{gemms['tcgemm']:.3f} ms, cuBLAS {gemms['cuBLAS']:.3f} ms")
         for name, ms in top:
-            print(f"    {ms:8.3f} ms  {name}")
+            print(f"    {ms:8.3f} ms  {name[:160]}")
     if args.json:
         from tcgemm import bench
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from . import api, entry, epilogue, fastpath, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
+from . import api, entry, epilogue, fastpath, gating, ops  # noqa: F401  (ops: registers torch.ops.tcgemm.gemm for torch.compile)
 from .problem import layout_of
 
 __all__ = ["Conv1D", "Linear", "linear", "replace_linear", "restore_linear", "warmup"]
@@ -114,56 +114,37 @@ def _check_main_grad(weight: torch.Tensor) -> None:
                          "layer.weight.main_grad = torch.zeros_like(layer.weight, dtype=torch.float32)")
 
 
-# act'(g) * grad, by the aten kernels torch's own backward of the activation runs.
-_ACT_BACKWARD = {
-    "silu": lambda grad, g: torch.ops.aten.silu_backward(grad, g),
-    "gelu": lambda grad, g: torch.ops.aten.gelu_backward(grad, g, approximate="none"),
-    "gelu_tanh": lambda grad, g: torch.ops.aten.gelu_backward(grad, g, approximate="tanh"),
-    "relu": lambda grad, g: torch.ops.aten.threshold_backward(grad, g, 0),
-}
-
-
 class _GatedFunction(torch.autograd.Function):
     """Autograd of a gated layer, ``act(x Wg^T + bg) * (x Wu^T + bu)`` with ``[Wg; Wu]`` one stacked weight, in
-    training. The forward runs gate and up as two GEMMs (row halves of the weight: contiguous views), so g and u
-    come out contiguous and the elementwise work, both ways, runs vectorised; the backward writes dW's two halves
-    straight into one gradient and sums dx in the second GEMM's epilogue. Through torch's ops on the stacked
-    output instead (its halves strided views, the slices' backward a zero-filled copy), a Llama-3-8B-shaped training
-    step spent 3.7 ms a step in strided elementwise kernels against torch's 1.6
-    (2026-11-26-h100-train-kernels-03eb044.json)."""
+    training. The forward is one GEMM into gu = [g | u] and tcgemm.gating's kernel for act(g) * u; the backward's
+    kernel writes [dg | du] side by side, so dx = [dg du] W and dW = [dg du]^T x are one GEMM each (dW straight
+    into the stacked gradient). Before: two GEMMs of the weight's halves each way and torch's elementwise ops,
+    a Llama-3-8B-shaped training step 1.1 ms a step slower in elementwise kernels than torch's
+    (2026-11-26-h100-train-kernels-b27a9f4.txt); earlier still, torch's ops on the stacked output's strided halves
+    (3.7 ms against torch's 1.6, -03eb044)."""
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, act: str,
                 precision: str | None, main_grad: bool = False) -> torch.Tensor:
-        n = weight.shape[0] // 2
-        g = linear(x, weight[:n], None if bias is None else bias[:n], precision=precision)
-        u = linear(x, weight[n:], None if bias is None else bias[n:], precision=precision)
-        ctx.save_for_backward(x, weight, g, u)
+        gu = linear(x, weight, bias, precision=precision)
+        ctx.save_for_backward(x, weight, gu)
         ctx.act, ctx.precision, ctx.has_bias, ctx.main_grad = act, precision, bias is not None, main_grad
-        return epilogue.activate(g, act) * u
+        return gating.forward(gu, act)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
-        x, weight, g, u = ctx.saved_tensors
-        n = weight.shape[0] // 2
-        grad = grad.contiguous()
-        dg = _ACT_BACKWARD[ctx.act](grad * u, g)
-        du = grad * epilogue.activate(g, ctx.act)
+        x, weight, gu = ctx.saved_tensors
+        dgu = gating.backward(grad.contiguous(), gu, ctx.act)
         needs = ctx.needs_input_grad
         grad_x = grad_w = grad_b = None
-        if needs[0]:  # dx = dg Wg + du Wu: the second GEMM adds the first in its epilogue
-            grad_x = entry.gemm(dg, weight[:n], precision=ctx.precision)
-            entry.gemm(du, weight[n:], grad_x, beta=1.0, out=grad_x, precision=ctx.precision)
-        if needs[1] and ctx.main_grad:  # dW's halves added into the fp32 weight.main_grad's halves; no .grad
-            mg = weight.main_grad
-            entry.gemm(dg.mT, x, mg[:n], beta=1.0, out=mg[:n], precision=ctx.precision)
-            entry.gemm(du.mT, x, mg[n:], beta=1.0, out=mg[n:], precision=ctx.precision)
-        elif needs[1]:  # dW = [dg^T x; du^T x], each half written in place
-            grad_w = torch.empty_like(weight)
-            entry.gemm(dg.mT, x, out=grad_w[:n], precision=ctx.precision)
-            entry.gemm(du.mT, x, out=grad_w[n:], precision=ctx.precision)
+        if needs[0]:  # dx = [dg du] [Wg; Wu]
+            grad_x = _mm(dgu, weight, ctx.precision)
+        if needs[1] and ctx.main_grad:  # dW added into the fp32 weight.main_grad; no .grad
+            entry.gemm(dgu.mT, x, weight.main_grad, beta=1.0, out=weight.main_grad, precision=ctx.precision)
+        elif needs[1]:
+            grad_w = _mm(dgu.mT, x, ctx.precision)
         if ctx.has_bias and needs[2]:
-            grad_b = torch.cat([dg.sum(0), du.sum(0)])
+            grad_b = dgu.sum(0)
         return grad_x, grad_w, grad_b, None, None, None
 
 
