@@ -99,8 +99,9 @@ def _launch(entry: str, act: str, tensors: tuple[torch.Tensor, ...], cols: int, 
         t.data_ptr() % 16 == 0 and (t.stride(0) * t.element_size()) % 16 == 0 for t in tensors)
     per_row = -(-cols // vec) if vectors else cols
     device = first.device.index if first.device.index is not None else torch.cuda.current_device()
+    kernel = _kernel(entry, first.dtype, act, device)  # (first: loading makes the device current for cuda.core)
     cc = jit._cuda_core()
     config = cc.LaunchConfig(grid=(-(-per_row // _THREADS), min(rows, _MAX_ROW_BLOCKS), 1), block=(_THREADS, 1, 1))
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
-    cc.launch(stream, config, _kernel(entry, first.dtype, act, device), *args,
+    cc.launch(stream, config, kernel, *args,
               np.int32(rows), np.int32(cols), np.int32(vectors))
