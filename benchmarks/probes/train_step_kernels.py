@@ -41,7 +41,7 @@ def group(name: str) -> str:
     return name[:60] + (" [" + " ".join(inner[:3]) + "]" if inner else "")
 
 
-def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float], float]:
+def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float], float, dict[str, float]]:
     for _ in range(2):
         step()
     torch.cuda.synchronize()
@@ -52,11 +52,13 @@ def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float],
         torch.cuda.synchronize()
         wall = (time.perf_counter() - t0) / steps * 1e3
     sums: dict[str, float] = collections.defaultdict(float)
+    full: dict[str, float] = {}  # every kernel by its whole name (the JSON keeps them: groups can hide a culprit)
     for e in prof.key_averages():
         cuda_us = getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0)
         if cuda_us:
             sums[group(e.key)] += cuda_us / steps / 1e3
-    return dict(sums), wall
+            full[e.key] = full.get(e.key, 0.0) + cuda_us / steps / 1e3
+    return dict(sums), wall, full
 
 
 def main() -> int:
@@ -71,8 +73,8 @@ def main() -> int:
     out = {}
     for impl in ex.IMPLS:
         ex.switch(model, impl)
-        sums, wall = profile(model, step, args.steps)
-        out[impl] = {"wall_ms": wall, "kernels_ms": sums}
+        sums, wall, full = profile(model, step, args.steps)
+        out[impl] = {"wall_ms": wall, "kernels_ms": sums, "kernels_by_name_ms": full}
         top = sorted(sums.items(), key=lambda kv: -kv[1])[:24]
         gemms = {side: sum(v for k, v in sums.items() if k.startswith(side)) for side in ("tcgemm", "cuBLAS")}
         print(f"{impl}: {wall:.2f} ms a step (wall), GPU kernels {sum(sums.values()):.2f} ms; GEMMs: tcgemm "
