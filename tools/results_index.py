@@ -76,10 +76,11 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("GPU tests at b99a1d8 (every kernel: the whole-matrix C epilogue of that day) and the C-epilogue A/B",
      ["2026-11-26-h100-gpu-tests-b99a1d8.log", "2026-11-26-h100-explore-c-epilogue-b99a1d8.json"]),
     ("gated layers in training through tcgemm.gating's kernels (one GEMM each way): the transformers Llama with "
-     "`--fuse-mlp --train 1x2048`, three processes at ea2c674 and three at 371b85a (eager decode in 21 rounds); "
-     "the training step's kernels by name (371b85a); the GPU tests at 371b85a (tests/gpu: 7064 passed) and the "
-     "first gating tests' failure at ea2c674 (no device context); the fused bench at 371b85a (no cuBLASLt: "
-     "nvmath-python 0.5 needs cuda.core.experimental)",
+     "`--fuse-mlp --train 1x2048`, three processes each at ea2c674 and 371b85a (whose step left GatedMLP's "
+     "gradients to accumulate) and at 166345e (fixed; eager decode in 21 rounds); the training step's kernels "
+     "(371b85a; by whole name at e58b6b0, which found the adds, and 166345e); the GPU tests at 371b85a (tests/gpu: "
+     "7064 passed) and the first gating tests' failure at ea2c674 (no device context); the fused bench at 371b85a "
+     "(no cuBLASLt: nvmath-python 0.5 needs cuda.core.experimental) and at e58b6b0 (nvmath-python 1.0.0)",
      ["2026-11-26-h100-llama-transformers-fuse-mlp-train-ea2c674-p1.json",
       "2026-11-26-h100-llama-transformers-fuse-mlp-train-ea2c674-p2.json",
       "2026-11-26-h100-llama-transformers-fuse-mlp-train-ea2c674-p3.json",
@@ -87,7 +88,12 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-26-h100-llama-transformers-fuse-mlp-train-371b85a-p2.json",
       "2026-11-26-h100-llama-transformers-fuse-mlp-train-371b85a-p3.json",
       "2026-11-26-h100-train-kernels-371b85a.txt", "2026-11-26-h100-gpu-tests-371b85a.log",
-      "2026-11-26-h100-gpu-tests-gating-ea2c674-no-device-context.log", "2026-11-26-h100-fused-371b85a.json"]),
+      "2026-11-26-h100-gpu-tests-gating-ea2c674-no-device-context.log", "2026-11-26-h100-fused-371b85a.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-train-166345e-p1.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-train-166345e-p2.json",
+      "2026-11-26-h100-llama-transformers-fuse-mlp-train-166345e-p3.json",
+      "2026-11-26-h100-train-kernels-e58b6b0.txt", "2026-11-26-h100-train-kernels-166345e.txt",
+      "2026-11-26-h100-fused-e58b6b0.json"]),
     ("fused epilogues (issue 28): `python -m tcgemm.fused_bench` (SwiGLU gate_up and bias + GELU against torch, "
      "torch.compile and cuBLASLt's GELU_BIAS; f6d16a0, and 5d6488b with max-autotune), the transformers Llama "
      "with and without `--fuse-mlp` (1107f4c; three processes with a training step at b27a9f4), the GPT-2 "
