@@ -80,6 +80,16 @@ def backward(grad: torch.Tensor, gu: torch.Tensor, act: str) -> torch.Tensor:
     return dgu
 
 
+def reference(gu: torch.Tensor, grad: torch.Tensor, act: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(h, dgu) in float64 by autograd over torch's formula: what :func:`forward` and :func:`backward` compute
+    (the tests' reference)."""
+    g64 = gu.detach().double().requires_grad_()
+    _gate, _up, n = _halves(g64)
+    h = epilogue.activate(g64[:, :n], act) * g64[:, n:]
+    h.backward(grad.double())
+    return h.detach(), g64.grad
+
+
 @lru_cache(maxsize=32)
 def _kernel(entry: str, dtype: torch.dtype, act: str, device: int) -> Any:
     from . import jit

@@ -19,14 +19,6 @@ def _available() -> bool:
     return torch.cuda.is_available()
 
 
-def _reference(gu: torch.Tensor, dh: torch.Tensor, act: str) -> tuple[torch.Tensor, torch.Tensor]:
-    g64 = gu.double().requires_grad_()
-    n = gu.shape[1] // 2
-    h = epilogue.activate(g64[:, :n], act) * g64[:, n:]
-    h.backward(dh.double())
-    return h.detach(), g64.grad
-
-
 def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30))
 
@@ -46,7 +38,7 @@ def test_matches_float64(dtype, act, rows, n, pad):
     gen = torch.Generator(device="cuda").manual_seed(rows * n + pad)
     gu = (torch.randn(rows, 2 * n + pad, device="cuda", generator=gen) * 2).to(dtype)[:, :2 * n]  # strided with pad
     dh = torch.randn(rows, n, device="cuda", generator=gen).to(dtype)
-    want_h, want_dgu = _reference(gu, dh, act)
+    want_h, want_dgu = gating.reference(gu, dh, act)
     _poison(rows * 2 * n, dtype)
     h = gating.forward(gu, act)
     _poison(rows * 2 * n, dtype)
@@ -71,7 +63,7 @@ def test_captures_in_a_cuda_graph():
     gu.copy_(torch.randn_like(gu))
     dh.copy_(torch.randn_like(dh))
     graph.replay()
-    want_h, want_dgu = _reference(gu, dh, "silu")
+    want_h, want_dgu = gating.reference(gu, dh, "silu")
     assert _rel(h, want_h) < TOL[torch.bfloat16] and _rel(dgu, want_dgu) < TOL[torch.bfloat16]
 
 
