@@ -255,13 +255,15 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
 
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
-              auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1) -> TileConfig:
+              auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1,
+              auto_yield_nk: tuple[int, int] = (0, 0)) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
     the first ``prefetch`` rings' worth of the weight hinted into L2 before the wait for the grid before.
     ``auto_max_m``, ``auto_min_k``, ``auto_max_n``: auto runs the first config (registry order) whose bounds
-    admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N).
+    admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N);
+    ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config.
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
     CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
     block_k = 32 if precision == "tf32" else 64
@@ -273,6 +275,8 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
                 CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
+                **({"AUTO_YIELD_NK_LO": auto_yield_nk[0], "AUTO_YIELD_NK_HI": auto_yield_nk[1]}
+                   if auto_yield_nk[1] else {}),
                 L2_PREFETCH=stages * prefetch,
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub))
 
@@ -1460,8 +1464,14 @@ LADDER: tuple[KernelSpec, ...] = (
         # 1.10x against 0.95x cuBLAS, 1 / 16 x 768 x 768 3.77-3.80 against 3.89-4.06 (cuBLAS 3.92-3.99), CUDA graphs;
         # at K = 1024 the decode kernel keeps its lead (16 x 8192 x 1024 1.03x against 1.00x)
         # (2026-11-26-h100-explore-small-k-decode-c81685a-p1.json, -p2): so it takes K >= 1024 only.
+        # At M <= 8 a weight of 8-14 Mi elements with K >= 2048 streams faster through the 16-token ring of two 8-box
+        # stages than the 8-token ring of three (auto_yield_nk): CUDA graphs, rotated, 1 x 3584 x 3584 (Qwen2.5's o)
+        # 11.8 / 11.9 us against 12.7 / 12.7 (cuBLAS 11.5), 1 x 1280 x 8192 (the 70B shard's qkv) 10.9 against 11.1
+        # (cuBLAS 12.0); above, the 8-token ring leads or ties (4096^2 14.6 / 14.4, 4608 x 3584 13.7 / 13.4, but
+        # 6144 x 4096 20.3 / 20.8); below 8 Mi, not measured (2026-11-26-h100-explore-decode-{o,m1}-67a57f1.json).
         configs=(
-            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024,
+                      auto_yield_nk=(8 << 20, 14 << 20)),
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
