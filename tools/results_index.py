@@ -93,7 +93,7 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-26-h100-llama-transformers-fuse-mlp-train-166345e-p2.json",
       "2026-11-26-h100-llama-transformers-fuse-mlp-train-166345e-p3.json",
       "2026-11-26-h100-train-kernels-e58b6b0.txt", "2026-11-26-h100-train-kernels-166345e.txt",
-      "2026-11-26-h100-fused-e58b6b0.json"]),
+      "2026-11-26-h100-fused-e58b6b0.json", "2026-11-26-h100-gpu-tests-gating-67a57f1.log"]),
     ("decode at M <= 8: the 16-token ring against the 8-token one at small weights (67a57f1), and the model bench "
      "of qwen2.5-7b and llama3-70b-tp8 at M = 1, 3, 8 after auto yields 8-14 Mi-element weights to it (175c397)",
      ["2026-11-26-h100-explore-decode-o-67a57f1.json", "2026-11-26-h100-explore-decode-m1-67a57f1.json",
