@@ -10,7 +10,9 @@
 #        [MODELS=1 (host time per call, the model-shape benchmark, the transformers example; issue 25)]
 #        [MODEL_RUNS=3 [ODD_TOKENS=3,48,300,3000] (the model benchmark alone, in N processes)]
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
-#        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json)]
+#        [LLAMA_RUNS=3 (the transformers Llama, --fuse-mlp --train 1x2048, in N processes: llama-p<i>.json)]
+#        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
+#         cuBLASLt needs nvmath-python 1.x: carry its wheel and pip install --no-deps it first)]
 #        [FP8=1 (fp8 per-tensor and row-wise scales against torch._scaled_mm: fp8.json)]
 #        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
 #         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
@@ -87,6 +89,16 @@ for i in $(seq "$MODEL_RUNS"); do
     timeout 300 python3 -m tcgemm bench --model "${MODEL_NAMES:-all}" --no-train --tokens "$ODD_TOKENS" \
       --json "$OUT/odd-p$i.json" 2>&1 | grep -v "━" | tail -3 || status=1
   fi
+done
+fi
+
+# LLAMA_RUNS=N: the transformers Llama with --fuse-mlp and a 1 x 2048 training step, N processes (issue 28's
+# model rows: median of three): llama-p<i>.json.
+if [ -n "${LLAMA_RUNS:-}" ]; then
+for i in $(seq "$LLAMA_RUNS"); do
+  step "transformers Llama, --fuse-mlp --train 1x2048, process $i of $LLAMA_RUNS"
+  timeout 300 python3 examples/llama_transformers.py --fuse-mlp --train 1x2048 --json "$OUT/llama-p$i.json" 2>&1 \
+    | grep -E "ratio|done|rror" || status=1
 done
 fi
 
