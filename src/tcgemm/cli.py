@@ -888,8 +888,8 @@ def build_parser() -> argparse.ArgumentParser:
             "from CUDA graphs, kernel and cuBLAS in alternation ('graph µs' columns): the GPU's time without "
             "the per-call host work that the event timing includes.",
             f"Models (--model {','.join(names())} or all): every Linear of one decoder layer at each token "
-            "count M (--tokens), tcgemm.nn.Linear called as a module against torch.nn.functional.linear on "
-            "the same weights and inputs, under inference_mode. Weights rotate past L2: enough copies of the "
+            "count M (--tokens), tcgemm.nn.Linear against a torch.nn.Linear holding the same weights, both "
+            "called as modules on the same inputs, under inference_mode. Weights rotate past L2: enough copies of the "
             "layer (weight, bias, input) that one pass touches more than 3x the L2 cache (at most 12 GiB "
             "per row), call i on copy i mod count, as a model's layers follow one another, so each call "
             "reads its weight from HBM. Eager time: CUDA events around blocks of back-to-back calls, per "

@@ -3,8 +3,9 @@
 Layer benchmark (:func:`bench_model`, ``tcgemm bench --model NAME``). For a model of
 :mod:`tcgemm.models` (its decoder layer's Linear shapes) and each token count M, every layer is
 timed twice in one process on the same weights and inputs: ``tcgemm.nn.Linear`` called as a module,
-as a user calls it, and ``torch.nn.functional.linear`` (cuBLAS) on that module's weight and bias,
-both under ``torch.inference_mode``.
+as a user calls it, and a ``torch.nn.Linear`` (cuBLAS) holding that module's weight and bias, called the
+same way (the layer a model swaps out; until 2026-11-27 the torch side was ``F.linear``, which skips the
+module call that the tcgemm side pays: ~1-3 µs of host time per call), both under ``torch.inference_mode``.
 
 * Rotation past L2: :func:`rotation_count` copies of the layer (weight, bias, input) are made, enough
   that the bytes one pass over them touches (weights + inputs + outputs) exceed 3x the GPU's L2 (50 MB
@@ -422,7 +423,7 @@ def _calls_per_block(block_s: float, estimate_us: float, sets: int) -> int:
 
 @dataclass
 class LayerRow:
-    """One Linear of one model at M tokens: torch.nn.functional.linear vs tcgemm.nn.Linear."""
+    """One Linear of one model at M tokens: torch.nn.Linear vs tcgemm.nn.Linear."""
 
     model: str
     layer: str
@@ -537,6 +538,15 @@ def _rotating_layers(lay: LinearShape, m: int, count: int, dtype: torch.dtype, p
     return layers, inputs
 
 
+def _torch_twin(layer: torch.nn.Module) -> torch.nn.Module:
+    """A torch.nn.Linear holding ``layer``'s weight and bias (the same tensors, no copy)."""
+    twin = torch.nn.Linear(layer.in_features, layer.out_features, bias=layer.bias is not None, device="meta",
+                           dtype=layer.weight.dtype)
+    twin.weight = layer.weight
+    twin.bias = layer.bias
+    return twin.requires_grad_(False)
+
+
 def traced_kernels(fn: Callable[[], object], what: str) -> tuple[object, list[str]]:
     """(fn's result, the kernel:config of each tcgemm launch inside it); RuntimeError when none of
     tcgemm's kernels ran (a figure labelled tcgemm must be tcgemm's)."""
@@ -568,7 +578,7 @@ def _verify(layer: torch.nn.Module, x: torch.Tensor, precision: str, what: str) 
 
 def bench_layer(model: str, lay: LinearShape, m: int, precision: str, budget_s: float, timer: CudaTimer,
                 copy_bps: float | None, device: str = "cuda", seed: int = 0) -> LayerRow:
-    """Time one Linear at M tokens: torch.nn.functional.linear vs tcgemm.nn.Linear (module docstring)."""
+    """Time one Linear at M tokens: torch.nn.Linear vs tcgemm.nn.Linear (module docstring)."""
     from .bench import cublas_precision
 
     dtype = check_layer_precision(precision)
@@ -582,8 +592,10 @@ def bench_layer(model: str, lay: LinearShape, m: int, precision: str, budget_s: 
     gen.manual_seed(seed)
     layers, inputs = _rotating_layers(lay, m, count, dtype, precision, device, gen)
 
+    twins = [_torch_twin(layer) for layer in layers]
+
     def run_torch(i: int) -> torch.Tensor:
-        return F.linear(inputs[i], layers[i].weight, layers[i].bias)
+        return twins[i](inputs[i])
 
     def run_tcgemm(i: int) -> torch.Tensor:
         return layers[i](inputs[i])
@@ -742,7 +754,7 @@ def model_record(results: Sequence[ModelResult], config: dict[str, object],
 
     return {
         "environment": environment(),
-        "benchmark": "decoder-layer Linears: torch.nn.functional.linear vs tcgemm.nn.Linear",
+        "benchmark": "decoder-layer Linears: torch.nn.Linear vs tcgemm.nn.Linear",
         "config": {**config,
                    "timing": ("eager: CUDA events around blocks of back-to-back module calls over rotating "
                               "copies, µs per call; graph: CUDA graphs of one call per copy, replayed; both "
