@@ -413,6 +413,8 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("16x128", layouts=("rr", "cr"), BLOCK_M=16, BLOCK_N=128, THREADS=256),
             # B column-major (nn.Linear's weight): a warp per 4 weight rows, lanes along k, shuffles at the end.
             _cfg("16x32", layouts=("rc", "cc"), BLOCK_M=16, BLOCK_N=32, THREADS=256),
+            # The same with A's rows staged in shared memory (A_STAGED: 08_skinny.cu says why).
+            _cfg("16x32s", layouts=("rc", "cc"), BLOCK_M=16, BLOCK_N=32, THREADS=256, A_STAGED=1),
         ),
         seed="tcgemm (fp32 decode: 0.73x / 0.48x of cuBLAS at 16 x 4096 x 4096 on the tiled stages)",
         vector_loads=True,

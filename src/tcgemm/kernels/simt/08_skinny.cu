@@ -35,6 +35,9 @@
 #ifndef VEC
 #define VEC 1  // 4: A and B 16-byte aligned (the launcher's define)
 #endif
+#ifndef A_STAGED
+#define A_STAGED 0  // B column-major: A's rows through shared memory (below)
+#endif
 
 constexpr int WARPS = THREADS / 32;
 
@@ -118,6 +121,96 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
 constexpr int WARP_COLS = BLOCK_N / WARPS;  // columns of B (weight rows) per warp
 static_assert(BLOCK_N % WARPS == 0, "whole columns per warp");
 
+#if A_STAGED
+// A staged in shared memory.  Read straight from global (below), every warp loads all BLOCK_M rows of A at
+// its own 128 k per step: 16 rows x 512 bytes of A for each 4 x 512 bytes of weight, the same A again in
+// each of the CTA's warps.  What the L1 misses comes from L2, and at 16 x 4096 x 4096 the CTAs' A traffic
+// (up to 8 x 256 KB each) outweighed the weight (512 KB each) by four to one: the kernel ran at 0.83-0.86x of
+// cuBLAS (2026-11-26-h100-sweep-fp32-rc-7c1a201.json).  Here the CTA copies each A_CHUNK-deep slab of its
+// rows into shared memory once (cp.async, two buffers: the next slab lands while this one is used), and the
+// warps read A from there; a warp's 32 lanes read 512 contiguous bytes of a row (16-byte reads: no bank
+// conflicts).  The weight stays in registers, each lane's loads issued W_AHEAD steps before their FMAs so
+// that W_AHEAD x 2 KB per warp are in flight.
+#include "cp_async.cuh"
+constexpr int A_CHUNK = 256;               // k per staged slab: 2 warp steps of 128
+constexpr int CHUNK_STEPS = A_CHUNK / 128;
+constexpr int W_AHEAD = 2;                 // warp steps of weight loads in flight ahead of the FMAs
+
+// Slab `chunk` (k = k0 .. k0 + A_CHUNK - 1) of the CTA's rows of A into `buf` ([BLOCK_M][A_CHUNK] floats),
+// zeros past M and K.
+__device__ __forceinline__ void stage_a(const Gemm& g, int m0, int rows, int k0, bool a_vec, float* buf) {
+    const u32 base = (u32)__cvta_generic_to_shared(buf);
+    if (A_LAYOUT == LAYOUT_ROW && a_vec) {
+        for (int i = threadIdx.x; i < BLOCK_M * A_CHUNK / 4; i += THREADS) {
+            const int m = i / (A_CHUNK / 4), k = k0 + 4 * (i % (A_CHUNK / 4));
+            const int left = m < rows ? min(max(g.K - k, 0), 4) : 0;
+            const float* src = left > 0 ? g.A + (i64)(m0 + m) * g.lda + k : g.A;
+            cp_async_16_zfill(base + 16u * i, src, 4 * left);
+        }
+    } else {
+        for (int i = threadIdx.x; i < BLOCK_M * A_CHUNK; i += THREADS) {
+            const int m = i / A_CHUNK, k = k0 + i % A_CHUNK;
+            const bool in = m < rows && k < g.K;
+            cp_async_4_zfill(base + 4u * i, in ? g.A + a_offset(g, m0 + m, k) : g.A, in ? 4 : 0);
+        }
+    }
+    cp_async_commit();
+}
+
+__device__ __forceinline__ void load_weights(const Gemm& g, int n0, int k, bool vec, float4 (&w)[WARP_COLS]) {
+#pragma unroll
+    for (int c = 0; c < WARP_COLS; ++c)
+        w[c] = n0 + c < g.N && k < g.K ? load4(g.B + (i64)(n0 + c) * g.ldb + k, g.K - k, vec)
+                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+__device__ __forceinline__ void skinny(const Gemm& g) {
+    __shared__ __align__(16) float a_s[2][BLOCK_M][A_CHUNK];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int n0 = blockIdx.x * BLOCK_N + warp * WARP_COLS;
+    const int m0 = blockIdx.y * BLOCK_M, rows = g.M - m0;
+    const bool vec = VEC == 4 && g.ldb % 4 == 0;
+    const bool a_vec = VEC == 4 && g.lda % 4 == 0;
+    const int chunks = (g.K + A_CHUNK - 1) / A_CHUNK;
+    float acc[BLOCK_M][WARP_COLS] = {};
+    float4 w[W_AHEAD][WARP_COLS];  // w[s % W_AHEAD]: warp step s's weights
+#pragma unroll
+    for (int s = 0; s < W_AHEAD; ++s) load_weights(g, n0, 128 * s + 4 * lane, vec, w[s]);
+    stage_a(g, m0, rows, 0, a_vec, &a_s[0][0][0]);
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+        if (chunk + 1 < chunks) {
+            stage_a(g, m0, rows, (chunk + 1) * A_CHUNK, a_vec, &a_s[(chunk + 1) % 2][0][0]);
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();  // slab `chunk` is in for every thread
+        const float(*a)[A_CHUNK] = a_s[chunk % 2];
+#pragma unroll
+        for (int st = 0; st < CHUNK_STEPS; ++st) {
+            // (CHUNK_STEPS a multiple of W_AHEAD: the ring index is a constant)
+            float4 cur[WARP_COLS];
+#pragma unroll
+            for (int c = 0; c < WARP_COLS; ++c) cur[c] = w[st % W_AHEAD][c];
+            const int step = chunk * CHUNK_STEPS + st;
+            load_weights(g, n0, 128 * (step + W_AHEAD) + 4 * lane, vec, w[st % W_AHEAD]);
+#pragma unroll
+            for (int m = 0; m < BLOCK_M; ++m) {
+                const float4 x = *reinterpret_cast<const float4*>(&a[m][128 * st + 4 * lane]);
+#pragma unroll
+                for (int c = 0; c < WARP_COLS; ++c) {
+                    float v = acc[m][c];
+                    v = fmaf(x.x, cur[c].x, v);
+                    v = fmaf(x.y, cur[c].y, v);
+                    v = fmaf(x.z, cur[c].z, v);
+                    acc[m][c] = fmaf(x.w, cur[c].w, v);
+                }
+            }
+        }
+        __syncthreads();  // every warp is done with this buffer before slab chunk + 2 overwrites it
+    }
+    static_assert(CHUNK_STEPS % W_AHEAD == 0, "whole weight rings per slab");
+#else
 __device__ __forceinline__ void skinny(const Gemm& g) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int n0 = blockIdx.x * BLOCK_N + warp * WARP_COLS;
@@ -143,6 +236,7 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
                 acc[m][c] = fmaf(x[m].w, w[c].w, v);
             }
     }
+#endif
 #pragma unroll
     for (int m = 0; m < BLOCK_M; ++m)
 #pragma unroll
