@@ -411,10 +411,9 @@ LADDER: tuple[KernelSpec, ...] = (
         configs=(
             # B row-major: lanes along n, 8 k slices summed in order in shared memory.
             _cfg("16x128", layouts=("rr", "cr"), BLOCK_M=16, BLOCK_N=128, THREADS=256),
-            # B column-major (nn.Linear's weight): a warp per 4 weight rows, lanes along k, shuffles at the end.
+            # B column-major (nn.Linear's weight): a warp per 4 weight rows, lanes along k, A's rows through shared
+            # memory, shuffles at the end (16x32s at cc311b0, where 16x32 read A from global).
             _cfg("16x32", layouts=("rc", "cc"), BLOCK_M=16, BLOCK_N=32, THREADS=256),
-            # The same with A's rows staged in shared memory (A_STAGED: 08_skinny.cu says why).
-            _cfg("16x32s", layouts=("rc", "cc"), BLOCK_M=16, BLOCK_N=32, THREADS=256, A_STAGED=1),
         ),
         seed="tcgemm (fp32 decode: 0.73x / 0.48x of cuBLAS at 16 x 4096 x 4096 on the tiled stages)",
         vector_loads=True,
@@ -1508,6 +1507,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),
+            # More tokens (named only, for measurement): tf32 at 32-128 tokens streams an fp32 weight, twice
+            # bf16's bytes, through half bf16's tensor rate; 64 x 4096 x 4096 ran 0.80x of cuBLAS in CUDA graphs on
+            # wgmma_tma_store_kmajor's 128 x 64 tiles in two k ranges (2026-11-26-h100-sweep-tf32-rc-c342c23.json).
+            _swap_cfg(32, "tf32", per_sm=1, stages=4),
+            _swap_cfg(64, "tf32", per_sm=1, stages=3),
+            _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

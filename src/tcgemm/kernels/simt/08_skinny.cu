@@ -19,13 +19,16 @@
 //     in slice order (deterministic).
 //   B column-major (x @ w.t(), nn.Linear's weight N x K): a warp owns
 //     BLOCK_N / WARPS columns (4: 16 x 8 accumulators spilled on sm_80) and its lanes run along k, 4 values each (a warp
-//     reads 512 contiguous bytes of each weight row per step); the lanes' sums
-//     meet in a butterfly of shuffles (fixed order: deterministic).
+//     reads 512 contiguous bytes of each weight row per step); A's rows come
+//     through shared memory (below: each lane needs other k than its
+//     neighbours, so there is no broadcast); the lanes' sums meet in a
+//     butterfly of shuffles (fixed order: deterministic).
 //
 // The GPU fills through the batch: tcgemm.api cuts K into equal parts as one
 // strided batched GEMM (fp32_k_splits) and sums the parts in order, so each
 // CTA streams a slab of (K / parts) x BLOCK_N of the weight.
 #include "epilogue.cuh"
+#include "cp_async.cuh"
 
 #ifndef BLOCK_M
 #define BLOCK_M 16
@@ -34,9 +37,6 @@
 #endif
 #ifndef VEC
 #define VEC 1  // 4: A and B 16-byte aligned (the launcher's define)
-#endif
-#ifndef A_STAGED
-#define A_STAGED 0  // B column-major: A's rows through shared memory (below)
 #endif
 
 constexpr int WARPS = THREADS / 32;
@@ -121,17 +121,16 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
 constexpr int WARP_COLS = BLOCK_N / WARPS;  // columns of B (weight rows) per warp
 static_assert(BLOCK_N % WARPS == 0, "whole columns per warp");
 
-#if A_STAGED
-// A staged in shared memory.  Read straight from global (below), every warp loads all BLOCK_M rows of A at
-// its own 128 k per step: 16 rows x 512 bytes of A for each 4 x 512 bytes of weight, the same A again in
+// A staged in shared memory.  Read straight from global (the first build), every warp loaded all BLOCK_M
+// rows of A at its own 128 k per step: 16 rows x 512 bytes of A for each 4 x 512 bytes of weight, the same A again in
 // each of the CTA's warps.  What the L1 misses comes from L2, and at 16 x 4096 x 4096 the CTAs' A traffic
-// (up to 8 x 256 KB each) outweighed the weight (512 KB each) by four to one: the kernel ran at 0.83-0.86x of
-// cuBLAS (2026-11-26-h100-sweep-fp32-rc-7c1a201.json).  Here the CTA copies each A_CHUNK-deep slab of its
+// (up to 8 x 256 KB each) outweighed the weight (512 KB each) by four to one: the kernel ran at 0.82-0.86x of
+// cuBLAS, 0.63-0.66x at 16 x 4096 x 14336 and 16 x 14336 x 4096; staged 1.00-1.24x (CUDA graphs where timed,
+// 2026-11-27-h100-skinny-staged-cc311b0.json).  Here the CTA copies each A_CHUNK-deep slab of its
 // rows into shared memory once (cp.async, two buffers: the next slab lands while this one is used), and the
 // warps read A from there; a warp's 32 lanes read 512 contiguous bytes of a row (16-byte reads: no bank
 // conflicts).  The weight stays in registers, each lane's loads issued W_AHEAD steps before their FMAs so
 // that W_AHEAD x 2 KB per warp are in flight.
-#include "cp_async.cuh"
 constexpr int A_CHUNK = 256;               // k per staged slab: 2 warp steps of 128
 constexpr int CHUNK_STEPS = A_CHUNK / 128;
 constexpr int W_AHEAD = 2;                 // warp steps of weight loads in flight ahead of the FMAs
@@ -196,6 +195,7 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
             load_weights(g, n0, 128 * (step + W_AHEAD) + 4 * lane, vec, w[st % W_AHEAD]);
 #pragma unroll
             for (int m = 0; m < BLOCK_M; ++m) {
+                if (m >= rows) break;  // (uniform: decode's one token does 1 / BLOCK_M of the reads and FMAs)
                 const float4 x = *reinterpret_cast<const float4*>(&a[m][128 * st + 4 * lane]);
 #pragma unroll
                 for (int c = 0; c < WARP_COLS; ++c) {
@@ -210,33 +210,6 @@ __device__ __forceinline__ void skinny(const Gemm& g) {
         __syncthreads();  // every warp is done with this buffer before slab chunk + 2 overwrites it
     }
     static_assert(CHUNK_STEPS % W_AHEAD == 0, "whole weight rings per slab");
-#else
-__device__ __forceinline__ void skinny(const Gemm& g) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int n0 = blockIdx.x * BLOCK_N + warp * WARP_COLS;
-    const int m0 = blockIdx.y * BLOCK_M, rows = g.M - m0;  // (a forced launch may have more rows: grid.y)
-    const bool vec = VEC == 4 && g.ldb % 4 == 0;
-    const bool a_vec = VEC == 4 && g.lda % 4 == 0;
-    float acc[BLOCK_M][WARP_COLS] = {};
-    for (int k = 4 * lane; k < g.K; k += 128) {
-        float4 w[WARP_COLS], x[BLOCK_M];
-#pragma unroll
-        for (int c = 0; c < WARP_COLS; ++c)  // one 16-byte load from each of the warp's weight rows
-            w[c] = n0 + c < g.N ? load4(g.B + (i64)(n0 + c) * g.ldb + k, g.K - k, vec)
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        load_rows(g, m0, rows, k, a_vec, x);
-#pragma unroll
-        for (int m = 0; m < BLOCK_M; ++m)
-#pragma unroll
-            for (int c = 0; c < WARP_COLS; ++c) {
-                float v = acc[m][c];
-                v = fmaf(x[m].x, w[c].x, v);
-                v = fmaf(x[m].y, w[c].y, v);
-                v = fmaf(x[m].z, w[c].z, v);
-                acc[m][c] = fmaf(x[m].w, w[c].w, v);
-            }
-    }
-#endif
 #pragma unroll
     for (int m = 0; m < BLOCK_M; ++m)
 #pragma unroll
