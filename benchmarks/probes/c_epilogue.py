@@ -1,9 +1,11 @@
 """What a whole-matrix C costs: D = A B + C (a residual, a partial sum) against D = A B, tcgemm against cuBLAS.
 
 bf16, A row-major and B column-major (x @ w.t()), C of D's shape; per shape, same process, interleaved: tcgemm
-without C, tcgemm with C (beta = 1), torch.mm and torch.addmm. Inputs rotate over enough copies that each call
-reads them from HBM; CUDA events around each call after warm-up, medians. Also the relative error of tcgemm's
-D with C against float64, and the config auto ran.
+without C, tcgemm with C (beta = 1), tcgemm with a C that is not 16-byte aligned (read from L2 in the epilogue,
+not staged in shared memory: hopper_epilogue.cuh), each on the config auto runs with C, torch.mm and
+torch.addmm. Inputs rotate over enough copies that each call reads them from HBM; CUDA events around each call
+after warm-up, medians. Also the relative error of tcgemm's D with C against float64, and the configs auto ran
+with and without C.
 
     python3 benchmarks/probes/c_epilogue.py [--shapes 2048x8192x14336,...] [--json OUT]
 """
@@ -50,9 +52,17 @@ def main() -> None:
         a = [torch.randn(m, k, device="cuda", dtype=dt) for _ in range(sets)]
         w = [torch.randn(n, k, device="cuda", dtype=dt) * k**-0.5 for _ in range(sets)]
         c = [torch.randn(m, n, device="cuda", dtype=dt) for _ in range(sets)]
+        c_l2 = [torch.randn(m, n + 8, device="cuda", dtype=dt)[:, 2:n + 2] for _ in range(sets)]  # (4-byte aligned)
+        with launch.trace() as seen_plain:
+            tcgemm.gemm(a[0], w[0].t())
+        with launch.trace() as seen:
+            tcgemm.gemm(a[0], w[0].t(), c[0], beta=1.0)
+        kernel, _, config = seen[0].partition(":")
+        run = {"kernel": kernel, "config": config}
         sides = {
-            "tc": lambda i, a=a, w=w: tcgemm.gemm(a[i], w[i].t()),
-            "tc+c": lambda i, a=a, w=w, c=c: tcgemm.gemm(a[i], w[i].t(), c[i], beta=1.0),
+            "tc": lambda i, a=a, w=w, run=run: tcgemm.gemm(a[i], w[i].t(), **run),
+            "tc+c": lambda i, a=a, w=w, c=c, run=run: tcgemm.gemm(a[i], w[i].t(), c[i], beta=1.0, **run),
+            "tc+c_l2": lambda i, a=a, w=w, c=c_l2, run=run: tcgemm.gemm(a[i], w[i].t(), c[i], beta=1.0, **run),
             "torch": lambda i, a=a, w=w: torch.mm(a[i], w[i].t()),
             "torch+c": lambda i, a=a, w=w, c=c: torch.addmm(c[i], a[i], w[i].t()),
         }
@@ -66,18 +76,21 @@ def main() -> None:
             for name in order:
                 times[name] += _median_ms(sides[name], sets, args.runs)
         ms = {name: statistics.median(t) for name, t in times.items()}
-        with launch.trace() as seen:
-            d = tcgemm.gemm(a[0], w[0].t(), c[0], beta=1.0)
+        d = tcgemm.gemm(a[0], w[0].t(), c[0], beta=1.0)
         ref = reference(a[0], w[0].t(), c[0], 1.0, 1.0)
         err = relative_error(d, ref)
         row = {"shape": [m, n, k], "ms": ms, "c_cost_tcgemm": ms["tc+c"] / ms["tc"] - 1,
+               "c_cost_tcgemm_l2": ms["tc+c_l2"] / ms["tc"] - 1,
                "c_cost_torch": ms["torch+c"] / ms["torch"] - 1, "ratio_with_c": ms["torch+c"] / ms["tc+c"],
-               "rel_error_c": err, "kernel_c": "+".join(dict.fromkeys(seen))}
+               "rel_error_c": err, "kernel_c": seen[0], "kernel_auto_without_c": seen_plain[0]}
         rows.append(row)
-        print(f"{m}x{n}x{k}: tcgemm {ms['tc']:.4f} ms, with C {ms['tc+c']:.4f} (+{100 * row['c_cost_tcgemm']:.1f}%); "
-              f"torch {ms['torch']:.4f}, addmm {ms['torch+c']:.4f} (+{100 * row['c_cost_torch']:.1f}%); "
-              f"with C torch/tcgemm {row['ratio_with_c']:.3f}; {row['kernel_c']}; error {err:.1e}", flush=True)
-        del a, w, c
+        print(f"{m}x{n}x{k}: tcgemm {ms['tc']:.4f} ms, with C staged {ms['tc+c']:.4f} "
+              f"(+{100 * row['c_cost_tcgemm']:.1f}%), from L2 {ms['tc+c_l2']:.4f} "
+              f"(+{100 * row['c_cost_tcgemm_l2']:.1f}%); "
+              f"torch {ms['torch']:.4f}, addmm {ms['torch+c']:.4f} (+{100 * row['c_cost_torch']:.1f}%); with C "
+              f"torch/tcgemm {row['ratio_with_c']:.3f}; {seen[0]} (without C {seen_plain[0]}); error {err:.1e}",
+              flush=True)
+        del a, w, c, c_l2
         torch.cuda.empty_cache()
     if args.json:
         from tcgemm.bench import environment

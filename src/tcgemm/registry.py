@@ -1507,12 +1507,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "tf32", per_sm=1, stages=5, auto_max_m=16),
-            # More tokens (named only, for measurement): tf32 at 32-128 tokens streams an fp32 weight, twice
-            # bf16's bytes, through half bf16's tensor rate; 64 x 4096 x 4096 ran 0.80x of cuBLAS in CUDA graphs on
-            # wgmma_tma_store_kmajor's 128 x 64 tiles in two k ranges (2026-11-26-h100-sweep-tf32-rc-c342c23.json).
-            _swap_cfg(32, "tf32", per_sm=1, stages=4),
-            _swap_cfg(64, "tf32", per_sm=1, stages=3),
-            _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4),
+            # More tokens: tf32 at 32-256 tokens streams an fp32 weight, twice bf16's bytes, through half bf16's
+            # tensor rate. CUDA graphs against cuBLAS, K = 4096 (2026-11-27-h100-tf32-swap-afee8d7.json): 32 / 64 /
+            # 128 / 256 x 4096 x 4096 1.00 / 1.02 / 0.97 / 0.98x on the 32-, 32-, 64- and 128-token configs against
+            # 0.74 / 0.80 / 0.89 / 0.87x for wgmma_tma_store_kmajor's tiles; at N = 14336 those stay ahead (the
+            # swap configs 0.52-0.85x), at K = 14336 level (1.08 / 1.10x eager at 128 x 4096 x 14336).
+            _swap_cfg(32, "tf32", per_sm=1, stages=4, auto_max_m=64, auto_min_k=2048, auto_max_n=4096),
+            _swap_cfg(64, "tf32", per_sm=1, stages=3, auto_max_m=128, auto_min_k=2048, auto_max_n=4096),
+            _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4, auto_max_m=256, auto_min_k=2048, auto_max_n=4096),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
@@ -1523,7 +1525,7 @@ LADDER: tuple[KernelSpec, ...] = (
         persistent=True,
         tma_store=True,
         pdl=True,
-        auto_max_m=64,
+        auto_max_m=256,
     ),
 )
 
