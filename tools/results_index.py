@@ -116,6 +116,20 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-26-h100-gpu-tests-epilogue-b27a9f4.log",
       "2026-11-26-h100-train-kernels-03eb044.txt", "2026-11-26-h100-train-kernels-b27a9f4.txt",
       "2026-11-26-h100-gpu-tests-d35d62a.log"]),
+    ("the model bench against torch.nn.Linear modules (gpt2 and llama3-70b-tp8, 1ec6516) and the host cost of one "
+     "call per side with cProfile's view of tcgemm's (1ec6516)",
+     ["2026-11-27-h100-models-gpt2-70b-module-baseline-1ec6516.json",
+      "2026-11-27-h100-module-call-overhead-1ec6516.json", "2026-11-27-h100-module-call-overhead-profile-1ec6516.txt"]),
+    ("fp32 with few rows and a column-major weight: A's rows staged in shared memory (simt_skinny; cc311b0 "
+     "beside the old build, afee8d7 as auto), and tf32 rc at 16-256 rows on the swap-AB configs (afee8d7 named, "
+     "b2aad37 as auto); their GPU tests",
+     ["2026-11-27-h100-skinny-staged-cc311b0.json", "2026-11-27-h100-gpu-tests-skinny-cc311b0.txt",
+      "2026-11-27-h100-fp32-rc-skinny-afee8d7.json", "2026-11-27-h100-tf32-swap-afee8d7.json",
+      "2026-11-27-h100-gpu-tests-tf32-swap-afee8d7.txt", "2026-11-27-h100-tf32-rc-auto-b2aad37.json"]),
+    ("a whole-matrix C staged in shared memory ahead of the epilogue (afee8d7: its GPU tests, cut short by the "
+     "run's timeout after the staged-C cases passed; its cost against C read from L2, b2aad37): no faster, removed",
+     ["2026-11-27-h100-explore-c-staged-afee8d7.json", "2026-11-27-h100-explore-c-staged-b2aad37.json",
+      "2026-11-27-h100-gpu-tests-staged-c-afee8d7-partial.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

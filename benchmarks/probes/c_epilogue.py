@@ -1,11 +1,12 @@
 """What a whole-matrix C costs: D = A B + C (a residual, a partial sum) against D = A B, tcgemm against cuBLAS.
 
 bf16, A row-major and B column-major (x @ w.t()), C of D's shape; per shape, same process, interleaved: tcgemm
-without C, tcgemm with C (beta = 1), tcgemm with a C that is not 16-byte aligned (read from L2 in the epilogue,
-not staged in shared memory: hopper_epilogue.cuh), each on the config auto runs with C, torch.mm and
-torch.addmm. Inputs rotate over enough copies that each call reads them from HBM; CUDA events around each call
-after warm-up, medians. Also the relative error of tcgemm's D with C against float64, and the configs auto ran
-with and without C.
+without C, tcgemm with C (beta = 1), tcgemm with C at a 4-byte (not 16-byte) aligned address, each on the config
+auto runs with C, torch.mm and torch.addmm. (At afee8d7 the 16-byte aligned C was staged in shared memory a few
+k-tiles ahead, the other read from L2 in the epilogue: the two cost the same,
+2026-11-27-h100-explore-c-staged-b2aad37.json, and the staging was removed.) Inputs rotate over enough copies
+that each call reads them from HBM; CUDA events around each call after warm-up, medians. Also the relative
+error of tcgemm's D with C against float64, and the configs auto ran with and without C.
 
     python3 benchmarks/probes/c_epilogue.py [--shapes 2048x8192x14336,...] [--json OUT]
 """
