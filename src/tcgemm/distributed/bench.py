@@ -16,8 +16,8 @@ Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the 
 unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default: transfers by the copy engines through
 symmetric memory), ``tcgemm_store`` (reduce-scatter: the GEMMs store partial sums straight into the owner's
 memory), ``tcgemm_parts`` (reduce-scatter in two row parts per block, the landed part added in the GEMM's
-epilogue), ``tcgemm_r0`` and ``tcgemm_parts_r0`` (the same with no SMs left free beside the GEMMs:
-``reserve=0``) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). A mode that fails on any rank is
+epilogue) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and
+``tcgemm_parts_r0``: no SMs left free beside the GEMMs, the default since.) A mode that fails on any rank is
 reported with its error and left out; each fused mode's result is checked against the sequential one
 (``rel_error``). The modes are interleaved
 round by round on the same inputs; a round's time is the maximum over ranks after a barrier; the median of
@@ -46,8 +46,8 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_r0", "tcgemm_store",
-         "tcgemm_parts", "tcgemm_parts_r0", "tcgemm_nccl")
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_store", "tcgemm_parts",
+         "tcgemm_nccl")
 
 
 def _gather(x: torch.Tensor) -> torch.Tensor:
@@ -96,7 +96,7 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
     ag: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_ag_all, w_ag), "gemm_tcgemm": lambda: default_gemm(x_ag_all, w_ag),
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
-        "tcgemm": lambda: all_gather_gemm(x_ag, w_ag), "tcgemm_r0": lambda: all_gather_gemm(x_ag, w_ag, reserve=0),
+        "tcgemm": lambda: all_gather_gemm(x_ag, w_ag),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_rs, w_rs), "gemm_tcgemm": lambda: default_gemm(x_rs, w_rs),
@@ -104,12 +104,9 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
         "tcgemm_store": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="store"),
         "tcgemm_parts": lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2),
-        "tcgemm_r0": lambda: gemm_reduce_scatter(x_rs, w_rs, reserve=0),
-        "tcgemm_parts_r0": lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2, reserve=0),
         "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:
-        for mode, ops in (("tcgemm_nccl", (ag, rs)), ("tcgemm_store", (rs,)), ("tcgemm_parts", (rs,)),
-                          ("tcgemm_r0", (ag, rs)), ("tcgemm_parts_r0", (rs,))):
+        for mode, ops in (("tcgemm_nccl", (ag, rs)), ("tcgemm_store", (rs,)), ("tcgemm_parts", (rs,))):
             for op in ops:
                 op[mode] = "unavailable: CPU tensors (tcgemm is the ring)"
         ag["gemm_tcgemm"] = rs["gemm_tcgemm"] = "unavailable: CPU tensors (tcgemm's kernels need a GPU)"

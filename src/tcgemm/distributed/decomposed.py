@@ -110,11 +110,11 @@ def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.de
     return transport
 
 
-def _reserve(reserve: int | None, transport: str, x: torch.Tensor) -> int:
+def _reserve(reserve: int | None, transport: str, x: torch.Tensor, operation: str, world: int) -> int:
     if not x.is_cuda:
         return 0
     if reserve is None:
-        return symmetric.RESERVED_SMS if transport != "nccl" else NCCL_RESERVED_SMS
+        return symmetric.default_reserve(operation, world) if transport != "nccl" else NCCL_RESERVED_SMS
     return reserve
 
 
@@ -141,12 +141,13 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
     ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype. ``transport``: ``copy``
     (``store`` is the same here) pulls the peers' shards from symmetric memory with the copy engines, ``nccl``
     passes them around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of an NCCL
-    group, else ``nccl``. ``reserve``: SMs the GEMMs beside the transfers' kernels leave free (default: 2 for
-    the barriers of ``copy``, 8 for NCCL's transfer kernels)."""
+    group, else ``nccl``. ``reserve``: SMs the GEMMs beside the transfers' kernels leave free (default: for
+    ``copy``, 2 beyond two ranks, where a step's barrier runs beside the GEMM before the next step, else 0;
+    8 for NCCL's transfer kernels)."""
     _check_operands(x_shard, w, "all_gather_gemm")
     world, rank, nxt, prev = _ring(group)
     transport = _transport(transport, group, x_shard.device, "all_gather_gemm")
-    reserve = _reserve(reserve, transport, x_shard)
+    reserve = _reserve(reserve, transport, x_shard, "all_gather_gemm", world)
     gemm = gemm or default_gemm
     m, n = x_shard.shape[0], w.shape[1]
     if out is None:
@@ -185,11 +186,12 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     sums travel under the own block's GEMM: see :mod:`tcgemm.distributed.symmetric`). ``transport``: ``copy``
     pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
     GEMM write it there itself, ``nccl`` passes partial sums around a ring of NCCL point-to-point transfers;
-    ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl``. ``reserve``: as :func:`all_gather_gemm`'s."""
+    ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl``. ``reserve``: as :func:`all_gather_gemm`'s
+    (for ``copy`` 0 by default: its barriers' results are waited for after its last GEMM)."""
     _check_operands(x, w, "gemm_reduce_scatter")
     world, rank, nxt, prev = _ring(group)
     transport = _transport(transport, group, x.device, "gemm_reduce_scatter")
-    reserve = _reserve(reserve, transport, x)
+    reserve = _reserve(reserve, transport, x, "gemm_reduce_scatter", world)
     if x.shape[0] % world:
         raise ValueError(f"gemm_reduce_scatter: M = {x.shape[0]} rows do not split into {world} equal blocks; "
                          f"pad M to a multiple of {world}")

@@ -4,8 +4,14 @@
 Each rank keeps one symmetric buffer per (group, device), mapped into every peer's address space
 (``torch.distributed._symmetric_memory``). The calling stream runs the GEMMs; a side stream runs the copies
 and the barriers that order them. A barrier is a one-block kernel: launched while a persistent GEMM fills every
-SM it would wait for the GEMM's end, so the GEMMs that may run beside a barrier leave SMs free
-(:func:`tcgemm.reserve_sms`, ``reserve`` below); copies need none.
+SM it waits for the GEMM's end. Where a GEMM waits for the barrier's result, the GEMM before it leaves SMs free
+(:func:`tcgemm.reserve_sms`, ``reserve`` below; all-gather at W > 2: step s's barrier frees step s + 1's copy);
+copies need none. Reduce-scatter waits for its barriers only after its last GEMM, and all-gather at W = 2 for its
+first only, which the GPU starts beside the first GEMM when both are launched onto an idle GPU: there the GEMMs
+keep every SM (two H100s, CUDA graphs / eager, M = 4096 / 8192 / 16384: reduce-scatter 1.03 / 1.04 / 1.03x
+against 1.02 / 1.05 / 1.05x with two SMs left free, eager 1.11 / 1.08 / 1.03x against 1.18 / 1.14 / 1.08x;
+all-gather 1.01 / 1.00 / 1.03x, eager 1.09 / 1.04 / 1.03x against 1.12 / 1.07 / 1.04x,
+benchmarks/results/2026-11-27-h100-tp2-graphs-0a05dae.json, modes tcgemm_r0 and tcgemm).
 
 Copies go to a peer (push): a copy within one GPU's memory is an SM kernel, which would crawl beside a GEMM
 that fills the SMs; a copy to or from a peer runs on a copy engine. The first GEMM is launched before the
@@ -41,6 +47,12 @@ _workspaces: dict[tuple[str, int], tuple[torch.Tensor, Any]] = {}
 _retired: list[tuple[torch.Tensor, Any]] = []  # grown-out buffers: a peer's copy may still read them
 
 RESERVED_SMS = 2  # one TPC: the barrier kernels' room beside a persistent GEMM (clusters of two stay whole)
+
+
+def default_reserve(operation: str, world: int) -> int:
+    """SMs the GEMMs of ``operation`` leave free by default (module docstring): only all-gather beyond two ranks
+    has a GEMM wait for a barrier that runs beside the GEMM before it."""
+    return RESERVED_SMS if operation == "all_gather_gemm" and world > 2 else 0
 
 
 def _group_name(group: dist.ProcessGroup | None) -> str:
