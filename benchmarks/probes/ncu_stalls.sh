@@ -3,7 +3,8 @@
 # statistics (stall reasons averaged over the kernel) and per-instruction stall samples, the SASS lines
 # with the most samples first (benchmarks/probes/ncu_source_top.py). cuBLAS's SASS lines show how its main loop is
 # built too (where it waits, how many wgmmas between waits).
-# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] [TOP=40] benchmarks/probes/ncu_stalls.sh OUT_DIR KERNEL[:CONFIG] "M N K" [PRECISION] [LAYOUTS]
+# Usage (GPU machine): [CUBLAS_RE=regex] [NO_CUBLAS=1] [TOP=40] [WITH_C=1] benchmarks/probes/ncu_stalls.sh OUT_DIR KERNEL[:CONFIG] "M N K" [PRECISION] [LAYOUTS]
+# WITH_C=1: D = A B + C, C of D's shape (tools/profile_one.py's seventh argument; cuBLAS: torch.addmm).
 # PRECISION as tools/profile_one.py (fp8e4m3: cuBLAS is torch._scaled_mm; pass
 # CUBLAS_RE='regex:^(nvjet|sm90|cutlass)', torch's randn kernels come first otherwise).
 set -uo pipefail
@@ -22,12 +23,12 @@ runs=("$kernel|regex:$entry")
 for run in "${runs[@]}"; do
   who=${run%%|*}
   filter=${run#*|}
-  report="/tmp/stalls-$(echo "$who-${shape// /x}-$precision" | tr ':' '-')"  # reports stay on the GPU machine
-  echo "=== $who ${shape// /x} $precision $layouts ($filter): warp states" | tee -a "$log"
+  report="/tmp/stalls-$(echo "$who-${shape// /x}-$precision${WITH_C:+-c}" | tr ':' '-')"  # reports stay on the GPU machine
+  echo "=== $who ${shape// /x} $precision $layouts${WITH_C:+ with C} ($filter): warp states" | tee -a "$log"
   # tools/profile_one.py runs the kernel 4 times (the first compiles); the third launch is profiled.
   timeout 300 ncu --section WarpStateStats --section SourceCounters --import-source no -k "$filter" \
     --launch-skip 2 --launch-count 1 -o "$report" -f \
-    python3 tools/profile_one.py "$who" $shape "$precision" "$layouts" > /tmp/stalls-run.log 2>&1 \
+    python3 tools/profile_one.py "$who" $shape "$precision" "$layouts" ${WITH_C:+c} > /tmp/stalls-run.log 2>&1 \
     || tail -5 /tmp/stalls-run.log | tee -a "$log"
   ncu -i "$report.ncu-rep" --page raw --csv --metrics launch__grid_size,launch__block_size 2>/dev/null \
     | tail -1 | cut -c1-400 | tee -a "$log"
