@@ -963,12 +963,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x224x64", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
                  BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=112, D_BOX_BYTES=64, EPI_PARTS=7,
                  SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
-            # The same with the overlapped epilogue (EPI_OVERLAP: the next tile's first k-tile in two halves of 112
-            # columns between the epilogue's two parts, each seven boxes of 16 columns). Named only until measured.
-            _cfg("128x224x64o", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
-                 BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=112, D_BOX_BYTES=32, EPI_PARTS=2,
-                 EPI_OVERLAP=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 2),
             # 128 x 176 (cuBLAS's nvjet 176x128 1x2 at 512 x 28672 x 4096: 652 tiles, 4.94 rounds, against 3.39 of
             # 128 x 256 and 3.88 of 128 x 224; Nsight, 2026-11-26-h100-ncu-mid-shapes-59b3035.txt). Named only
             # until measured.

@@ -120,16 +120,15 @@ constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 // row, so the shared-memory rows of 128 bytes, the TMA boxes and the K-major descriptors (+32 bytes
 // per step) are the same bytes for every type; BLOCK_K = 128 / element size.  MmaHalf: EPI_OVERLAP's
 // half-width wgmma (a valid shape in every build: the others compile, never run, its uses).
-constexpr int HALF_N = BLOCK_N == 256 ? 128 : BLOCK_N == 224 ? 112 : 64;
 #if defined(PRECISION_FP16) || defined(PRECISION_BF16) || \
     !(defined(PRECISION_TF32) || defined(PRECISION_INT8) || defined(PRECISION_FP8E4M3) || defined(PRECISION_FP8E5M2))
 typedef float acc_t;
 #if defined(PRECISION_BF16)
 using Mma = Wgmma<BLOCK_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
-using MmaHalf = Wgmma<HALF_N, true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), true, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #else
 using Mma = Wgmma<BLOCK_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
-using MmaHalf = Wgmma<HALF_N, false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
+using MmaHalf = Wgmma<(BLOCK_N == 256 ? 128 : 64), false, A_K_MAJOR ? 0 : 1, B_K_MAJOR ? 0 : 1>;
 #endif
 #elif defined(PRECISION_INT8)
 typedef int acc_t;  // exact s32 sums
@@ -253,11 +252,9 @@ static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_M
                                                  : kARegs && D_FROM_REGISTERS)),
               "D_TRANSPOSED: m64 blocks, no tail split / EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
               "through TMA stores only, without split-K; tf32 (A_REGS) from registers");
-// 128 x 224 too, B K-major: an MN-major B's 64-column boxes do not split at column 112.
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
-                           SPLIT_K == 1 && (BLOCK_N == 256 || (BLOCK_N == 224 && B_K_MAJOR)) && D_PARTS % 2 == 0),
-              "EPI_OVERLAP: 16-bit inputs, 128 x 256 (or, B K-major, 128 x 224) tiles of one m64 block per consumer, "
-              "D through TMA only");
+                           SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
+              "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");
 // EPI_ACT / EPI_GATED (epilogue_act.cuh): float sums; a gated tile reads its B K-major in two halves
 // (hopper_cluster.cuh), is not transposed, and stores its BLOCK_N / 2 columns in GATED_PARTS parts through the
 // same staging buffer: whole boxes and 16-column steps per part, parts of at most 64 columns where that works

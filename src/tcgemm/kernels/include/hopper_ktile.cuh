@@ -115,7 +115,8 @@ __device__ __forceinline__ void mma_half_regs(Acc (&d)[NACC], unsigned a_base, u
 // that half start BLOCK_N / 2 * 128 bytes into the slot either way.
 template <int H, typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile_half(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
-    // (built, never run, by configs other than EPI_OVERLAP's 128 x 256 and 128 x 224: hopper_config.cuh checks those)
+    // (built, never run, by configs other than EPI_OVERLAP's 128 x 256: hopper_config.cuh checks those)
+    constexpr int HALF_N = BLOCK_N == 256 ? 128 : 64;  // (MmaHalf's N)
     auto& half = *reinterpret_cast<Acc(*)[HALF_N / 2]>(&d[H * ATOM_ACC / 2]);
     const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base + H * (BLOCK_N / 2) * ROW_BYTES);
 #pragma unroll
