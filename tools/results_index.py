@@ -130,6 +130,17 @@ CURRENT: list[tuple[str, list[str]]] = [
      "run's timeout after the staged-C cases passed; its cost against C read from L2, b2aad37): no faster, removed",
      ["2026-11-27-h100-explore-c-staged-afee8d7.json", "2026-11-27-h100-explore-c-staged-b2aad37.json",
       "2026-11-27-h100-gpu-tests-staged-c-afee8d7-partial.txt"]),
+    ("what a whole-matrix C costs tcgemm's 128 x 256 kernel and cuBLAS at 4096 x 8192 x 14336 (Nsight Compute: "
+     "the throughput sections at 99268fc, warp stalls by SASS line with and without C at 9dba660)",
+     ["2026-11-27-h100-ncu-c-cost-99268fc.txt", "2026-11-27-h100-ncu-stalls-c-9dba660.txt",
+      "2026-11-27-h100-ncu-stalls-no-c-9dba660.txt"]),
+    ("128 x 224 tiles with the overlapped epilogue against the plain ones (39f79fc, two rounds; no faster, "
+     "reverted) and their GPU tests",
+     ["2026-11-27-h100-explore-224-overlap-39f79fc-r1.json", "2026-11-27-h100-explore-224-overlap-39f79fc-r2.json",
+      "2026-11-27-h100-gpu-tests-224-overlap-39f79fc.txt"]),
+    ("two GPUs (issue 29): all-gather + GEMM and GEMM + reduce-scatter with and without two SMs left free beside "
+     "the GEMMs (0a05dae: modes tcgemm and tcgemm_r0, CUDA graphs and eager)",
+     ["2026-11-27-h100-tp2-graphs-0a05dae.json", "2026-11-27-h100-tp2-graphs-0a05dae.log"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
