@@ -141,6 +141,11 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("two GPUs (issue 29): all-gather + GEMM and GEMM + reduce-scatter with and without two SMs left free beside "
      "the GEMMs (0a05dae: modes tcgemm and tcgemm_r0, CUDA graphs and eager)",
      ["2026-11-27-h100-tp2-graphs-0a05dae.json", "2026-11-27-h100-tp2-graphs-0a05dae.log"]),
+    ("the GPU suite at a2d9c7e (one stale expectation, fixed at 0aec0d2 and rerun), and the model bench against "
+     "torch.nn.Linear modules in three processes (0aec0d2)",
+     ["2026-11-27-h100-gpu-tests-a2d9c7e.log", "2026-11-27-h100-gpu-tests-stream-k-0aec0d2.txt",
+      "2026-11-27-h100-models-0aec0d2-p1.json", "2026-11-27-h100-models-0aec0d2-p2.json",
+      "2026-11-27-h100-models-0aec0d2-p3.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
