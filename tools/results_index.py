@@ -146,6 +146,9 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-27-h100-gpu-tests-a2d9c7e.log", "2026-11-27-h100-gpu-tests-stream-k-0aec0d2.txt",
       "2026-11-27-h100-models-0aec0d2-p1.json", "2026-11-27-h100-models-0aec0d2-p2.json",
       "2026-11-27-h100-models-0aec0d2-p3.json"]),
+    ("two GPUs at a26d2f7: the NCCL/symmetric-memory GPU test and the bench with no SMs reserved by default",
+     ["2026-11-27-h100-tp2-graphs-a26d2f7.json", "2026-11-27-h100-tp2-graphs-a26d2f7.log",
+      "2026-11-27-h100-tp2-gpu-tests-a26d2f7.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
