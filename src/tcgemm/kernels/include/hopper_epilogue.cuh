@@ -129,18 +129,40 @@ __device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf
 
 // A general C (a whole matrix: a residual, a partial sum, a gradient to accumulate into) is read element by
 // element in the epilogue, one part of the tile after another, each part waiting on HBM (~1.5 us; a 128 x 256
-// tile computes in ~125 us at K = 14336, and those waits cost 5-10% of a GEMM that adds a C). The producer
-// calls this once per tile, after its first k-tile's loads: the tile's C rows (row-major C, the 16-byte
-// aligned inside of each row) come into L2 while the k-tiles stream, and the epilogue's reads hit L2.
-__device__ __forceinline__ void prefetch_c_tile(const Gemm& g, int m0, int n0, int z) {
-    if (g.beta == 0.0f || g.C == nullptr || g.c_col != 1 || g.c_row == 0) return;
-    if (m0 >= g.M || n0 >= g.N) return;  // (a cluster's tile below the matrix)
-    const int rows = min(BLOCK_M, g.M - m0);
-    const unsigned bytes = (unsigned)(min(BLOCK_N, g.N - n0) * (int)sizeof(elem_c));
-    const unsigned long long stride = (unsigned long long)g.c_row * sizeof(elem_c);
-    unsigned long long row = reinterpret_cast<unsigned long long>(g.C + (i64)z * g.batch_c + (i64)m0 * g.c_row + n0);
-    for (int i = 0; i < rows; ++i, row += stride) {
-        const unsigned long long a = (row + 15) & ~15ull, b = (row + bytes) & ~15ull;
+// tile computes in ~125 us at K = 14336, and those waits cost 5-10% of a GEMM that adds a C). So the producer
+// hints the tile's C rows (row-major C, the 16-byte aligned inside of each row) into L2 while the k-tiles
+// stream, and the epilogue's reads hit L2. A row is one bulk prefetch, and the TMA unit takes them in order
+// with the k-tile loads: issued as one burst of BLOCK_M after the tile's last load, they held the next tile's
+// first k-tile back, the consumers' overlapped epilogue waited for it (85 polls of its full barrier on average,
+// Nsight Compute's source view), and C cost 8% at 4096 x 8192 x 14336 where cuBLAS's addmm pays 1%
+// (2026-11-27-h100-ncu-c-cost-99268fc.txt, ...-ncu-stalls-c-3b7ed3b.txt). Now each k-tile's loads are followed
+// by the prefetch of C_ROWS_PER_KTILE rows (the tile's rows spread over its first k-tiles; the
+// rest after its last, where it has fewer: c_prefetch_begin, c_prefetch_step).
+constexpr int C_ROWS_PER_KTILE = 4;
+
+// The C rows of one tile still to hint into L2: the next row's address, the row stride, the bytes of a row, the
+// rows left (none: no C, a C that is not row-major, or a tile below the matrix). Five registers: the producer runs
+// on PRODUCER_REGS, and the whole Gemm live in its loop spilled.
+struct CPrefetch {
+    unsigned long long next;
+    unsigned stride, bytes;
+    int left;
+};
+
+__device__ __forceinline__ CPrefetch c_prefetch_begin(const Gemm& g, int m0, int n0, int z) {
+    CPrefetch p{0ull, 0u, 0u, 0};
+    if (g.beta == 0.0f || g.C == nullptr || g.c_col != 1 || g.c_row == 0 || m0 >= g.M || n0 >= g.N) return p;
+    p.next = reinterpret_cast<unsigned long long>(g.C + (i64)z * g.batch_c + (i64)m0 * g.c_row + n0);
+    p.stride = (unsigned)((unsigned long long)g.c_row * sizeof(elem_c));  // (rows of C under 4 GB)
+    p.bytes = (unsigned)(min(BLOCK_N, g.N - n0) * (int)sizeof(elem_c));
+    p.left = min(BLOCK_M, g.M - m0);
+    return p;
+}
+
+// The next `rows` of them (all that are left with rows = BLOCK_M).
+__device__ __forceinline__ void c_prefetch_step(CPrefetch& p, int rows) {
+    for (int i = 0; i < rows && p.left > 0; ++i, --p.left, p.next += p.stride) {
+        const unsigned long long a = (p.next + 15) & ~15ull, b = (p.next + p.bytes) & ~15ull;
         if (b > a) bulk_prefetch_l2(reinterpret_cast<const void*>(a), (unsigned)(b - a));
     }
 }
