@@ -149,6 +149,14 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("two GPUs at a26d2f7: the NCCL/symmetric-memory GPU test and the bench with no SMs reserved by default",
      ["2026-11-27-h100-tp2-graphs-a26d2f7.json", "2026-11-27-h100-tp2-graphs-a26d2f7.log",
       "2026-11-27-h100-tp2-gpu-tests-a26d2f7.txt"]),
+    ("C's rows hinted into L2 a few per k-tile (105a93e): Nsight's source view that found the burst (3b7ed3b), the "
+     "cost at fixed clocks, C against addmm in two rounds, and the GPU tests of correctness, graphs, hostile "
+     "inputs and torch integration",
+     ["2026-11-27-h100-ncu-source-c-3b7ed3b.csv.gz", "2026-11-27-h100-ncu-stalls-c-3b7ed3b.txt",
+      "2026-11-27-h100-ncu-stalls-no-c-3b7ed3b.txt", "2026-11-27-h100-ncu-c-cost-105a93e.txt",
+      "2026-11-27-h100-explore-c-prefetch-105a93e.json", "2026-11-27-h100-explore-c-prefetch-105a93e-r1.json",
+      "2026-11-27-h100-explore-c-prefetch-105a93e-r2.json",
+      "2026-11-27-h100-gpu-tests-correctness-graphs-105a93e.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

@@ -85,7 +85,7 @@ def main() -> None:
                "c_cost_torch": ms["torch+c"] / ms["torch"] - 1, "ratio_with_c": ms["torch+c"] / ms["tc+c"],
                "rel_error_c": err, "kernel_c": seen[0], "kernel_auto_without_c": seen_plain[0]}
         rows.append(row)
-        print(f"{m}x{n}x{k}: tcgemm {ms['tc']:.4f} ms, with C staged {ms['tc+c']:.4f} "
+        print(f"{m}x{n}x{k}: tcgemm {ms['tc']:.4f} ms, with C {ms['tc+c']:.4f} "
               f"(+{100 * row['c_cost_tcgemm']:.1f}%), from L2 {ms['tc+c_l2']:.4f} "
               f"(+{100 * row['c_cost_tcgemm_l2']:.1f}%); "
               f"torch {ms['torch']:.4f}, addmm {ms['torch+c']:.4f} (+{100 * row['c_cost_torch']:.1f}%); with C "

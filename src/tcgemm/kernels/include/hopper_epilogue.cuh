@@ -137,7 +137,10 @@ __device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf
 // Nsight Compute's source view), and C cost 8% at 4096 x 8192 x 14336 where cuBLAS's addmm pays 1%
 // (2026-11-27-h100-ncu-c-cost-99268fc.txt, ...-ncu-stalls-c-3b7ed3b.txt). Now each k-tile's loads are followed
 // by the prefetch of C_ROWS_PER_KTILE rows (the tile's rows spread over its first k-tiles; the
-// rest after its last, where it has fewer: c_prefetch_begin, c_prefetch_step).
+// rest after its last, where it has fewer: c_prefetch_begin, c_prefetch_step). Nsight at fixed clocks: C costs
+// 3.0% there (...-ncu-c-cost-105a93e.txt); same process against cuBLAS (...-explore-c-prefetch-105a93e-r*.json):
+// +2.8-4.5% at K = 14336 against addmm's +2.1-4.1%, but still +7.4-10% at 4096 x 8192 x 7168 (addmm +5%) and
+// +11-14% at 4096^3 (+8%).
 constexpr int C_ROWS_PER_KTILE = 4;
 
 // The C rows of one tile still to hint into L2: the next row's address, the row stride, the bytes of a row, the
