@@ -241,6 +241,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if (COORD_SHADOW && kt == kt0) next = coord(walk.next(u), rank);
         };
         bool pre_issued = false;  // EPI_OVERLAP: this tile's first k-tile went out in the last one's epilogue
+        // A whole C whose first parts are copied to shared memory (hopper_epilogue.cuh; D through TMA stores only)
+        const bool c_stage = tma_d != nullptr && c_stageable(g);
         // EPI_OVERLAP never zeroes the accumulators (a tile's first wgmmas overwrite them): with K = 0 (no
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
@@ -352,6 +354,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
+                    if constexpr (kStageC) {  // (hopper_epilogue.cuh: stage_c_tile)
+                        if (c_stage && kt == max(kt_first, kt1 - C_STAGE_LEAD))
+                            stage_c_tile(g, d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, c.z, 1 + cw);
+                    }
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
@@ -387,6 +393,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
             to_tile(gz, cd, acc, scale);
+            if constexpr (kStageC) {
+                if (c_stage && kt1 <= kt_first)  // (a unit without k-tiles in its loop staged nothing)
+                    stage_c_tile(g, d_bufs + cw * D_BUF, cd.m0 + consumer_row0(cw), cd.n0, c.z, 1 + cw);
+            }
             if constexpr (ROW_SCALES) {
                 if (kt1 <= kt_first)  // (a unit without k-tiles staged nothing)
                     stage_row_scales(d_bufs + cw * D_BUF, cd.m0 + consumer_row0(cw), cd.n0, g.M, g.N, scale_a, scale_b, 1 + cw);
@@ -455,7 +465,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                     const unsigned buf = d_bufs + cw * D_BUF;
                     const int z = g.batch_d ? c.z : 0, m_wg = cd.m0 + consumer_row0(cw);
-                    if (kAnyOverlap && any_c)
+                    if (kStageC && kAnyOverlap && any_c && c_stage)
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kStagedRead>(gz, acc, buf, tma_d, m_wg, c.n0, z,
+                                                                                         1 + cw);
+                    else if (kAnyOverlap && any_c)
                         epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, CRead::Any>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
                     else
                         epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS / 2, kOverlapRead>(gz, acc, buf, tma_d, m_wg, c.n0, z, 1 + cw);
@@ -465,7 +478,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         mma_ktile_half<0>(acc, a_slot(s) + cw * A_CHUNK, b_slot(s), 0);
                         wgmma_commit();
                     }
-                    if (kAnyOverlap && any_c)
+                    if (kStageC && kAnyOverlap && any_c && c_stage)
+                        epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, kStagedRead>(gz, acc, buf, tma_d, m_wg,
+                                                                                               c.n0, z, 1 + cw);
+                    else if (kAnyOverlap && any_c)
                         epilogue_tma_store<D_PARTS, EPI_BUFS, D_PARTS / 2, D_PARTS, CRead::Any>(gz, acc, buf, tma_d, m_wg, c.n0,
                                                                                            z, 1 + cw);
                     else
@@ -494,7 +510,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
             if constexpr (D_STAGED && !kDTransposed) {
                 if (tma_d != nullptr) {  // stmatrix -> shared -> TMA store, overlapping the next tile
-                    store_tile_staged(gz, g, acc, d_bufs + cw * D_BUF, tma_d, cd, cw);
+                    store_tile_staged(gz, g, acc, d_bufs + cw * D_BUF, tma_d, cd, cw, c_stage);
                     continue;
                 }
             }

@@ -44,6 +44,7 @@
 // other buffer.
 #pragma once
 #include "epilogue.cuh"
+#include "cp_async.cuh"
 #include "ldmatrix.cuh"
 #include "tma.cuh"
 
@@ -106,8 +107,12 @@ __device__ __forceinline__ void st_shared_v2(unsigned addr, unsigned x, unsigned
 //
 // FIRST, LAST: only parts [FIRST, LAST) (EPI_OVERLAP stores a tile in two calls, the next tile's first
 // wgmmas issued in between; the parts use the same buffers as in one call).
-// Which reads of C a call site compiles: none (the caller knows beta = 0), a bias row only, or any C.
-enum class CRead { None, Row, Any };
+// Which reads of C a call site compiles: none (the caller knows beta = 0), a bias row only, or any C; Staged:
+// any C whose first BUFS parts the caller already copied into the staging buffers, in D's swizzled layout
+// (hopper_epilogue.cuh: stage_c_tile).  Those parts read C with ldmatrix at the very addresses their stmatrix
+// then writes D to (ldmatrix and stmatrix map lanes to elements alike, so each register holds the C pair of its
+// accumulator pair), with no wait on global memory; the other parts read C as Any does.
+enum class CRead { None, Row, Any, Staged };
 
 // C's columns n, n + 1 of a row broadcast as 32-bit words (16-bit C: one word, x in its low half;
 // 32-bit C: two, C_WORDS), so that they load and shuffle without a trip through local memory.
@@ -199,14 +204,18 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
     // one element at a time inside the loop below, a part cost one round trip per 16 columns: 6-8 us per
     // 128 x 256 tile (2026-11-26-h100-explore-c-epilogue-872c966.json: +7% at K = 14336, +16% at K = 4096).
     // (Not with TAIL_SPLIT: its 16 more live registers spilled 128 x 256's; those read element by element.)
-    constexpr bool PAIRS = MODE == CRead::Any && sizeof(elem_c) == 2 && !INT && !kTailSplit;
+    static_assert(MODE != CRead::Staged || (sizeof(elem_d) == 2 && sizeof(elem_c) == 2 && !INT),
+                  "C staged in D's buffers: 16-bit C and D");
+    constexpr bool ANY = MODE == CRead::Any || MODE == CRead::Staged;  // (reads a whole-matrix C)
+    constexpr bool PAIRS = ANY && sizeof(elem_c) == 2 && !INT && !kTailSplit;
     const bool pairs = PAIRS && g.c_col == 1 && g.c_row % 2 == 0 && (reinterpret_cast<unsigned long long>(g.C) & 3) == 0;
 #pragma unroll
     for (int part = FIRST; part < LAST; ++part) {
         const unsigned part_buf = buf + (part % BUFS) * PART_BYTES;
+        const bool from_smem = MODE == CRead::Staged && part < BUFS;  // (a constant once the loop is unrolled)
         unsigned c_pairs[PAIRS ? PART_JP * 4 : 1];  // (pj, h, row half): C at columns n, n + 1 as two 16-bit halves
         if constexpr (PAIRS) {
-            if (pairs) {
+            if (pairs && !from_smem) {
 #pragma unroll
                 for (int pj = 0; pj < PART_JP; ++pj) {
 #pragma unroll
@@ -229,6 +238,7 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
                 }
             }
         }
+        if (from_smem) cp_async_wait<0>();  // this thread's copies of C are in (the barrier: everyone's)
         if (wg_tid == 0) tma_store_wait_read<BUFS - 1>();  // earlier stores are done reading part_buf
         warpgroup_bar_sync(bar_id);
 #pragma unroll
@@ -236,6 +246,11 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
             const int jp = part * PART_JP + pj;
             float v[8];
             unsigned w[8];  // 32-bit D: the values' bits
+            // 16-bit D: the stmatrix address of this lane's 8 x 8 block (and, C staged, of its C block)
+            const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
+            constexpr int BOX_BLOCKS = BOX_COLS / 8;  // 8-column blocks (16-byte chunks) per box row
+            const unsigned addr = part_buf + row_offset + (block / BOX_BLOCKS) * BOX_SIZE +
+                                  (((block % BOX_BLOCKS) ^ d_box_xor(r_stm)) << 4);
             if constexpr (INT) {  // int32 arithmetic, wrapping like cuBLAS's 32I mode (epilogue.cuh)
 #pragma unroll
                 for (int i = 0; i < 8; ++i) {  // (outside D the TMA store clips the value: C is not read there)
@@ -246,8 +261,16 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
             } else {
 #pragma unroll
                 for (int i = 0; i < 8; ++i) v[i] = SCALE ? g.alpha * acc[8 * jp + i] : acc[8 * jp + i];
-                if constexpr (MODE == CRead::Any) {
-                    if (PAIRS && pairs) {  // values 4 h + 2 r, + 1: columns n, n + 1 of row half r (outside D: zeros)
+                if constexpr (ANY) {
+                    if (from_smem) {  // C pairs in the accumulator layout: (v[2 i], v[2 i + 1]) <- register i
+                        u32 cr[4];
+                        ldmatrix_x4(cr[0], cr[1], cr[2], cr[3], addr);
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            v[2 * i] += g.beta * c_float(cr[i]);
+                            v[2 * i + 1] += g.beta * c_float(cr[i] >> 16);
+                        }
+                    } else if (PAIRS && pairs) {  // values 4 h + 2 r, + 1: columns n, n + 1 of row half r (outside D: zeros)
 #pragma unroll
                         for (int q = 0; q < 4; ++q) {
                             const unsigned word = c_pairs[PAIRS ? pj * 4 + q : 0];
@@ -294,10 +317,6 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
                     st_shared_v2(box + (rl + 8) * D_BOX_BYTES + (chunk << 4), w[4 * h + 2], w[4 * h + 3]);
                 }
             } else {
-                const int block = 2 * pj + q / 2;  // 8-column block (within the part) whose rows this lane addresses
-                constexpr int BOX_BLOCKS = BOX_COLS / 8;  // 8-column blocks (16-byte chunks) per box row
-                const unsigned addr = part_buf + row_offset + (block / BOX_BLOCKS) * BOX_SIZE +
-                                      (((block % BOX_BLOCKS) ^ d_box_xor(r_stm)) << 4);
                 stmatrix_x4(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]), pack_d2(v[4], v[5]),
                             pack_d2(v[6], v[7]));
             }
@@ -392,7 +411,7 @@ __device__ __forceinline__ void epilogue_tma_store_transposed(const Gemm& g, con
 }
 
 // READ: which reads of C this call site may need (CRead::None: the caller knows beta = 0; CRead::Row:
-// the caller knows C is none or a bias row).
+// the caller knows C is none or a bias row; CRead::Staged: the caller staged the first BUFS parts of a whole C).
 template <int PARTS, int BUFS, int FIRST = 0, int LAST = PARTS, CRead READ = CRead::Any, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
                                                    const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
@@ -407,6 +426,12 @@ __device__ __forceinline__ void epilogue_tma_store(const Gemm& g, const Acc (&ac
     if constexpr (ROW_OK && READ != CRead::None) {
         if (!INT && g.beta != 0.0f && (READ == CRead::Row || c_is_bias_row(g))) {
             epilogue_tma_store_as<PARTS, BUFS, CRead::Row, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
+            return;
+        }
+    }
+    if constexpr (READ == CRead::Staged) {
+        if (!INT && g.beta != 0.0f) {
+            epilogue_tma_store_as<PARTS, BUFS, CRead::Staged, true, FIRST, LAST>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);
             return;
         }
     }

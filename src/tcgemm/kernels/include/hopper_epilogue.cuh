@@ -170,6 +170,59 @@ __device__ __forceinline__ void c_prefetch_step(CPrefetch& p, int rows) {
     }
 }
 
+// A whole-matrix C staged in shared memory.  Read from L2 in the epilogue (above), each part of the tile still
+// waits one L2 round trip for its C: a 128 x 256 tile stored in four parts, two before the next tile's first
+// wgmmas and two after, waits twice while the tensor cores idle, and C cost 4-7% of 2048-4096 x 8192 x 14336
+// (2026-11-26-h100-explore-c-epilogue-b99a1d8.json; cuBLAS's addmm 2-5%).  So C_STAGE_LEAD k-tiles before
+// the end of its main loop (when the previous tile's stores have long read the buffers) the consumer copies
+// the C of the parts its buffers hold, EPI_BUFS of them, with cp.async straight into those buffers in D's
+// swizzled layout, and the epilogue takes those parts' C with ldmatrix (epilogue_tma.cuh, CRead::Staged).
+// The later parts (those the same buffers take in turn) read C from L2 as before.  16-bit C and D, C
+// row-major with 16-byte aligned rows; not gated, transposed or promoting configs, nor TAIL_SPLIT's (128 x 256
+// with EPI_OVERLAP spilled 8 bytes with it: those read C from L2).
+constexpr bool kStageC = D_STAGED && !kDTransposed && sizeof(elem_d) == 2 && sizeof(elem_c) == 2 &&
+                         ELEM_BYTES == 2 && !PROMOTE && !kARegs && !GATED && !kTailSplit;
+constexpr int C_STAGE_LEAD = 4;  // k-tiles before the unit's last (ROW_SCALES_LEAD's reasoning)
+constexpr int C_STAGED_PARTS = EPI_BUFS < D_PARTS ? EPI_BUFS : D_PARTS;
+// The read mode of call sites where C is staged (Any where kStageC is false: that code is never reached, and the
+// Staged mode's 16-bit-only epilogue is not instantiated).
+constexpr CRead kStagedRead = kStageC ? CRead::Staged : CRead::Any;
+
+// Whether a launch's C is one that stage_c_tile copies (not a bias row: that has C_ROW).
+__device__ __forceinline__ bool c_stageable(const Gemm& g) {
+    return kStageC && g.beta != 0.0f && g.C != nullptr && g.c_col == 1 && g.c_row != 0 && g.c_row % 8 == 0 &&
+           g.batch_c % 8 == 0 && (reinterpret_cast<unsigned long long>(g.C) & 15) == 0;
+}
+
+// C rows m_wg .. (M_ATOMS 64 rows), columns n0 .. of the first C_STAGED_PARTS parts, batch entry z, into this
+// consumer's staging buffers `d_buf`: 16-byte chunk j of row r of a box at chunk j ^ d_box_xor(r), as stmatrix
+// puts D there; zeros outside C (the TMA store clips those values).  One cp.async group.
+__device__ __forceinline__ void stage_c_tile(const Gemm& g, unsigned d_buf, int m_wg, int n0, int z, int bar_id) {
+    constexpr int PART_COLS = BLOCK_N / D_PARTS, CHUNKS = PART_COLS / 8, BOX_CHUNKS = D_BOX_BYTES / 16;
+    constexpr unsigned PART_BYTES = 64 * PART_COLS * 2, BOX_SIZE = 64 * D_BOX_BYTES;
+    const int t = threadIdx.x % 128;
+    cp_async_wait<0>();  // (a staging no epilogue consumed, a split-K range's: done before its buffer is rewritten)
+    if (t == 0) tma_store_wait_read<0>();  // the previous tile's stores have read the buffers
+    warpgroup_bar_sync(bar_id);
+    const elem_c* c = g.C + (i64)z * g.batch_c;
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a)
+#pragma unroll
+        for (int part = 0; part < C_STAGED_PARTS; ++part) {
+            const unsigned part_buf = d_buf + a * ATOM_BUF + part * PART_BYTES;
+#pragma unroll 1
+            for (int i = t; i < 64 * CHUNKS; i += 128) {  // (not unrolled: it runs beside the live accumulators)
+                const int r = i / CHUNKS, j = i % CHUNKS;
+                const int m = m_wg + 64 * a + r, n = n0 + part * PART_COLS + 8 * j;
+                const int bytes = m < g.M && n < g.N ? 2 * min(8, g.N - n) : 0;
+                const unsigned dst = part_buf + (j / BOX_CHUNKS) * BOX_SIZE + r * D_BOX_BYTES +
+                                     (((j % BOX_CHUNKS) ^ d_box_xor(r)) << 4);
+                cp_async_16_zfill(dst, bytes ? c + (i64)m * g.c_row + n : g.C, bytes);
+            }
+        }
+    cp_async_commit();
+}
+
 // EPI_GATED (epilogue_act.cuh): each m64 block's up half of the accumulators becomes act(gate) * up, the
 // tile's BLOCK_N / 2 output columns (alpha = 1, beta = 0: the host checks).  The gate half is free after
 // this, so EPI_OVERLAP may issue the next tile's first wgmmas on it at once.
@@ -219,13 +272,22 @@ __device__ __forceinline__ void store_gated_registers(const Gemm& gz, const acc_
 }
 
 // Staged: consumer cw's rows of tile c (consumer_row0), one m64 block at a time, through its buffer `d_buf`.
+// c_staged: stage_c_tile copied the tile's C (c_stageable).
 template <int NACC>
 __device__ __forceinline__ void store_tile_staged(const Gemm& gz, const Gemm& g, acc_t (&acc)[NACC], unsigned d_buf,
-                                                  const TmaDesc* tma_d, const TileCoord& c, int cw) {
+                                                  const TmaDesc* tma_d, const TileCoord& c, int cw, bool c_staged) {
 #pragma unroll
-    for (int a = 0; a < M_ATOMS; ++a)
-        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_buf + a * ATOM_BUF, tma_d,
-                                              c.m0 + consumer_row0(cw) + 64 * a, c.n0, g.batch_d ? c.z : 0, 1 + cw);
+    for (int a = 0; a < M_ATOMS; ++a) {
+        const int m_wg = c.m0 + consumer_row0(cw) + 64 * a, z = g.batch_d ? c.z : 0;
+        if constexpr (kStageC) {
+            if (c_staged) {
+                epilogue_tma_store<D_PARTS, EPI_BUFS, 0, D_PARTS, CRead::Staged>(gz, atom(acc, a), d_buf + a * ATOM_BUF,
+                                                                                 tma_d, m_wg, c.n0, z, 1 + cw);
+                continue;
+            }
+        }
+        epilogue_tma_store<D_PARTS, EPI_BUFS>(gz, atom(acc, a), d_buf + a * ATOM_BUF, tma_d, m_wg, c.n0, z, 1 + cw);
+    }
 }
 
 // From registers: thread (warp, lane) of consumer cw holds rows warp * 16 + lane / 4 (+ 8) of each m64
