@@ -127,7 +127,8 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-fp32-rc-skinny-afee8d7.json", "2026-11-27-h100-tf32-swap-afee8d7.json",
       "2026-11-27-h100-gpu-tests-tf32-swap-afee8d7.txt", "2026-11-27-h100-tf32-rc-auto-b2aad37.json"]),
     ("a whole-matrix C staged in shared memory ahead of the epilogue (afee8d7: its GPU tests, cut short by the "
-     "run's timeout after the staged-C cases passed; its cost against C read from L2, b2aad37): no faster, removed",
+     "run's timeout after the staged-C cases passed; its cost against C read from L2, b2aad37): no faster then, "
+     "removed (back at 79af308)",
      ["2026-11-27-h100-explore-c-staged-afee8d7.json", "2026-11-27-h100-explore-c-staged-b2aad37.json",
       "2026-11-27-h100-gpu-tests-staged-c-afee8d7-partial.txt"]),
     ("what a whole-matrix C costs tcgemm's 128 x 256 kernel and cuBLAS at 4096 x 8192 x 14336 (Nsight Compute: "
@@ -157,6 +158,9 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-explore-c-prefetch-105a93e.json", "2026-11-27-h100-explore-c-prefetch-105a93e-r1.json",
       "2026-11-27-h100-explore-c-prefetch-105a93e-r2.json",
       "2026-11-27-h100-gpu-tests-correctness-graphs-105a93e.txt"]),
+    ("the staged C back (79af308): its cost against C from L2 in two rounds, and its GPU tests",
+     ["2026-11-27-h100-explore-c-staged-79af308-r1.json", "2026-11-27-h100-explore-c-staged-79af308-r2.json",
+      "2026-11-27-h100-gpu-tests-staged-c-79af308.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

@@ -179,7 +179,11 @@ __device__ __forceinline__ void c_prefetch_step(CPrefetch& p, int rows) {
 // swizzled layout, and the epilogue takes those parts' C with ldmatrix (epilogue_tma.cuh, CRead::Staged).
 // The later parts (those the same buffers take in turn) read C from L2 as before.  16-bit C and D, C
 // row-major with 16-byte aligned rows; not gated, transposed or promoting configs, nor TAIL_SPLIT's (128 x 256
-// with EPI_OVERLAP spilled 8 bytes with it: those read C from L2).
+// with EPI_OVERLAP spilled 8 bytes with it: those read C from L2).  Against C read from L2 (a 4-byte aligned C),
+// same config and process, two rounds: +0.7-1.9% against +3.1-3.7% at 4096 x 8192 x 14336, +4.0-4.2% against
+// +9.1-9.7% at 2048 x 8192 x 14336, +6.5-7.2% against +7.6-9.0% at 4096 x 8192 x 7168, +8.3-10.9% against
+// +11.3-13.1% at 4096^3 (cuBLAS's addmm +1.7-8.3%; 2026-11-27-h100-explore-c-staged-79af308-r*.json).  Staged
+// while the burst of L2 hints above still held the next tile's loads back, it gained nothing (...-b2aad37.json).
 constexpr bool kStageC = D_STAGED && !kDTransposed && sizeof(elem_d) == 2 && sizeof(elem_c) == 2 &&
                          ELEM_BYTES == 2 && !PROMOTE && !kARegs && !GATED && !kTailSplit;
 constexpr int C_STAGE_LEAD = 4;  // k-tiles before the unit's last (ROW_SCALES_LEAD's reasoning)
