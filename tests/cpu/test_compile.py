@@ -185,7 +185,11 @@ def test_stage4_wgmma_descriptors_stay_in_uniform_registers(name, precision, lay
     assert gaps, f"{name}: no wgmma batch found"
     for gap in gaps:
         assert not any("R2UR" in line for line in gap), f"{name}: descriptor moved into uniform registers per wgmma"
-        assert len(gap) <= 12, f"{name}: {len(gap)} instructions between two wgmmas"
+        # (15 in 128 x 256's first gap since the staged C, 10 before: the uniform-datapath setup of the k-tile's
+        # descriptors and two predicate ops, where ptxas put them; the other gaps 0-5. A descriptor rebuilt per wgmma
+        # is ~15 in every gap, with R2URs. The main loop's speed without C did not move: 2026-11-27-h100-explore-c-
+        # staged-79af308-r*.json against ...-explore-c-prefetch-105a93e-r*.json, column "tc")
+        assert len(gap) <= 15, f"{name}: {len(gap)} instructions between two wgmmas"
 
 
 @pytest.mark.parametrize("elem", ["unsigned char", "unsigned short", "unsigned int"])

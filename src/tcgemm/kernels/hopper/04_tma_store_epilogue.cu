@@ -354,8 +354,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                     wgmma_commit();
                     in_wgmma_shadow(u, kt, kt_first);
-                    if constexpr (kStageC) {  // (hopper_epilogue.cuh: stage_c_tile)
-                        if (c_stage && kt == max(kt_first, kt1 - C_STAGE_LEAD))
+                    if constexpr (kStageC) {  // (hopper_epilogue.cuh: stage_c_tile; kt == max(kt_first, kt1 - LEAD))
+                        if (c_stage && (kt1 - kt == C_STAGE_LEAD || (kt == kt_first && kt1 - kt < C_STAGE_LEAD)))
                             stage_c_tile(g, d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, c.z, 1 + cw);
                     }
                     wgmma_wait<1>();  // the k-tile before this one retired
