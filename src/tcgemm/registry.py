@@ -198,6 +198,9 @@ class KernelSpec:
     auto_max_m: int = 0
     # Compiles an activation or a gated pair into its epilogue (EPI_ACT, EPI_GATED: tcgemm.epilogue).
     epilogues: bool = False
+    # Stages a whole-matrix C (a residual) in shared memory before the epilogue reads it (STAGE_C; kernels/include/
+    # hopper_epilogue.cuh: kStageC): launches with such a C run a build with that code, all others one without it.
+    staged_c: bool = False
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def cluster_of(self, cfg: TileConfig) -> int:
@@ -1147,6 +1150,7 @@ LADDER: tuple[KernelSpec, ...] = (
         cluster=2,
         grouped=True,
         tma_store=True,
+        staged_c=True,
         pdl=True,
     ),
     KernelSpec(

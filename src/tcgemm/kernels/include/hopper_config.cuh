@@ -163,6 +163,11 @@ constexpr bool PROMOTE = PROMOTE_PARTIALS != 0;
 #define SCALE_ROWWISE 0
 #endif
 constexpr bool ROW_SCALES = SCALE_ROWWISE != 0;
+// 1: the launch adds a whole-matrix C (a residual), and the build carries the code that stages it in shared memory
+// (hopper_epilogue.cuh: kStageC); the host sets it only then, so launches without such a C run a build without it.
+#ifndef STAGE_C
+#define STAGE_C 0
+#endif
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
 // Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (hopper_sched.cuh),

@@ -184,7 +184,10 @@ __device__ __forceinline__ void c_prefetch_step(CPrefetch& p, int rows) {
 // +9.1-9.7% at 2048 x 8192 x 14336, +6.5-7.2% against +7.6-9.0% at 4096 x 8192 x 7168, +8.3-10.9% against
 // +11.3-13.1% at 4096^3 (cuBLAS's addmm +1.7-8.3%; 2026-11-27-h100-explore-c-staged-79af308-r*.json).  Staged
 // while the burst of L2 hints above still held the next tile's loads back, it gained nothing (...-b2aad37.json).
-constexpr bool kStageC = D_STAGED && !kDTransposed && sizeof(elem_d) == 2 && sizeof(elem_c) == 2 &&
+// Only in builds for such a C (STAGE_C, set by the host): the staging code, never run without one, made every other
+// launch of the config ~0.2 us slower (GPT-2's 4-8 us GEMMs 3-7%, same process, A/B of the trees:
+// 2026-11-27-h100-ab-stage-c-03b8384.json).
+constexpr bool kStageC = STAGE_C && D_STAGED && !kDTransposed && sizeof(elem_d) == 2 && sizeof(elem_c) == 2 &&
                          ELEM_BYTES == 2 && !PROMOTE && !kARegs && !GATED && !kTailSplit;
 constexpr int C_STAGE_LEAD = 4;  // k-tiles before the unit's last (ROW_SCALES_LEAD's reasoning)
 constexpr int C_STAGED_PARTS = EPI_BUFS < D_PARTS ? EPI_BUFS : D_PARTS;
