@@ -88,10 +88,10 @@ class LaunchPlan:
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
              activation: int = 0, gated: bool = False, row_scales: bool = False,
-             block_scales: bool = False, grouped: int = 0, stage_c: bool = False) -> jit.Defines:
+             block_scales: bool = False, grouped: int = 0, c_matrix: bool = False) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
-    if stage_c:  # a whole-matrix C, staged in shared memory (kernels/include/hopper_epilogue.cuh: kStageC)
-        items["STAGE_C"] = 1
+    if c_matrix:  # the code for a whole row-major C (kernels/include/hopper_config.cuh: C_MATRIX)
+        items["C_MATRIX"] = 1
     if row_scales:  # fp8's row-wise scales (kernels/include/hopper_epilogue.cuh: scale_rows_cols)
         items["SCALE_ROWWISE"] = 1
     if block_scales:  # fp8's block-wise scales, at every k-tile's promotion (kernels/include/block_scales.cuh)
@@ -169,13 +169,13 @@ def _stream_k(problem: GemmProblem, cfg: TileConfig, sms: int) -> tuple[int, int
     return ctas, tiles, ktiles
 
 
-def stages_c(problem: GemmProblem) -> bool:
-    """Whether a launch adds a C the staged-C build copies to shared memory: a whole matrix (not a bias row), 16-bit,
-    row-major with rows and batch entries 16-byte aligned (the kernel checks C's address itself)."""
-    if problem.c_strides is None or problem.out_dtype.itemsize != 2 or problem.gated or problem.d_transposed:
+def adds_c_matrix(problem: GemmProblem) -> bool:
+    """Whether a launch adds a whole row-major C (a residual, a partial sum; not a bias row, whose row stride is 0):
+    kernels with ``c_matrix`` then run their build with the code for one (C_MATRIX)."""
+    if problem.c_strides is None:
         return False
-    row, col, batch = problem.c_strides
-    return col == 1 and row != 0 and row % 8 == 0 and batch % 8 == 0
+    row, col, _ = problem.c_strides
+    return col == 1 and row != 0
 
 
 def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEFAULT_SMS) -> LaunchPlan:
@@ -198,7 +198,7 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
         raise ValueError(f"kernel {spec.name!r} config {cfg.name!r} does not run masked grouped GEMMs")
     defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision,
                        problem.activation, problem.gated, problem.row_scales, problem.block_scales, problem.grouped,
-                       stage_c=spec.staged_c and stages_c(problem))
+                       c_matrix=spec.c_matrix and adds_c_matrix(problem))
     if spec.persistent:
         return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
@@ -224,9 +224,9 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                             builds.append(
                                 (spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision))
                             )
-                            if spec.staged_c and out_dtype.itemsize == 2 and in_dtype.itemsize == 2:  # (a whole C)
+                            if spec.c_matrix:  # (and for a whole C)
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
-                                                              stage_c=True)))
+                                                              c_matrix=True)))
                             if spec.row_scales and precision.startswith("fp8"):  # (and row-wise scales)
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
                                                               row_scales=True)))

@@ -198,9 +198,9 @@ class KernelSpec:
     auto_max_m: int = 0
     # Compiles an activation or a gated pair into its epilogue (EPI_ACT, EPI_GATED: tcgemm.epilogue).
     epilogues: bool = False
-    # Stages a whole-matrix C (a residual) in shared memory before the epilogue reads it (STAGE_C; kernels/include/
-    # hopper_epilogue.cuh: kStageC): launches with such a C run a build with that code, all others one without it.
-    staged_c: bool = False
+    # Has code for a whole row-major C (C_MATRIX; kernels/include/hopper_config.cuh: L2 hints of its rows, staging in
+    # shared memory): launches that add one run a build with that code, all others (no C, a bias row) one without.
+    c_matrix: bool = False
     defines: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def cluster_of(self, cfg: TileConfig) -> int:
@@ -1150,7 +1150,7 @@ LADDER: tuple[KernelSpec, ...] = (
         cluster=2,
         grouped=True,
         tma_store=True,
-        staged_c=True,
+        c_matrix=True,
         pdl=True,
     ),
     KernelSpec(
@@ -1428,6 +1428,7 @@ LADDER: tuple[KernelSpec, ...] = (
         persistent=True,
         cluster=2,
         tma_store=True,
+        c_matrix=True,
         pdl=True,
     ),
     KernelSpec(

@@ -27,8 +27,8 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None), g
     p = problem
     assert bool(p.grouped) == (group_rows is not None)
     assert not p.grouped or dict(plan.defines).get("GROUP_ROWS") == str(p.grouped)
-    # The staged-C build (its code costs launches without a whole C ~0.2 us) exactly where a whole 16-bit C is added.
-    assert (dict(plan.defines).get("STAGE_C") == "1") == (plan.spec.staged_c and launch.stages_c(p))
+    # The build with a whole C's code (which costs launches without one ~0.2 us) exactly where a whole C is added.
+    assert (dict(plan.defines).get("C_MATRIX") == "1") == (plan.spec.c_matrix and launch.adds_c_matrix(p))
     if p.grouped == 2:  # contiguous experts: A (T, K) and D (T, N) one each, expert z's rows bounds[z] .. bounds[z + 1]
         assert p.a.batch_stride == 0 and p.d_batch_stride == 0
         A = _view(a, p.m, p.k, p.a.layout, p.a.ld, 1, 0)[0].double()
@@ -637,18 +637,17 @@ def test_moe_block_emulated(fake_gpu):
     assert "top_k=2" in repr(moe)
 
 
-def test_staged_c_build_only_where_a_whole_c_is_added(fake_gpu):
-    """The staged-C code is in the build only when the call adds a whole 16-bit C (a residual): a bias row, no C,
-    or an fp32 C run the build without it (its mere presence cost GPT-2's small GEMMs ~0.2 us each)."""
+def test_c_matrix_build_only_where_a_whole_c_is_added(fake_gpu):
+    """The code for a whole C (L2 hints, staging) is in the build only when the call adds a whole row-major C (a
+    residual): no C or a bias row run the build without it (its mere presence cost GPT-2's small GEMMs ~0.2 us)."""
     a, b = torch.randn(512, 256).bfloat16(), torch.randn(256, 384).bfloat16()
     bias, residual = torch.randn(384).bfloat16(), torch.randn(512, 384).bfloat16()
-    cases = [(None, 0.0, False), (bias, 1.0, False), (residual, 1.0, True)]
-    for c, beta, staged in cases:
+    cases = [(None, 0.0, False), (bias, 1.0, False), (residual, 1.0, True), (residual.t().contiguous().t(), 1.0, False)]
+    for c, beta, whole in cases:
         d = tcgemm.gemm(a, b, c=c, beta=beta, kernel="wgmma_tma_store")
         plan = fake_gpu.calls[-1][0]
-        assert (dict(plan.defines).get("STAGE_C") == "1") == staged, (c is None, beta)
+        assert (dict(plan.defines).get("C_MATRIX") == "1") == whole, (c is None, beta)
         want = a.double() @ b.double() + (beta * c.double() if c is not None else 0)
         torch.testing.assert_close(d.double(), want, rtol=2e-2, atol=5e-2)
-    c32 = torch.randn(512, 384)
-    d = tcgemm.gemm(a, b, c=c32, beta=1.0, out_dtype=torch.float32, kernel="wgmma_tma_store")
-    assert "STAGE_C" not in dict(fake_gpu.calls[-1][0].defines)
+    d = tcgemm.gemm(a, b, c=residual.float(), beta=1.0, out_dtype=torch.float32, kernel="wgmma_tma_store")
+    assert dict(fake_gpu.calls[-1][0].defines).get("C_MATRIX") == "1"

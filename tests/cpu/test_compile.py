@@ -98,7 +98,7 @@ def _build_id(build: tuple) -> str:
     layouts = "rc"[int(d["A_LAYOUT"])] + "rc"[int(d["B_LAYOUT"])]
     out = "" if d["ELEM_D"] == d["ELEM_A"] else f"-to-{d['ELEM_D'].replace(' ', '')}"
     rows = "-rowwise" if d.get("SCALE_ROWWISE") == "1" else ""
-    rows += "-stagec" if d.get("STAGE_C") == "1" else ""
+    rows += "-cmatrix" if d.get("C_MATRIX") == "1" else ""
     return f"{spec.name}-{tile}-{layouts}-vec{d.get('VEC', '1')}-{d['ELEM_A'].replace(' ', '')}{out}{rows}"
 
 

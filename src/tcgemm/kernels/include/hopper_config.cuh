@@ -163,11 +163,14 @@ constexpr bool PROMOTE = PROMOTE_PARTIALS != 0;
 #define SCALE_ROWWISE 0
 #endif
 constexpr bool ROW_SCALES = SCALE_ROWWISE != 0;
-// 1: the launch adds a whole-matrix C (a residual), and the build carries the code that stages it in shared memory
-// (hopper_epilogue.cuh: kStageC); the host sets it only then, so launches without such a C run a build without it.
-#ifndef STAGE_C
-#define STAGE_C 0
+// 1: the launch adds a whole row-major C (a residual, a partial sum), and the build carries the code for one: the
+// producer's L2 hints of its rows and, for 16-bit C, its staging in shared memory (hopper_epilogue.cuh: CPrefetch,
+// kStageC).  The host sets it only then (launch.adds_c_matrix): launches without such a C (none, a bias row) run a
+// build without that code, which cost them ~0.2 us each when it was there unused (GPT-2's 4-10 us GEMMs 2-5%).
+#ifndef C_MATRIX
+#define C_MATRIX 0
 #endif
+constexpr bool kCMatrix = C_MATRIX != 0;
 constexpr bool PROMOTE_NEXT = PROMOTE && PROMOTE_EVERY > 1;  // groups added at the next group's start
 constexpr bool PROMOTE_EACH = PROMOTE && PROMOTE_EVERY == 1;  // p1: added right after each k-tile
 // Consumers work out their next tile's coordinates while the first k-tile's wgmmas run (hopper_sched.cuh),

@@ -154,7 +154,7 @@ struct CPrefetch {
 
 __device__ __forceinline__ CPrefetch c_prefetch_begin(const Gemm& g, int m0, int n0, int z) {
     CPrefetch p{0ull, 0u, 0u, 0};
-    if (g.beta == 0.0f || g.C == nullptr || g.c_col != 1 || g.c_row == 0 || m0 >= g.M || n0 >= g.N) return p;
+    if (!kCMatrix || g.beta == 0.0f || g.C == nullptr || g.c_col != 1 || g.c_row == 0 || m0 >= g.M || n0 >= g.N) return p;
     p.next = reinterpret_cast<unsigned long long>(g.C + (i64)z * g.batch_c + (i64)m0 * g.c_row + n0);
     p.stride = (unsigned)((unsigned long long)g.c_row * sizeof(elem_c));  // (rows of C under 4 GB)
     p.bytes = (unsigned)(min(BLOCK_N, g.N - n0) * (int)sizeof(elem_c));
@@ -184,10 +184,8 @@ __device__ __forceinline__ void c_prefetch_step(CPrefetch& p, int rows) {
 // +9.1-9.7% at 2048 x 8192 x 14336, +6.5-7.2% against +7.6-9.0% at 4096 x 8192 x 7168, +8.3-10.9% against
 // +11.3-13.1% at 4096^3 (cuBLAS's addmm +1.7-8.3%; 2026-11-27-h100-explore-c-staged-79af308-r*.json).  Staged
 // while the burst of L2 hints above still held the next tile's loads back, it gained nothing (...-b2aad37.json).
-// Only in builds for such a C (STAGE_C, set by the host): the staging code, never run without one, made every other
-// launch of the config ~0.2 us slower (GPT-2's 4-8 us GEMMs 3-7%, same process, A/B of the trees:
-// 2026-11-27-h100-ab-stage-c-03b8384.json).
-constexpr bool kStageC = STAGE_C && D_STAGED && !kDTransposed && sizeof(elem_d) == 2 && sizeof(elem_c) == 2 &&
+// Only in builds for a whole C (C_MATRIX, hopper_config.cuh; A/B of the trees, 2026-11-27-h100-ab-c-matrix-*.json).
+constexpr bool kStageC = kCMatrix && D_STAGED && !kDTransposed && sizeof(elem_d) == 2 && sizeof(elem_c) == 2 &&
                          ELEM_BYTES == 2 && !PROMOTE && !kARegs && !GATED && !kTailSplit;
 constexpr int C_STAGE_LEAD = 4;  // k-tiles before the unit's last (ROW_SCALES_LEAD's reasoning)
 constexpr int C_STAGED_PARTS = EPI_BUFS < D_PARTS ? EPI_BUFS : D_PARTS;
