@@ -161,6 +161,14 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("the staged C back (79af308): its cost against C from L2 in two rounds, and its GPU tests",
      ["2026-11-27-h100-explore-c-staged-79af308-r1.json", "2026-11-27-h100-explore-c-staged-79af308-r2.json",
       "2026-11-27-h100-gpu-tests-staged-c-79af308.txt"]),
+    ("the GPU suite at 03b8384; the model bench at 03b8384 and, after the whole-C code went into C_MATRIX builds "
+     "only, at 1a5bc19 (three processes each; the README table); GPT-2 from three trees in alternation",
+     ["2026-11-27-h100-gpu-tests-03b8384.txt", "2026-11-27-h100-models-03b8384-p1.json",
+      "2026-11-27-h100-models-03b8384-p2.json", "2026-11-27-h100-models-03b8384-p3.json",
+      "2026-11-27-h100-ab-c-matrix-03b8384.json", "2026-11-27-h100-ab-c-matrix-cbab65f.json",
+      "2026-11-27-h100-ab-c-matrix-summary.txt", "2026-11-27-h100-c-epilogue-cbab65f.json",
+      "2026-11-27-h100-gpu-tests-staged-c-1a5bc19.txt", "2026-11-27-h100-models-1a5bc19-p1.json",
+      "2026-11-27-h100-models-1a5bc19-p2.json", "2026-11-27-h100-models-1a5bc19-p3.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
