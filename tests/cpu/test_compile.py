@@ -74,6 +74,8 @@ def _hopper_expected(spec, defines) -> set[str]:
         ops |= {"ACQBULK", "PREEXIT"}
     if d.get("BLOCK_SCALES") == "1":  # the producer's bulk copies of the scales (block_scales.cuh)
         ops.add("UBLKCP")
+    if d.get("C_MATRIX") == "1" and d.get("D_TRANSPOSED", "0") == "0":  # C's rows hinted into L2 (hopper_epilogue.cuh)
+        ops.add("UBLKPF")
     return ops
 
 
