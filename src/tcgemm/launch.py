@@ -172,7 +172,7 @@ def _stream_k(problem: GemmProblem, cfg: TileConfig, sms: int) -> tuple[int, int
 def adds_c_matrix(problem: GemmProblem) -> bool:
     """Whether a launch adds a whole row-major C (a residual, a partial sum; not a bias row, whose row stride is 0):
     kernels with ``c_matrix`` then run their build with the code for one (C_MATRIX)."""
-    if problem.c_strides is None:
+    if problem.c_strides is None or problem.d_transposed:  # (a transposed tile reads its C otherwise)
         return False
     row, col, _ = problem.c_strides
     return col == 1 and row != 0
@@ -224,7 +224,7 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                             builds.append(
                                 (spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision))
                             )
-                            if spec.c_matrix:  # (and for a whole C)
+                            if spec.c_matrix and not cfg.get("D_TRANSPOSED"):  # (and for a whole C)
                                 builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype, precision,
                                                               c_matrix=True)))
                             if spec.row_scales and precision.startswith("fp8"):  # (and row-wise scales)
