@@ -178,7 +178,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
                 walk.range(u, kt0, kt1);
-                CPrefetch c_rows{0ull, 0u, 0u, 0};
+                CPrefetch c_rows{0ull, 0u};
                 if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
@@ -188,7 +188,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
                                           m_load, n_load, c.z);
                     // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
-                    if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(c_rows, C_ROWS_PER_KTILE);
+                    if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
                     if (++s == STAGES) {
                         s = 0;
                         phase ^= 1;
@@ -196,7 +196,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     }
                 }
                 // (the rows a tile of few k-tiles left; a transposed tile reads C otherwise)
-                if constexpr (kCMatrix && !kDTransposed) c_prefetch_step(c_rows, BLOCK_M);
+                if constexpr (kCMatrix && !kDTransposed) c_prefetch_step(g, c_rows, BLOCK_M);
             }
             if (kGpcOrder && rank == 0) gpc_count_out(counters);
             grid_dependents_launch();  // every load issued: the next GEMM may start its prologue

@@ -143,29 +143,30 @@ __device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf
 // +11-14% at 4096^3 (+8%).
 constexpr int C_ROWS_PER_KTILE = 4;
 
-// The C rows of one tile still to hint into L2: the next row's address, the row stride, the bytes of a row, the
-// rows left (none: no C, a C that is not row-major, or a tile below the matrix). Five registers: the producer runs
-// on PRODUCER_REGS, and the whole Gemm live in its loop spilled.
+// The C rows of one tile still to hint into L2: the next row's address, and the bytes of a row (high half) with the
+// rows left (low half; none: no C, a C that is not row-major, or a tile below the matrix).  Three registers: the
+// producer runs on PRODUCER_REGS (five, with the stride and the bytes apart, spilled GPC_ORDER's producer), and the
+// row stride is read from the kernel's parameters at each step.
 struct CPrefetch {
     unsigned long long next;
-    unsigned stride, bytes;
-    int left;
+    unsigned bytes_left;
 };
 
 __device__ __forceinline__ CPrefetch c_prefetch_begin(const Gemm& g, int m0, int n0, int z) {
-    CPrefetch p{0ull, 0u, 0u, 0};
+    CPrefetch p{0ull, 0u};
     if (!kCMatrix || g.beta == 0.0f || g.C == nullptr || g.c_col != 1 || g.c_row == 0 || m0 >= g.M || n0 >= g.N) return p;
     p.next = reinterpret_cast<unsigned long long>(g.C + (i64)z * g.batch_c + (i64)m0 * g.c_row + n0);
-    p.stride = (unsigned)((unsigned long long)g.c_row * sizeof(elem_c));  // (rows of C under 4 GB)
-    p.bytes = (unsigned)(min(BLOCK_N, g.N - n0) * (int)sizeof(elem_c));
-    p.left = min(BLOCK_M, g.M - m0);
+    const unsigned bytes = (unsigned)(min(BLOCK_N, g.N - n0) * (int)sizeof(elem_c));  // (at most 1 KB)
+    p.bytes_left = bytes << 16 | (unsigned)min(BLOCK_M, g.M - m0);
     return p;
 }
 
 // The next `rows` of them (all that are left with rows = BLOCK_M).
-__device__ __forceinline__ void c_prefetch_step(CPrefetch& p, int rows) {
-    for (int i = 0; i < rows && p.left > 0; ++i, --p.left, p.next += p.stride) {
-        const unsigned long long a = (p.next + 15) & ~15ull, b = (p.next + p.bytes) & ~15ull;
+__device__ __forceinline__ void c_prefetch_step(const Gemm& g, CPrefetch& p, int rows) {
+    const unsigned long long stride = (unsigned long long)g.c_row * sizeof(elem_c);
+#pragma unroll 1  // (unrolled 16 deep, the last BLOCK_M step alone held more registers than the producer has)
+    for (int i = 0; i < rows && (p.bytes_left & 0xffffu) != 0; ++i, --p.bytes_left, p.next += stride) {
+        const unsigned long long a = (p.next + 15) & ~15ull, b = (p.next + (p.bytes_left >> 16)) & ~15ull;
         if (b > a) bulk_prefetch_l2(reinterpret_cast<const void*>(a), (unsigned)(b - a));
     }
 }
