@@ -14,6 +14,7 @@
 #        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
 #         cuBLASLt needs nvmath-python 1.x: carry its wheel and pip install --no-deps it first)]
 #        [FP8=1 (fp8 per-tensor and row-wise scales against torch._scaled_mm: fp8.json)]
+#        [C_EPI=1 (what a whole C costs, tcgemm against torch.mm / addmm: c_epilogue.json; C_EPI_SHAPES=list)]
 #        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
 #         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
@@ -109,6 +110,16 @@ if [ -n "${FUSED:-}" ]; then
 step "fused epilogues: tcgemm.fused_bench"
 timeout 600 python3 -m tcgemm.fused_bench $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
   --json "$OUT/fused.json" 2>&1 | grep -v "━" | tee "$OUT/fused.log" | tail -40
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+# C_EPI=1: D = A B + C against D = A B, tcgemm (C staged, and C read from L2) beside torch.mm and torch.addmm
+# (issue 28's residual add; benchmarks/probes/c_epilogue.py): c_epilogue.json.
+if [ -n "${C_EPI:-}" ]; then
+step "a whole C: benchmarks/probes/c_epilogue.py"
+timeout 300 python3 benchmarks/probes/c_epilogue.py --runs 60 \
+  --shapes "${C_EPI_SHAPES:-2048x8192x14336,4096x8192x7168,4096x8192x14336,4096x4096x4096}" \
+  --json "$OUT/c_epilogue.json" 2>&1 | tee "$OUT/c_epilogue.log" | cut -c1-220
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
