@@ -740,9 +740,12 @@ def _tune_parser(sub: argparse._SubParsersAction) -> None:
             "split-K). Each config is checked once against a float64 reference (a config that fails to launch "
             "or computes a wrong result is skipped, with the reason), then timed with CUDA events after "
             "warm-up: the median of many runs over rotating random inputs larger than L2, in alternating "
-            "rounds. The fastest is stored per shape class: precision, layouts, M, N and K each rounded up "
-            "to a power of two, batch > 1 or not, 16-byte alignment (a tuned 4096x14336x4096 serves every "
-            "problem of class 4096x16384x4096). Shapes never tuned keep the default heuristic.",
+            "rounds, each run a CUDA graph's replay of one call per input set (the GPU's time alone: a "
+            "short call's host work, the same for every config, would otherwise hide the differences; "
+            "timed call by call where a config cannot be captured). The fastest is stored per shape "
+            "class: precision, layouts, M, N and K each rounded up to a power of two, batch > 1 or not, "
+            "16-byte alignment (a tuned 4096x14336x4096 serves every problem of class 4096x16384x4096). "
+            "Shapes never tuned keep the default heuristic.",
             "Cache: one JSON file per GPU, <cache root>/tune/<gpu>-<SMs>sm.json, where the cache root is "
             "$TCGEMM_CACHE_DIR (default ~/.cache/tcgemm), the kernel cache's; here: "
             f"{cache_dir() / 'tune'}. A file records the GPU, SM count, driver and torch CUDA versions, the "

@@ -308,3 +308,34 @@ def test_cli_tunes_on_the_fake_gpu(fake_gpu, tune_cache, monkeypatch, capsys):
     assert out.count(CLASS) == 2 and "500x504x512 rr" in out  # a row per shape
     assert others[0] in out and "+100.0%" in out and f"written to {tune_cache}" in out
     assert tune.read_cache(tune_cache)["entries"][CLASS]["best"] == others[0]
+
+
+def test_tune_times_captured_graphs_when_every_config_captures(fake_gpu, tune_cache, monkeypatch):
+    _kernel, heuristic, others = _auto512()
+    winner = others[0]
+    ms = {name: 1.0 for name in others} | {heuristic: 0.3, winner: 0.25}
+    _fake_timing(monkeypatch, {})  # events must not be used
+    monkeypatch.setattr(tune, "_measure", lambda fn, sets, budget_s: pytest.fail("timed call by call"))
+    captured = []
+
+    def capture(fn, sets):
+        fn(0)
+        captured.append(_launched())
+        return captured[-1]  # stands for the graph of that config
+
+    monkeypatch.setattr(tune, "_capture", capture)
+    monkeypatch.setattr(tune, "_measure_graph", lambda graph, sets, budget_s: [ms[graph]] * 3)
+    (r,) = tune.tune([(512, 512, 512)], "bf16", budget_s=0.01)
+    assert r.timed_as == "graph" and sorted(captured) == sorted(ms)
+    assert r.best == winner and r.heuristic_ms == 0.3
+    assert tune.read_cache(tune_cache)["entries"][CLASS]["timed_as"] == "graph"
+
+
+def test_tune_falls_back_to_events_if_a_config_does_not_capture(fake_gpu, tune_cache, monkeypatch):
+    _kernel, heuristic, others = _auto512()
+    ms = {name: 1.0 for name in others} | {heuristic: 0.3}
+    _fake_timing(monkeypatch, ms)
+    monkeypatch.setattr(tune, "_capture", lambda fn, sets: None if fn(0) is None and _launched() == heuristic else 1)
+    monkeypatch.setattr(tune, "_measure_graph", lambda graph, sets, budget_s: pytest.fail("mixed timings"))
+    (r,) = tune.tune([(512, 512, 512)], "bf16", budget_s=0.01)
+    assert r.timed_as == "events" and r.best == heuristic

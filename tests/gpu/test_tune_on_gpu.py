@@ -24,6 +24,7 @@ def test_tune_one_shape_then_auto_uses_it_and_stays_correct(fresh):
     (r,) = tune.tune([(512, 512, 512)], "bf16", "rr", budget_s=0.03, rounds=1)
     assert r.best is not None and r.times_ms[r.best] == min(r.times_ms.values()) > 0
     assert r.heuristic_ms is not None or r.planned.heuristic.name in r.skipped
+    assert r.timed_as == "graph"  # every config captures: the GPU's time alone was compared
     path = tune.cache_path(tune.current_key())
     assert path.is_file() and path.parent == fresh / "tune"
     assert tune.read_cache(path)["entries"][r.planned.key]["best"] == r.best
