@@ -169,6 +169,13 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-ab-c-matrix-summary.txt", "2026-11-27-h100-c-epilogue-cbab65f.json",
       "2026-11-27-h100-gpu-tests-staged-c-1a5bc19.txt", "2026-11-27-h100-models-1a5bc19-p1.json",
       "2026-11-27-h100-models-1a5bc19-p2.json", "2026-11-27-h100-models-1a5bc19-p3.json"]),
+    ("0a989bb's compact C hints: C's cost (one process), the C tests cut short; tune timed call by call (414a998) "
+     "and from CUDA graphs (3ec725b) at the weak model shapes; the model bench with that tune cache, whose "
+     "power-of-two classes made layers share configs (three processes)",
+     ["2026-11-27-h100-c-epilogue-414a998.json", "2026-11-27-h100-gpu-tests-c-partial-414a998.txt",
+      "2026-11-27-h100-tune-weak-shapes-events-414a998.json", "2026-11-27-h100-tune-models-graphs-3ec725b.json",
+      "2026-11-27-h100-models-tuned-classes-3ec725b-p1.json", "2026-11-27-h100-models-tuned-classes-3ec725b-p2.json",
+      "2026-11-27-h100-models-tuned-classes-3ec725b-p3.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

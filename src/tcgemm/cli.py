@@ -743,8 +743,8 @@ def _tune_parser(sub: argparse._SubParsersAction) -> None:
             "rounds, each run a CUDA graph's replay of one call per input set (the GPU's time alone: a "
             "short call's host work, the same for every config, would otherwise hide the differences; "
             "timed call by call where a config cannot be captured). The fastest is stored per shape "
-            "class: precision, layouts, M, N and K each rounded up to a power of two, batch > 1 or not, "
-            "16-byte alignment (a tuned 4096x14336x4096 serves every problem of class 4096x16384x4096). "
+            "class: precision, layouts, M rounded up to a power of two, N and K exact, batch > 1 or not, "
+            "16-byte alignment (a tuned 4096x14336x4096 serves every M from 2049 to 4096 of that weight). "
             "Shapes never tuned keep the default heuristic.",
             "Cache: one JSON file per GPU, <cache root>/tune/<gpu>-<SMs>sm.json, where the cache root is "
             "$TCGEMM_CACHE_DIR (default ~/.cache/tcgemm), the kernel cache's; here: "
@@ -768,7 +768,8 @@ def _tune_parser(sub: argparse._SubParsersAction) -> None:
     what_shapes.add_argument("--model", type=parse_models, default=None, metavar="NAME[,NAME]",
                              help="instead of --shapes: every (M, N, K) of these models' decoder-layer Linears "
                                   "(see `tcgemm bench --model`) at each --tokens count, layouts rc (nn.Linear "
-                                  "multiplies by weight.T, a column-major B); one entry per shape class")
+                                  "multiplies by weight.T, a column-major B); one entry per shape class (tune the "
+                                  "token counts you run: 300 tokens use the entry of 512)")
     p.add_argument("--tokens", type=parse_tokens, default=None,
                    help="with --model: token counts M, comma list (default 1,16,64,128,512,2048,8192)")
     p.add_argument("--layouts", default=None,

@@ -41,18 +41,27 @@ def bucket(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
 
+# How shape_key forms a class; part of the file's key, so files made with another scheme are stale.
+# Scheme 2: N and K exact. Scheme 1 rounded them to powers of two too, and one model's layers then shared
+# classes: tuned on Llama-3-8B's qkv (512 x 6144 x 4096), the 70B shard's down (512 x 8192 x 3584) ran 0.65x
+# of torch, tuned on GPT-2's qkv (N = 2304) its fc1 (N = 3072) 0.73x
+# (benchmarks/results/2026-11-27-h100-models-tuned-classes-3ec725b-p*.json).
+CLASS_SCHEME = 2
+
+
 def shape_key(problem: GemmProblem) -> str:
     """The shape class of ``problem``: problems of one class share a tuned config.
 
-    ``precision:layouts:MxNxK:batch:alignment`` with M, N and K each rounded *up* to a power of two
-    (:func:`bucket`: 3000 and 4096 share 4096, 4097 goes with 8192), ``b1`` for one matrix or ``bN``
-    for a batch (any size > 1), ``a16`` when A and B are 16-byte aligned (what the TMA kernels need),
-    else ``u``. Layouts are those the kernel reads, after any staging: e.g. ``rc`` for tf32 on Hopper.
-    Example: ``bf16:rr:4096x16384x4096:b1:a16`` for a 4096 x 14336 x 4096 bf16 GEMM."""
+    ``precision:layouts:MxNxK:batch:alignment`` with M rounded *up* to a power of two (:func:`bucket`:
+    3000 and 4096 share 4096, 4097 goes with 8192) and N and K exact: the token count of a layer varies,
+    its weight's shape does not, and how a weight's N and K divide into tiles and splits decides the
+    config (a tile that fits 2304 columns wastes a third of its last column at 3072). ``b1`` for one matrix
+    or ``bN`` for a batch (any size > 1), ``a16`` when A and B are 16-byte aligned (what the TMA kernels
+    need), else ``u``. Layouts are those the kernel reads, after any staging: e.g. ``rc`` for tf32 on
+    Hopper. Example: ``bf16:rr:4096x14336x4096:b1:a16`` for 3000 x 14336 x 4096 bf16 GEMM."""
     p = problem
     aligned = "a16" if p.a.aligned16 and p.b.aligned16 else "u"
-    return (f"{p.precision}:{p.layouts}:{bucket(p.m)}x{bucket(p.n)}x{bucket(p.k)}:"
-            f"{'bN' if p.batch > 1 else 'b1'}:{aligned}")
+    return f"{p.precision}:{p.layouts}:{bucket(p.m)}x{p.n}x{p.k}:{'bN' if p.batch > 1 else 'b1'}:{aligned}"
 
 
 # ---------------------------------------------------------------------------------------------- the cache
@@ -86,7 +95,7 @@ def current_key(index: int | None = None) -> dict[str, Any]:
     props = torch.cuda.get_device_properties(torch.cuda.current_device() if index is None else index)
     return {"gpu": props.name, "sms": props.multi_processor_count, "capability": f"{props.major}.{props.minor}",
             "driver": _driver_version(), "cuda": torch.version.cuda or "none", "tcgemm": __version__,
-            "kernels": kernel_digest()}
+            "kernels": kernel_digest(), "classes": CLASS_SCHEME}
 
 
 def cache_root() -> Path:

@@ -136,7 +136,7 @@ def test_tune_model_dry_run_lists_the_layers_shapes(capsys):
     for shape, layer in (("16x6144x4096", "qkv"), ("16x4096x4096", "o"), ("2048x28672x4096", "gate_up"),
                          ("2048x4096x14336", "down")):
         assert shape in out and f"llama3-8b {layer}" in out, shape
-    assert "bf16:rc:16x8192x4096:b1:a16" in out  # A row-major, B = weight.T column-major
+    assert "bf16:rc:16x6144x4096:b1:a16" in out  # A row-major, B = weight.T column-major; N, K exact
     assert " rr " not in out
 
 

@@ -26,7 +26,7 @@ def _auto512() -> tuple[str, str, list[str]]:
 
 def _key(**changes):
     key = {"gpu": "Fake H100", "sms": 132, "capability": "9.0", "driver": "13000", "cuda": "13.0",
-           "tcgemm": tcgemm.__version__, "kernels": tune.kernel_digest()}
+           "tcgemm": tcgemm.__version__, "kernels": tune.kernel_digest(), "classes": tuned.CLASS_SCHEME}
     return {**key, **changes}
 
 
@@ -78,8 +78,11 @@ def test_bucket_rounds_up_to_powers_of_two():
 
 
 def test_shape_key_names_the_class():
-    assert tune.shape_key(_problem(3000, 14336, 4096)) == "bf16:rr:4096x16384x4096:b1:a16"
-    assert tune.shape_key(_problem(4096, 4096, 4096)) == tune.shape_key(_problem(2049, 4000, 3008))
+    # M rounded up to a power of two (token counts vary), N and K exact (a weight's shape does not)
+    assert tune.shape_key(_problem(3000, 14336, 4096)) == "bf16:rr:4096x14336x4096:b1:a16"
+    assert tune.shape_key(_problem(4096, 4096, 4096)) == tune.shape_key(_problem(2049, 4096, 4096))
+    assert tune.shape_key(_problem(4096, 4096, 4096)) != tune.shape_key(_problem(4096, 4000, 4096))
+    assert tune.shape_key(_problem(512, 6144, 4096)) != tune.shape_key(_problem(512, 8192, 3584))
     assert tune.shape_key(_problem(64, 64, 64, batch=3)).endswith(":bN:a16")
     assert tune.shape_key(_problem(64, 64, 63)).endswith(":b1:u")  # lda = 63 bf16: rows not 16-byte aligned
     assert tune.shape_key(_problem(64, 64, 64, "tf32", "cr")).startswith("tf32:cr:64x64x64")
@@ -142,7 +145,7 @@ def test_corrupt_cache_is_ignored_with_a_warning(fake_gpu, tune_cache, text):
 def test_tuned_config_reaches_the_launch(fake_gpu, tune_cache):
     kernel, heuristic, others = _auto512()
     _write(tune_cache, {CLASS: _entry()})
-    for m, n, k in ((512, 512, 512), (500, 296, 264)):  # one shape class (16-byte aligned rows)
+    for m, n, k in ((512, 512, 512), (300, 512, 512)):  # one shape class (M rounded up to 512)
         a, b = _bf16(m, n, k)
         d = tcgemm.gemm(a, b)
         assert _launched() == others[-1]
@@ -260,7 +263,7 @@ def test_cli_help_teaches(capsys):
 def test_cli_dry_run_lists_the_timings(capsys):
     assert cli.main(["tune", "--precision", "bf16", "--shapes", "512,4096x14336x4096", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "(shape, config) timings" in out and "bf16:rr:4096x16384x4096:b1:a16" in out
+    assert "(shape, config) timings" in out and "bf16:rr:4096x14336x4096:b1:a16" in out
     if not torch.cuda.is_available():  # planned for an H100
         assert "H100" in out and _auto512()[0] in out and f"{_auto512()[1]}*" in out
     assert not tune.cache_root().exists()  # nothing written
@@ -303,9 +306,9 @@ def test_cli_tunes_on_the_fake_gpu(fake_gpu, tune_cache, monkeypatch, capsys):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake H100")
     monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
-    assert cli.main(["tune", "--precision", "bf16", "--shapes", "512,500x504x512", "--budget", "0.01"]) == 0
+    assert cli.main(["tune", "--precision", "bf16", "--shapes", "512,500x512x512", "--budget", "0.01"]) == 0
     out = capsys.readouterr().out
-    assert out.count(CLASS) == 2 and "500x504x512 rr" in out  # a row per shape
+    assert out.count(CLASS) == 2 and "500x512x512 rr" in out  # a row per shape
     assert others[0] in out and "+100.0%" in out and f"written to {tune_cache}" in out
     assert tune.read_cache(tune_cache)["entries"][CLASS]["best"] == others[0]
 
