@@ -176,6 +176,11 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-tune-weak-shapes-events-414a998.json", "2026-11-27-h100-tune-models-graphs-3ec725b.json",
       "2026-11-27-h100-models-tuned-classes-3ec725b-p1.json", "2026-11-27-h100-models-tuned-classes-3ec725b-p2.json",
       "2026-11-27-h100-models-tuned-classes-3ec725b-p3.json"]),
+    ("tune --model for four models at every token count, graph-timed, N and K exact (3d2b970), and the model bench "
+     "with that cache (three processes)",
+     ["2026-11-27-h100-tune-models-exact-3d2b970.json", "2026-11-27-h100-tune-models-exact-3d2b970.txt",
+      "2026-11-27-h100-models-tuned-3d2b970-p1.json", "2026-11-27-h100-models-tuned-3d2b970-p2.json",
+      "2026-11-27-h100-models-tuned-3d2b970-p3.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

@@ -742,10 +742,11 @@ def _tune_parser(sub: argparse._SubParsersAction) -> None:
             "warm-up: the median of many runs over rotating random inputs larger than L2, in alternating "
             "rounds, each run a CUDA graph's replay of one call per input set (the GPU's time alone: a "
             "short call's host work, the same for every config, would otherwise hide the differences; "
-            "timed call by call where a config cannot be captured). The fastest is stored per shape "
-            "class: precision, layouts, M rounded up to a power of two, N and K exact, batch > 1 or not, "
-            "16-byte alignment (a tuned 4096x14336x4096 serves every M from 2049 to 4096 of that weight). "
-            "Shapes never tuned keep the default heuristic.",
+            "timed call by call where a config cannot be captured). The fastest is stored if it beats the "
+            "heuristic's pick by 3% or more (closer than that, the spread between processes decides, and "
+            "the heuristic's pick is stored), per shape class: precision, layouts, M rounded up to a power "
+            "of two, N and K exact, batch > 1 or not, 16-byte alignment (a tuned 4096x14336x4096 serves "
+            "every M from 2049 to 4096 of that weight). Shapes never tuned keep the default heuristic.",
             "Cache: one JSON file per GPU, <cache root>/tune/<gpu>-<SMs>sm.json, where the cache root is "
             "$TCGEMM_CACHE_DIR (default ~/.cache/tcgemm), the kernel cache's; here: "
             f"{cache_dir() / 'tune'}. A file records the GPU, SM count, driver and torch CUDA versions, the "

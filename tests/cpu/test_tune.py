@@ -342,3 +342,12 @@ def test_tune_falls_back_to_events_if_a_config_does_not_capture(fake_gpu, tune_c
     monkeypatch.setattr(tune, "_measure_graph", lambda graph, sets, budget_s: pytest.fail("mixed timings"))
     (r,) = tune.tune([(512, 512, 512)], "bf16", budget_s=0.01)
     assert r.timed_as == "events" and r.best == heuristic
+
+
+def test_a_config_within_min_gain_of_the_heuristic_is_not_stored(fake_gpu, tune_cache, monkeypatch):
+    _kernel, heuristic, others = _auto512()
+    close = 0.3 / (1 + tune.MIN_GAIN / 2)  # faster, but inside the margin
+    _fake_timing(monkeypatch, {name: 1.0 for name in others} | {heuristic: 0.3, others[0]: close})
+    (r,) = tune.tune([(512, 512, 512)], "bf16", budget_s=0.01)
+    assert r.fastest == others[0] and r.best == heuristic and r.gain == 0.0
+    assert tune.read_cache(tune_cache)["entries"][CLASS]["best"] == heuristic
