@@ -181,6 +181,9 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-27-h100-tune-models-exact-3d2b970.json", "2026-11-27-h100-tune-models-exact-3d2b970.txt",
       "2026-11-27-h100-models-tuned-3d2b970-p1.json", "2026-11-27-h100-models-tuned-3d2b970-p2.json",
       "2026-11-27-h100-models-tuned-3d2b970-p3.json"]),
+    ("the GPU suite at f9aec51 (every build compiled; 0a989bb's C hints' first full run): 7147 passed, one tune test "
+     "that still expected the fastest config stored (fixed after), the staged-C tests 80 passed",
+     ["2026-11-27-h100-gpu-tests-f9aec51.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
