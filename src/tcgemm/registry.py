@@ -59,6 +59,8 @@ class TileConfig:
     # Built for masked grouped GEMMs too (GROUP_ROWS: kernels/include/group_rows.cuh; tcgemm.grouped_gemm): plain
     # tiles of the persistent kernel, without the schedules whose scratch or order the skipped units would upset.
     grouped: bool = False
+    # The estimate leaves this config out where M > max_m (0: no bound): a tile measured ahead only at few rows.
+    max_m: int = 0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -145,9 +147,9 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         grouped: bool = False, **params: int) -> TileConfig:
+         grouped: bool = False, max_m: int = 0, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only, grouped)
+                      named_only, grouped, max_m)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1071,8 +1073,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.94x / 0.98x, k2 0.93x / 0.93x, b2k3 0.83x / 0.85x; at 256, 384 and 1024 rows neither ahead of auto's
             # picks (0.58-0.82x against 0.71-0.83x). Still short of cuBLAS: its kernel there is not known. 128 x 80 k2:
             # speed 0.44 between what those picks need, long_k 8192 (a split's fixed cost is not in the estimate, and
-            # it was measured at K = 8192 only); 64 x 80 c2 named only (for tuning: auto has no model shape it wins).
-            _cfg("64x80x64c2", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
+            # it was measured at K = 8192 only). 64 x 80 c2 (named only until 1164777): where 128 x 64 tiles fill about
+            # half the GPU at 65-128 rows and 64 x 80 tiles in pairs one round, it leads: Qwen2.5's qkv at 128 tokens
+            # (128 x 4608 x 3584; 144 tiles of 64 x 64 make two rounds) 15.2 us against 16.6 for 128 x 64 in CUDA
+            # graphs (`tcgemm tune`, 2026-11-27-h100-tune-models-exact-3d2b970.json), the layer 0.92x -> 1.00x of torch
+            # with that tune cache (...-models-tuned-3d2b970-p*.json); level at 64 x 4608 and 128 x 4096 x 4096. Speed
+            # 0.38 takes it there and at no other model shape of four models (1-8192 tokens); max_m 128: at 256-384
+            # rows and N = 1280 it was behind auto's picks (above).
+            _cfg("64x80x64c2", ("fp16", "bf16"), speed=0.38, max_m=128, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
                  BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,

@@ -182,14 +182,15 @@ def test_few_rows_at_short_k_take_unclustered_64_row_tiles(m, n, k, kernel, conf
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
     (3000, 2304, 768, "128x144x64pp"), (3000, 3072, 768, "128x144x64pp"), (2048, 2304, 768, "128x144x64pp"),
     (3000, 768, 768, "128x144x64Tc2"), (3000, 768, 3072, "128x144x64Tc2"), (3000, 1280, 8192, "128x232x64T"),
-    (300, 6144, 4096, "128x152x64T"), (128, 6144, 4096, "128x64x64"), (128, 4608, 3584, "128x64x64"),
+    (300, 6144, 4096, "128x152x64T"), (128, 6144, 4096, "128x64x64"), (128, 4608, 3584, "64x80x64c2"),
     (512, 2304, 768, "64x144x64c2"),
 ])
 def test_whole_rounds_at_3000_tokens_and_d_transposed_margin(m, n, k, config):
     """Where 128-row tiles leave a round part empty at M = 3000, 128 x 144 ping-pong tiles and D^T tiles of 144 or
     232 tokens fill it (measured 0.98-1.09x cuBLAS against 0.89-0.97x; registry); the transposed problem runs
     where estimated 4% faster (dispatch.TRANSPOSED_MARGIN), which keeps M = 128 on 128 x 64 tiles (64 x 152 T
-    measured 0.83-1.00x against 0.93-1.05x), and one tile per CTA keeps ping-pong out (512 x 2304 x 768)."""
+    measured 0.83-1.00x against 0.93-1.05x; 128 x 4608 now takes 64 x 80 pairs), and one tile per CTA keeps
+    ping-pong out (512 x 2304 x 768)."""
     assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
 
 
@@ -214,6 +215,17 @@ def test_narrow_long_k_and_104_token_tiles(m, n, k, config):
     assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
     # (long_k: below K = 8192, where its split's fixed cost was not measured, 128 x 80 k2 is left out)
     assert dispatch.select(_problem(m, n, 768, layouts="rc"), 90, 132)[1].name != "128x80x64k2"
+
+
+@pytest.mark.parametrize(("m", "n", "k", "config"), [
+    (128, 4608, 3584, "64x80x64c2"), (96, 5120, 4096, "64x80x64c2"), (64, 4608, 3584, "64x64x64"),
+    (128, 6144, 4096, "128x64x64"), (128, 4096, 4096, "64x64x64c2s13"), (256, 4608, 3584, "128x96x64n"),
+    (384, 1536, 4096, "128x64x64"),
+])
+def test_64x80_pairs_where_128x64_fills_half_the_gpu(m, n, k, config):
+    """64 x 80 tiles in pairs make one round at 128 x 4608 (Qwen2.5's qkv at 128 tokens: 15.2 against 16.6 us for
+    128 x 64); above 128 rows (max_m) and where 128 x 64 or 64 x 64 tiles fill the GPU, the others stay."""
+    assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
 
 
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
