@@ -184,6 +184,12 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("the GPU suite at f9aec51 (every build compiled; 0a989bb's C hints' first full run): 7147 passed, one tune test "
      "that still expected the fastest config stored (fixed after), the staged-C tests 80 passed",
      ["2026-11-27-h100-gpu-tests-f9aec51.txt"]),
+    ("the model bench at 34ba827 (64 x 80 pairs at 128 rows), empty tune cache, three processes (the README table), "
+     "odd M, and one process with the margin-applied tune cache of four models",
+     ["2026-11-27-h100-models-34ba827-p1.json", "2026-11-27-h100-models-34ba827-p2.json",
+      "2026-11-27-h100-models-34ba827-p3.json", "2026-11-27-h100-models-odd-m-34ba827-p1.json",
+      "2026-11-27-h100-models-odd-m-34ba827-p2.json", "2026-11-27-h100-models-odd-m-34ba827-p3.json",
+      "2026-11-27-h100-models-tuned-margin-34ba827-p1.json", "2026-11-27-h100-models-34ba827-log.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

@@ -337,3 +337,18 @@ def test_cli_model_bench_on_the_emulated_gpu(traced_gpu, monkeypatch, tmp_path, 
     assert record["config"]["tokens"] == [1, 4] and record["config"]["train_tokens"] == [8]
     assert record["config"]["models"] == ["tiny"] and len(record["rows"]) == 8
     assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tune_model_defaults_to_the_token_counts_where_tuning_paid(monkeypatch):
+    seen = {}
+
+    def fake_plan(shapes, precision, layouts, cc=90, sms=132):
+        seen["shapes"] = list(shapes)
+        raise SystemExit(0)
+
+    from tcgemm import tune
+
+    monkeypatch.setattr(tune, "plan", fake_plan)
+    with pytest.raises(SystemExit):
+        cli.main(["tune", "--model", "gpt2", "--dry-run"])
+    assert {m for m, _n, _k in seen["shapes"]} == set(tune.MODEL_TOKENS) and max(tune.MODEL_TOKENS) == 512
