@@ -375,8 +375,8 @@ def explain(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, **k
                           f"{problem2.precision} on sm_{arch_cc} for layouts {problem2.layouts}"
                           + ("" if _tma_ok(problem2) else " with unaligned operands"))
         if how == "tuned":
-            why_config = (f"config {cfg.name}: measured fastest by tcgemm tune for shape class "
-                          f"{tune_cache.shape_key(problem2)}")
+            why_config = (f"config {cfg.name}: stored by tcgemm tune for shape class {tune_cache.shape_key(problem2)} "
+                          "(the fastest measured, or the estimate's pick where none was 3% ahead of it)")
         elif cfg.get("STREAM_K"):
             bounds = f"M <= {cfg.get('AUTO_MAX_M')}, K >= {cfg.get('AUTO_MIN_K')}" + (
                 f", N <= {cfg.get('AUTO_MAX_N')}" if cfg.get("AUTO_MAX_N") else "")
