@@ -4,9 +4,11 @@
     python3 tools/fit_estimate.py --since 2026-11-25 --worst 20
     python3 tools/fit_estimate.py --set 128x192x64c1=0.95:1 --set 128x224x64=1.0   # try speeds (and epilogues)
 
-Reads `tcgemm bench --json` files (benchmarks/results/<date>-h100-explore-*.json, plus any given as arguments),
-keeps each (M, N, K, layouts) at which two or more configs of wgmma_tma_store were timed (CUDA-graph time where
-there is one, else the eager median), and asks auto which config it would run there (no tune cache). A shape
+Reads `tcgemm bench --json` files (benchmarks/results/<date>-h100-explore-*.json, plus any given as arguments) and
+`tcgemm tune` cache files given as arguments (their CUDA-graph-timed entries: every config at each tuned shape, e.g.
+2026-11-27-h100-tune-models-exact-3d2b970.json), keeps each (M, N, K, layouts) at which two or more configs of
+wgmma_tma_store were timed (CUDA-graph time where there is one, else the eager median), and asks auto which config
+it would run there (the estimate alone: TCGEMM_TUNE=0 in this process). A shape
 scores best time / time of auto's pick (1.0: auto picks the fastest measured); shapes where auto picks a config
 nobody measured, or another kernel, are left out. Prints the total loss (sum of 1 - score), the shape count and
 the worst shapes. --set changes a config's speed (and its epilogue k-tiles) in this process only, to try a
@@ -19,12 +21,14 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+os.environ["TCGEMM_TUNE"] = "0"  # score the estimate, not a tune cache this machine may hold
 
 from tcgemm import dispatch, registry, tune  # noqa: E402
 from tcgemm.problem import describe  # noqa: E402
@@ -36,12 +40,23 @@ def _runs(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [doc] if "rows" in doc else [r for r in doc.get("runs", {}).values() if isinstance(r, dict)]
 
 
+def _tuned_entries(doc: dict[str, Any], kernel: str) -> list[dict[str, Any]]:
+    """A tune cache file's bf16 entries of ``kernel`` timed from CUDA graphs (tcgemm.tune; none in a bench file)."""
+    entries = doc.get("entries") if isinstance(doc.get("entries"), dict) else {}
+    return [e for k, e in entries.items() if k.startswith("bf16:") and e.get("spec") == kernel
+            and e.get("timed_as") == "graph" and e.get("times_ms") and e.get("shape") and e.get("layouts")]
+
+
 def load(files: list[str], kernel: str = "wgmma_tma_store") -> dict[Shape, dict[str, float]]:
     """{(M, N, K, layouts): {config name: best time in us}} over ``files``, for shapes with two or more configs."""
     by_label = {c.describe(): c.name for c in registry.get(kernel).configs_for("bf16")}
     data: dict[Shape, dict[str, float]] = {}
     for path in files:
         doc = json.loads(Path(path).read_text())
+        for entry in _tuned_entries(doc, kernel):
+            times = data.setdefault((*entry["shape"], entry["layouts"]), {})
+            for name, ms in entry["times_ms"].items():
+                times[name] = min(1e3 * ms, times.get(name, float("inf")))
         for run in _runs(doc):
             layouts = (run.get("config") or {}).get("layouts", "rc") if isinstance(run.get("config"), dict) else "rc"
             for row in run.get("rows", []):

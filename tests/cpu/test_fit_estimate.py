@@ -49,3 +49,17 @@ def test_one_config_alone_is_not_scored(tmp_path):
 def test_set_rejects_unknown_configs():
     with pytest.raises(SystemExit, match="CONFIG=SPEED"):
         fit_estimate.apply("no_such_config=1.0")
+
+
+def test_reads_the_graph_timed_entries_of_a_tune_file(tmp_path):
+    times = {"128x64x64": 0.0166, "64x80x64c2": 0.0152}
+    entry = {"spec": "wgmma_tma_store", "shape": [128, 4608, 3584], "layouts": "rc", "timed_as": "graph",
+             "times_ms": times, "best": "64x80x64c2", "heuristic": "128x64x64"}
+    events = dict(entry, shape=[128, 6144, 4096], timed_as="events")  # host work in it: not scored
+    f = tmp_path / "tune.json"
+    f.write_text(json.dumps({"format": 1, "key": {}, "entries": {"bf16:rc:128x4608x3584:b1:a16": entry,
+                                                                 "bf16:rc:128x6144x4096:b1:a16": events}}))
+    data = fit_estimate.load([str(f)])
+    assert data == {(128, 4608, 3584, "rc"): {name: 1e3 * ms for name, ms in times.items()}}
+    loss, rows = fit_estimate.score(data)
+    assert len(rows) == 1 and rows[0][2:] == ("64x80x64c2", "64x80x64c2") and loss == 0.0  # (34ba827's pick)
