@@ -37,12 +37,14 @@ Shape = tuple[int, int, int, str]
 
 
 def _runs(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    if not isinstance(doc, dict):  # (a few early files are bare lists of rows)
+        return [{"rows": [r for r in doc if isinstance(r, dict)]}] if isinstance(doc, list) else []
     return [doc] if "rows" in doc else [r for r in doc.get("runs", {}).values() if isinstance(r, dict)]
 
 
 def _tuned_entries(doc: dict[str, Any], kernel: str) -> list[dict[str, Any]]:
     """A tune cache file's bf16 entries of ``kernel`` timed from CUDA graphs (tcgemm.tune; none in a bench file)."""
-    entries = doc.get("entries") if isinstance(doc.get("entries"), dict) else {}
+    entries = doc.get("entries") if isinstance(doc, dict) and isinstance(doc.get("entries"), dict) else {}
     return [e for k, e in entries.items() if k.startswith("bf16:") and e.get("spec") == kernel
             and e.get("timed_as") == "graph" and e.get("times_ms") and e.get("shape") and e.get("layouts")]
 

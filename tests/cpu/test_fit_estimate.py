@@ -63,3 +63,10 @@ def test_reads_the_graph_timed_entries_of_a_tune_file(tmp_path):
     assert data == {(128, 4608, 3584, "rc"): {name: 1e3 * ms for name, ms in times.items()}}
     loss, rows = fit_estimate.score(data)
     assert len(rows) == 1 and rows[0][2:] == ("64x80x64c2", "64x80x64c2") and loss == 0.0  # (34ba827's pick)
+
+
+def test_a_bare_list_of_rows_loads(tmp_path):
+    f = tmp_path / "x.json"
+    _write(f, [("128x128x64b2", 61.0), ("128x128x64pp", 60.5)])
+    f.write_text(json.dumps(json.loads(f.read_text())["rows"]))  # (a few early files hold the rows alone)
+    assert fit_estimate.load([str(f)]) == {(8192, 768, 3072, "rc"): {"128x128x64b2": 61.0, "128x128x64pp": 60.5}}
