@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import os
 import threading
 from collections.abc import Iterator
@@ -88,7 +89,8 @@ class LaunchPlan:
 def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
              in_dtype: torch.dtype, out_dtype: torch.dtype, precision: str = "fp32",
              activation: int = 0, gated: bool = False, row_scales: bool = False,
-             block_scales: bool = False, grouped: int = 0, c_matrix: bool = False) -> jit.Defines:
+             block_scales: bool = False, grouped: int = 0, c_matrix: bool = False,
+             peer_rows: int = 0) -> jit.Defines:
     items: dict[str, object] = dict(cfg.params)
     if c_matrix:  # the code for a whole row-major C (kernels/include/hopper_config.cuh: C_MATRIX)
         items["C_MATRIX"] = 1
@@ -98,6 +100,8 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
         items.update(BLOCK_SCALES=1, PROMOTE_EVERY=1)  # (cfg: registry.with_block_scales, its ring resized)
     if grouped:  # a grouped GEMM, masked (1) or contiguous (2): rows per batch entry on the device (group_rows.cuh)
         items["GROUP_ROWS"] = int(grouped)
+    if peer_rows:  # a tensor-parallel GEMM in one launch (kernels/include/peer_rows.cuh; tcgemm.distributed.fused)
+        items["PEER_ROWS"] = int(peer_rows)
     if activation:  # the fused epilogue (kernels/include/epilogue_act.cuh; tcgemm.epilogue)
         items["EPI_ACT"] = activation
     if gated:
@@ -196,9 +200,13 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
         cfg = registry.with_block_scales(cfg)
     if problem.grouped and not (spec.grouped and cfg.grouped):
         raise ValueError(f"kernel {spec.name!r} config {cfg.name!r} does not run masked grouped GEMMs")
+    refused = peer_rows_refuses(spec, cfg) if problem.peer_rows else None
+    if refused is not None:
+        raise ValueError(f"kernel {spec.name!r} config {cfg.name!r} cannot run a tensor-parallel GEMM in one launch: "
+                         f"{refused}")
     defines = _defines(spec, cfg, problem.layouts, vec, problem.in_dtype, problem.out_dtype, problem.precision,
                        problem.activation, problem.gated, problem.row_scales, problem.block_scales, problem.grouped,
-                       c_matrix=spec.c_matrix and adds_c_matrix(problem))
+                       c_matrix=spec.c_matrix and adds_c_matrix(problem), peer_rows=problem.peer_rows)
     if spec.persistent:
         return LaunchPlan(spec, cfg, defines, persistent_grid(problem, spec, cfg, sms), cfg.threads)
     grid = (-(-problem.n // cfg["BLOCK_N"]), -(-problem.m // cfg["BLOCK_M"]), problem.batch)
@@ -208,6 +216,21 @@ def plan(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms: int = DEF
             f"in y/z for kernel {spec.name!r}; split the batch or use a kernel with a larger BLOCK_M"
         )
     return LaunchPlan(spec, cfg, defines, grid, cfg.threads)
+
+
+PEER_ROWS_KERNEL = "wgmma_tma_store"  # (kernels/include/peer_rows.cuh: the production Hopper kernel's policy)
+
+
+def peer_rows_refuses(spec: KernelSpec, cfg: TileConfig) -> str | None:
+    """Why ``cfg`` cannot run with PEER_ROWS (kernels/include/peer_rows.cuh: whole tiles, D through TMA), or None."""
+    if spec.name != PEER_ROWS_KERNEL:
+        return f"only {PEER_ROWS_KERNEL} has the policy, not {spec.name}"
+    if cfg.get("SPLIT_K", 1) > 1:
+        return "its tiles are split along k (SPLIT_K)"
+    for name in ("TAIL_SPLIT", "D_TRANSPOSED", "BLOCK_SCALES"):
+        if cfg.get(name, 0):
+            return f"it uses {name}"
+    return None
 
 
 def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
@@ -594,10 +617,14 @@ def kernel_for(p: LaunchPlan, arch: str, device: int) -> Any:
 def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
         c: torch.Tensor | None, d: torch.Tensor, arch: str,
         scales: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None),
-        group_rows: torch.Tensor | None = None) -> None:
+        group_rows: torch.Tensor | None = None, peer: torch.Tensor | None = None) -> None:
     """Launch ``p``. ``scales``: one-element float32 tensors (or None: 1) for kernels with
     ``scale_args`` (fp8), read by the kernel on the device. ``group_rows``: a masked grouped GEMM's int32 rows per
-    batch entry (problem.grouped), read on the device."""
+    batch entry (problem.grouped), read on the device. ``peer``: a tensor-parallel launch's PeerRows block
+    (problem.peer_rows; kernels/include/peer_rows.cuh) on the device; with peer_rows = 1, ``a`` is the own shard of
+    A's rows."""
+    if bool(problem.peer_rows) != (peer is not None):
+        raise ValueError("a tensor-parallel problem (peer_rows) launches with its PeerRows block, and only such a one")
     if bool(problem.grouped) != (group_rows is not None):
         raise ValueError("a grouped problem launches with its group_rows tensor, and only a grouped one")
     if p.spec.tma_store and p.config.tma_d_only and d.data_ptr() % 16:
@@ -630,7 +657,9 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
     if p.spec.tma:
         from . import tma
 
-        maps = tma.maps(problem, p.config, a, b)
+        # (peer_rows = 1: A's map is the own shard's, of a.shape[0] rows; the peers' rows have theirs in `peer`)
+        maps = tma.maps(dataclasses.replace(problem, m=a.shape[0]) if problem.peer_rows == 1 else problem, p.config,
+                        a, b)
         grid = resident_grid(p, kernel, device)
         if p.spec.tma_store:
             d_map = tma.d_map(problem, d, p.config)
@@ -642,6 +671,8 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
                                                          grid[0] // p.spec.cluster_of(p.config))
             if group_rows is not None:  # (the counters argument: kernels/include/group_rows.cuh)
                 counters = group_rows.data_ptr()
+            if peer is not None:  # (the workspace argument: kernels/include/peer_rows.cuh)
+                workspace = peer.data_ptr()
             args = (*args, np.int32(d_map is not None), workspace, counters)
         _launch_tma(kernel, grid, p.block, p.config.smem_bytes, maps, args, device, pdl=pdl_enabled(p.spec))
     else:

@@ -109,6 +109,10 @@ class GemmProblem:
     # group_rows[z] rows of A are its rows, the count on the device; D's rows past it are unspecified. 2, contiguous: A
     # and D 2-D (broadcast over the batch), entry z's rows one segment of them, its end on the device.
     grouped: int = 0
+    # A tensor-parallel GEMM in one launch (tcgemm.distributed.fused; kernels/include/peer_rows.cuh), 0: none. 1: A's
+    # rows come from every rank (the own shard from a, the peers' from the inbox once they land); 2: the row blocks'
+    # stores are counted out for the copies to their owners.
+    peer_rows: int = 0
 
     @property
     def n_out(self) -> int:

@@ -75,13 +75,58 @@ def _checks(rank: int, world: int) -> None:
     assert _rel(row.weight.grad, fc2.weight.grad[:, h].double()) < 3e-2
 
 
-def _worker(rank: int, world: int, store: str, errors: str) -> None:
+def _fused_checks(rank: int, world: int) -> None:
+    """The fused transport (one launch per operation, kernels/include/peer_rows.cuh): rows per rank a multiple of
+    128, K and N not a multiple of the tile; poisoned outputs, bitwise repeats, CUDA graphs; and its refusal."""
+    from tcgemm import distributed as tpd
+
+    dev = torch.device("cuda", rank)
+    gen = torch.Generator(device="cpu").manual_seed(11)
+    for m, k, n in ((256, 1032, 776), (128, 520, 264)):
+        x = torch.randn(world * m, world * k, generator=gen).to(torch.bfloat16)
+        w = torch.randn(world * k, n, generator=gen).to(torch.bfloat16)
+        xd, wd = x.to(dev), w.to(dev)
+        want_ag = (x[:, :k].double() @ w[:k].double()).to(dev)
+        want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
+        x_ag, x_rs, w_rs = xd[rank * m:(rank + 1) * m, :k], xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k]
+        out = torch.full((world * m, n), float("nan"), device=dev, dtype=torch.bfloat16)
+        got = tpd.all_gather_gemm(x_ag, wd[:k], out=out, transport="fused")
+        assert _rel(got, want_ag) < 1e-2, (m, _rel(got, want_ag))
+        for _ in range(3):
+            assert torch.equal(tpd.all_gather_gemm(x_ag, wd[:k], transport="fused"), got)
+        for acc in (None, torch.float32):
+            rs = tpd.gemm_reduce_scatter(x_rs, w_rs, accumulate_dtype=acc, transport="fused")
+            assert rs.dtype == torch.bfloat16 and _rel(rs, want) < 1e-2, (m, acc, _rel(rs, want))
+            for _ in range(3):
+                assert torch.equal(tpd.gemm_reduce_scatter(x_rs, w_rs, accumulate_dtype=acc, transport="fused"), rs)
+        # both in one CUDA graph, replayed twice into poisoned outputs
+        out.fill_(float("nan"))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            tpd.all_gather_gemm(x_ag, wd[:k], out=out, transport="fused")
+            rs_graph = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
+        for _ in range(2):
+            out.fill_(float("nan"))
+            rs_graph.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(out, got)
+            assert _rel(rs_graph, want) < 1e-2
+    with pytest.raises(ValueError, match="fused"):  # 301 rows per rank: no tile config divides them
+        tpd.all_gather_gemm(torch.ones(301, 64, device=dev, dtype=torch.bfloat16),
+                            torch.ones(64, 64, device=dev, dtype=torch.bfloat16), transport="fused")
+
+
+_CHECKS = {"decomposed": _checks, "fused": _fused_checks}
+
+
+def _worker(rank: int, world: int, store: str, errors: str, which: str = "decomposed") -> None:
     os.environ.update(_NO_MULTICAST)
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"file://{store}", rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=120), device_id=torch.device("cuda", rank))
     try:
-        _checks(rank, world)
+        _CHECKS[which](rank, world)
     except BaseException:
         Path(f"{errors}.{rank}").write_text(traceback.format_exc())
         raise
@@ -89,13 +134,18 @@ def _worker(rank: int, world: int, store: str, errors: str) -> None:
         dist.destroy_process_group()
 
 
-def test_decomposed_schedules_and_mlp_on_nccl(tmp_path: Path) -> None:
+@pytest.mark.parametrize("which", sorted(_CHECKS))
+def test_schedules_on_nccl(tmp_path: Path, which: str) -> None:
+    """decomposed: the copy, store and nccl schedules and the sequence-parallel MLP; fused: the one-launch kernels."""
     if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
         pytest.skip("needs 2 or more GPUs (the device tool's nvidia-h100-x2)")
+    if which == "fused" and torch.cuda.get_device_capability(0) != (9, 0):
+        pytest.skip("the fused transport runs on Hopper (sm_90)")
     os.environ.update(_NO_MULTICAST)
     world = min(torch.cuda.device_count(), 4)
     try:
-        mp.spawn(_worker, args=(world, str(tmp_path / "store"), str(tmp_path / "error")), nprocs=world, join=True)
+        mp.spawn(_worker, args=(world, str(tmp_path / "store"), str(tmp_path / "error"), which), nprocs=world,
+                 join=True)
     except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:  # the workers tracebacks instead
         reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
         raise AssertionError(reports or str(exc)) from None

@@ -27,9 +27,9 @@ import torch
 import torch.distributed as dist
 
 from ..sms import reserve_sms
-from . import symmetric
+from . import fused, symmetric
 
-TRANSPORTS = ("auto", "copy", "store", "nccl")
+TRANSPORTS = ("auto", "fused", "copy", "store", "nccl")
 NCCL_RESERVED_SMS = 8  # room for NCCL's point-to-point kernels (a few blocks per peer) beside the GEMMs
 
 
@@ -98,12 +98,13 @@ def _exchange(send: torch.Tensor, recv: torch.Tensor, nxt: int, prev: int, group
 
 
 def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.device, name: str) -> str:
-    """The transport a call runs: ``copy`` / ``store`` (symmetric memory) where they can run, else ``nccl``."""
+    """The transport a call asks for: ``fused`` / ``copy`` / ``store`` (symmetric memory) where they can run, else
+    ``nccl``. (``auto`` gives ``fused``, which falls back to ``copy`` where its kernel cannot take the call.)"""
     if transport not in TRANSPORTS:
         raise ValueError(f"{name}: transport must be one of {', '.join(TRANSPORTS)}; got {transport!r}")
     why_not = _group_facts(group)[1] if device.type == "cuda" else symmetric.available(group, device)
     if transport == "auto":
-        return "nccl" if why_not else "copy"
+        return "nccl" if why_not else "fused"
     if transport != "nccl" and why_not:
         raise ValueError(f"{name}: transport={transport!r} needs PyTorch symmetric memory, unavailable here: "
                          f"{why_not}; use transport='nccl' (point-to-point transfers of the process group)")
@@ -138,16 +139,18 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
 
     ``x_shard``: this rank's m x K rows (every rank the same m); ``w``: K x N (this rank's column shard of a
     column-parallel layer's weight, transposed). ``gemm``: the per-chunk GEMM (default :func:`default_gemm`).
-    ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype. ``transport``: ``copy``
-    (``store`` is the same here) pulls the peers' shards from symmetric memory with the copy engines, ``nccl``
-    passes them around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of an NCCL
-    group, else ``nccl``. ``reserve``: SMs the GEMMs beside the transfers' kernels leave free (default: for
+    ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype. ``transport``: ``fused``
+    runs one GEMM over all rows that waits in the kernel for each peer's shard to land (pushed by the copy engines
+    into symmetric memory; :mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, m a multiple of 128, tcgemm's own
+    GEMM), ``copy`` (``store`` is the same here) one GEMM per shard as it lands, ``nccl`` passes the shards around
+    a ring of NCCL point-to-point transfers; ``auto``: ``fused`` for CUDA tensors of an NCCL group where it can run,
+    else ``copy``, else ``nccl``. ``reserve``: SMs the GEMMs beside the transfers' kernels leave free (default: for
     ``copy``, 2 beyond two ranks, where a step's barrier runs beside the GEMM before the next step, else 0;
     8 for NCCL's transfer kernels)."""
     _check_operands(x_shard, w, "all_gather_gemm")
     world, rank, nxt, prev = _ring(group)
-    transport = _transport(transport, group, x_shard.device, "all_gather_gemm")
-    reserve = _reserve(reserve, transport, x_shard, "all_gather_gemm", world)
+    asked, transport = transport, _transport(transport, group, x_shard.device, "all_gather_gemm")
+    reserve_arg, reserve = reserve, _reserve(reserve, transport, x_shard, "all_gather_gemm", world)
     gemm = gemm or default_gemm
     m, n = x_shard.shape[0], w.shape[1]
     if out is None:
@@ -155,6 +158,16 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
     elif tuple(out.shape) != (world * m, n) or not out.is_contiguous():
         raise ValueError(f"all_gather_gemm: out must be a contiguous {world * m} x {n} tensor; got "
                          f"{tuple(out.shape)}{'' if out.is_contiguous() else ' (not contiguous)'}")
+    if transport == "fused" and world > 1:
+        try:
+            if gemm is not default_gemm:
+                raise fused.FusedUnavailable("a gemm of the caller's (the fused launch is tcgemm's own kernel)")
+            return fused.all_gather_gemm(x_shard, w, out, group, world, rank)
+        except fused.FusedUnavailable as exc:
+            if asked == "fused":
+                raise ValueError(f"all_gather_gemm: transport='fused' cannot run this call: {exc}; use "
+                                 "transport='copy'") from exc
+            transport, reserve = "copy", _reserve(reserve_arg, "copy", x_shard, "all_gather_gemm", world)
     if transport != "nccl" and world > 1:
         return symmetric.all_gather_gemm(x_shard, w, out, group, gemm, reserve)
     current = x_shard.contiguous()
@@ -183,15 +196,18 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     the group's size W. Partial sums travel in x's dtype, or in ``accumulate_dtype`` (e.g. torch.float32: the
     result is rounded to x's dtype once, at the end). ``splits``: row parts per block, sent one by one so that
     a part's transfer runs under the next part's GEMM (default 2 for ``nccl``; 1 for the others, whose partial
-    sums travel under the own block's GEMM: see :mod:`tcgemm.distributed.symmetric`). ``transport``: ``copy``
-    pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
+    sums travel under the own block's GEMM: see :mod:`tcgemm.distributed.symmetric`). ``transport``: ``fused``
+    runs one GEMM over all M rows whose kernel counts each block out as it is stored, pushed to its owner at once
+    (:mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, M / W a multiple of 128, tcgemm's own GEMM, splits 1),
+    ``copy`` pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
     GEMM write it there itself, ``nccl`` passes partial sums around a ring of NCCL point-to-point transfers;
-    ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl``. ``reserve``: as :func:`all_gather_gemm`'s
+    ``auto``: ``fused`` where it can run, else ``copy`` for CUDA tensors of an NCCL group, else ``nccl``.
+    ``reserve``: as :func:`all_gather_gemm`'s
     (for ``copy`` 0 by default: its barriers' results are waited for after its last GEMM)."""
     _check_operands(x, w, "gemm_reduce_scatter")
     world, rank, nxt, prev = _ring(group)
-    transport = _transport(transport, group, x.device, "gemm_reduce_scatter")
-    reserve = _reserve(reserve, transport, x, "gemm_reduce_scatter", world)
+    asked, transport = transport, _transport(transport, group, x.device, "gemm_reduce_scatter")
+    reserve_arg, reserve = reserve, _reserve(reserve, transport, x, "gemm_reduce_scatter", world)
     if x.shape[0] % world:
         raise ValueError(f"gemm_reduce_scatter: M = {x.shape[0]} rows do not split into {world} equal blocks; "
                          f"pad M to a multiple of {world}")
@@ -206,6 +222,18 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     block, n = x.shape[0] // world, w.shape[1]
     bounds = [block * h // splits for h in range(splits + 1)]
     parts = [(lo, hi) for lo, hi in pairwise(bounds) if hi > lo]
+    if transport == "fused" and world > 1:
+        try:
+            if gemm is not default_gemm or splits > 1:
+                raise fused.FusedUnavailable("a gemm of the caller's, or splits > 1 (the fused launch is one GEMM of "
+                                             "tcgemm's own)")
+            result = fused.gemm_reduce_scatter(x, w, group, acc, world, rank)
+            return result if acc == x.dtype else result.to(x.dtype)
+        except fused.FusedUnavailable as exc:
+            if asked == "fused":
+                raise ValueError(f"gemm_reduce_scatter: transport='fused' cannot run this call: {exc}; use "
+                                 "transport='copy'") from exc
+            transport, reserve = "copy", _reserve(reserve_arg, "copy", x, "gemm_reduce_scatter", world)
     if transport != "nccl" and world > 1:
         result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts if splits > 1 else None, acc, reserve,
                                                store=transport == "store")

@@ -43,7 +43,7 @@ import torch.distributed as dist
 from ..sms import reserve_sms
 
 _side_streams: dict[int, torch.cuda.Stream] = {}
-_workspaces: dict[tuple[str, int], tuple[torch.Tensor, Any]] = {}
+_workspaces: dict[tuple[str, int, str], tuple[torch.Tensor, Any]] = {}
 _retired: list[tuple[torch.Tensor, Any]] = []  # grown-out buffers: a peer's copy may still read them
 
 RESERVED_SMS = 2  # one TPC: the barrier kernels' room beside a persistent GEMM (clusters of two stay whole)
@@ -79,12 +79,13 @@ def _side(device: torch.device) -> torch.cuda.Stream:
     return _side_streams[index]
 
 
-def workspace(group: dist.ProcessGroup | None, device: torch.device, nbytes: int) -> Any:
-    """This rank's symmetric buffer of at least ``nbytes`` for ``group`` (a collective the first time and when
-    it grows: every rank of the group must call it with the same size)."""
+def workspace(group: dist.ProcessGroup | None, device: torch.device, nbytes: int, purpose: str = "copy") -> Any:
+    """This rank's symmetric buffer of at least ``nbytes`` for ``group`` and ``purpose`` (one buffer each: the
+    transports' layouts differ), a collective the first time and when it grows: every rank of the group must call
+    it with the same size."""
     from torch.distributed import _symmetric_memory as symm
 
-    key = (_group_name(group), device.index if device.index is not None else torch.cuda.current_device())
+    key = (_group_name(group), device.index if device.index is not None else torch.cuda.current_device(), purpose)
     found = _workspaces.get(key)
     if found is None or found[0].numel() < nbytes:
         if torch.cuda.is_current_stream_capturing():

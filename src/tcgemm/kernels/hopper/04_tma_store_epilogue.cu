@@ -22,6 +22,8 @@
 //                           MN-major A through registers (A_REGS)
 //      block_scales.cuh     fp8 with DeepSeek-V3's block-wise scales, applied at each k-tile's promotion
 //      group_rows.cuh       masked grouped GEMMs: the walk over the units of each expert's rows only
+//      peer_rows.cuh        tensor-parallel GEMMs in one launch: rows from peers as they land (all-gather),
+//                           row blocks counted out as they are stored (reduce-scatter)
 //      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas; boxes of
 //                           32-byte rows for tiles 48-144 wide (D_BOX_BYTES); D^T written transposed
 //                           (D_TRANSPOSED: the host exchanged the operands, the tokens are the wgmma's N;
@@ -69,6 +71,7 @@
 #include "hopper_epilogue.cuh"
 #include "block_scales.cuh"
 #include "group_rows.cuh"
+#include "peer_rows.cuh"
 #include "mbarrier.cuh"
 #include "cluster.cuh"
 #include "pdl.cuh"
@@ -78,7 +81,8 @@
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
-// GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh).
+// GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh);
+// with PEER_ROWS, workspace is the PeerRows block (peer_rows.cuh).
 // scale_a, scale_b: fp8's scales, per tensor, (ROW_SCALES) per row of A and per column of B, or (BLOCK_SCALES) per
 // 1 x 128 group of A and 128 x 128 block of B.
 __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
@@ -105,7 +109,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     const int ktiles = (g.K + BLOCK_K - 1) / BLOCK_K;
     const int kt_per = (ktiles + kSplitK - 1) / kSplitK;  // k-tiles per range (the last may have fewer, or none)
     auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
+    const PeerRows* peer = kPeerRows ? reinterpret_cast<const PeerRows*>(workspace) : nullptr;
     auto coord = [&](int u, int rank) {
+        if constexpr (kPeerRows) return peer_rotate(unit_coord(u, units_m, units_n, rank), g.M, peer);
         return kGroupRows ? grouped_unit_coord(counters, batch, u, units_n, rank)
                           : unit_coord(u / kSplitK, units_m, units_n, rank);
     };
@@ -167,12 +173,15 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
+            unsigned landed = 0;     // PEER_ROWS = 1: ranks whose rows this producer has seen land
             for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
                 const TileCoord c = coord(u, rank);
                 // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
                 // will do, and its loads still bring the peers their parts of the shared operand.
                 const int m_load = tile_row(c, true);
                 const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
+                int m_a = m_load;  // (PEER_ROWS = 1: A's row in the map it comes from)
+                const TmaDesc* src_a = kPeerGather ? peer_a_source(peer, tma_a, m_a, landed) : tma_a;
                 const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
                 const int zb = g.batch_b ? c.z : 0;
                 int kt0, kt1;
@@ -182,8 +191,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
-                    load_tile(tma_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_load, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, m_load) : 0);
+                    load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
+                              m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, m_load) : 0);
                     if constexpr (kBlockScales)  // (block_scales.cuh)
                         load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
                                           m_load, n_load, c.z);
@@ -247,6 +256,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
         int turn = 0;  // PINGPONG: units of this CTA's walk so far; consumer cw takes those with turn % 2 == cw
+        // PEER_ROWS = 2: the row block of this warpgroup's last stored tile, counted once its stores are done
+        // (peer_rows.cuh), -1 none; D through TMA stores only (one thread issues them: it counts).
+        int pending_block = -1;
+        if (kPeerSignal && tma_d == nullptr) watchdog_fault();
         for (int u = walk.first; u < units; u = walk.next(u)) {
             if constexpr (kPingpong) {
                 const int t = turn++;
@@ -389,6 +402,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
             const TileCoord cd = {tile_row(c, false), c.n0, c.z};  // the rows it computed
+            if constexpr (kPeerSignal) {  // the tile before: its stores have had a main loop's time to land
+                if (wg_tid == 0) peer_count_rows(peer, pending_block, WG_M);
+                pending_block = c.m0 < g.M ? c.m0 / __ldg(&peer->seg_rows) : -1;
+            }
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
@@ -525,7 +542,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         if constexpr (OVERLAP) wgmma_wait<0>();
         // The last tile's stores have read shared memory before it goes (their global writes complete with the
         // grid). No cluster barrier: the producer's tail wait above keeps the CTA until no peer touches it.
-        if (wg_tid == 0) tma_store_wait_read<0>();
+        if (wg_tid == 0) {
+            if constexpr (kPeerSignal) peer_count_rows(peer, pending_block, WG_M);
+            tma_store_wait_read<0>();
+        }
     }
 }
 

@@ -1,0 +1,239 @@
+"""The ``fused`` transport: each tensor-parallel GEMM in one persistent launch of tcgemm's production Hopper
+kernel, which takes the peers' rows as they land (all-gather) or counts its row blocks out as it stores them
+(reduce-scatter): ``kernels/include/peer_rows.cuh``. The copies still run on copy engines, as in the ``copy``
+transport (:mod:`tcgemm.distributed.symmetric`); what goes is one GEMM launch per peer — its ramp, its last
+partial wave and a barrier kernel each — which at four ranks cost more than the transfers
+(docs/tensor-parallel.md).
+
+all-gather + GEMM. Calling stream: a barrier (every rank is done with its inbox's last rows and has reset its
+flags), then the GEMM of all W · m rows, own shard first. Side stream, enqueued before the GEMM: per step
+s = 1 .. W - 1 a copy of the own shard into inbox[r] of rank r - s, then a 4-byte copy setting that rank's
+ready[r] (stream order: after the rows). Rank r's GEMM walks rank r + 1's rows right after its own: those
+come first. The flags are reset after the GEMM.
+
+GEMM + reduce-scatter. Calling stream: a barrier (every rank has summed its inbox of the last call), then the
+GEMM of all M rows into a local buffer, block r + 1 first and the own block last; its kernel adds each stored
+tile's rows into ready[b]. Side stream: per step s = 1 .. W - 1, a stream wait (cuStreamWaitValue32, no SM)
+for block r + s to be whole, its copy into inbox[r] of rank r + s, and a 4-byte copy setting that rank's
+landed[r]. Calling stream, after the GEMM: a wait for every landed flag, then one pass summing the own block
+and the inbox in rank order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on every
+call), and the flags reset.
+
+Both need the rows per rank to be a multiple of the config's BLOCK_M (every tile inside one rank's rows) and
+16-byte aligned rows; elsewhere the entry points fall back to ``copy``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from .. import dispatch, jit, launch, registry, tma
+from ..api import device_info
+from ..problem import GemmProblem, describe
+from ..sms import usable as usable_sms
+from . import symmetric
+
+MAX_WORLD = 32  # (kernels/include/peer_rows.cuh: PEER_MAX_WORLD)
+FLAGS_BYTES = 256  # the symmetric buffer's head: ready[32] then landed[32] (uint32), then the inbox
+_LANDED = 32  # index of landed[0] among the head's ints
+_BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, the ready pointer
+_FLOATS = (torch.bfloat16, torch.float16)
+_SUM_THREADS = 256
+
+
+class FusedUnavailable(ValueError):
+    """The fused transport cannot run this call (the reason says why; the entry points fall back to ``copy``)."""
+
+
+@dataclass
+class _State:
+    handle: Any  # the symmetric buffer's handle
+    problem: GemmProblem
+    plan: Any
+    arch: str
+    block: torch.Tensor  # the PeerRows block (device)
+    flags: torch.Tensor  # this rank's head of ints (ready, landed), reset after every call
+    target: int  # reduce-scatter: ready[b]'s value once block b is stored (seg_rows x tiles along N)
+
+
+_states: dict[tuple, _State] = {}
+
+
+def _check(x: torch.Tensor, world: int) -> None:
+    if x.dtype not in _FLOATS:
+        raise FusedUnavailable(f"dtype {x.dtype} (the fused kernels take bfloat16 and float16)")
+    if torch.cuda.get_device_capability(x.device) != (9, 0):
+        raise FusedUnavailable("a GPU other than sm_90 (the fused kernels are Hopper's wgmma + TMA)")
+    if world > MAX_WORLD:
+        raise FusedUnavailable(f"{world} ranks (at most {MAX_WORLD})")
+
+
+def _config(problem: GemmProblem, rows: int, sms: int) -> tuple[Any, Any]:
+    """The production kernel and the config the estimate picks among those that run PEER_ROWS and tile ``rows``."""
+    spec = registry.get(launch.PEER_ROWS_KERNEL)
+    names = tuple(c.name for c in spec.configs_for(problem.precision)
+                  if launch.peer_rows_refuses(spec, c) is None and rows % c["BLOCK_M"] == 0
+                  and dispatch.config_refuses(c, problem, spec) is None)
+    if not names:
+        raise FusedUnavailable(f"{rows} rows per rank (a multiple of 128 is needed)")
+    return spec, dispatch.pick_config(spec, problem, sms, among=names)
+
+
+def _peer_block(device: torch.device, inbox_map: Any | None, world: int, rank: int, seg_rows: int, shift: int,
+                ready: int) -> torch.Tensor:
+    raw = bytearray(_BLOCK_BYTES)
+    if inbox_map is not None:
+        raw[0:128] = ctypes.string_at(int(inbox_map.getPtr()), 128)
+    raw[128:144] = np.array([world, rank, seg_rows, shift], dtype=np.int32).tobytes()
+    raw[144:152] = np.array([ready], dtype=np.uint64).tobytes()
+    host = torch.frombuffer(raw, dtype=torch.uint8)
+    return host.to(device)
+
+
+def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, group: dist.ProcessGroup | None,
+           world: int, rank: int, rows: int) -> _State:
+    """The launch of one shape, made once (a collective the first time: the symmetric buffer)."""
+    m_all, k, n = (world * rows if kind == "gather" else x.shape[0]), x.shape[1], w.shape[1]
+    index = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    key = (kind, symmetric._group_name(group), index, rows, k, n, x.dtype, out_dtype, tuple(x.stride()),
+           tuple(w.stride()))
+    inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
+    handle = symmetric.workspace(group, x.device, FLAGS_BYTES + inbox_bytes, purpose="fused-" + kind)
+    found = _states.get(key)
+    if found is not None and found.handle is handle:
+        return found
+    if torch.cuda.is_current_stream_capturing():
+        raise RuntimeError(f"tcgemm.distributed (fused): a new shape ({kind}, {rows} rows per rank x {k} x {n}) must "
+                           "be prepared before CUDA graph capture; run the same call once before capturing")
+    _check(x, world)
+    _, sms, arch = device_info(index)
+    sms = usable_sms(sms)
+    # A as the kernel sees it: x (reduce-scatter), or the inbox of every rank's rows (all-gather: its map)
+    a = x if kind == "scatter" else handle.get_buffer(rank, (m_all, k), x.dtype, FLAGS_BYTES // x.element_size())
+    problem, t = describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
+    if t["a"] is not a or t["b"] is not w or problem.swapped or problem.d_transposed:
+        raise FusedUnavailable("operands the kernel cannot read in place (w not contiguous along N or K)")
+    problem = dataclasses.replace(problem, peer_rows=1 if kind == "gather" else 2)
+    if tma.why_not(problem) is not None or (n * out_dtype.itemsize) % 16:
+        raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
+    spec, cfg = _config(problem, rows, sms)
+    p = launch.plan(problem, spec, cfg, sms)
+    launch.kernel_for(p, arch, index)  # compiled and loaded now, not between the transfers' setup and the GEMM
+    flags = handle.get_buffer(rank, (2 * MAX_WORLD,), torch.int32, 0)
+    flags.zero_()
+    if kind == "gather":
+        inbox_map = tma.encode_typed(a.data_ptr(), tma.operand_map_type(problem), *tma.geometry(problem, cfg, "a"))
+        block = _peer_block(x.device, inbox_map, world, rank, rows, rank * rows, flags.data_ptr())
+        target = 0
+    else:
+        block = _peer_block(x.device, None, world, rank, rows, (rank + 1) % world * rows, flags.data_ptr())
+        target = rows * -(-n // cfg["BLOCK_N"])
+    torch.cuda.current_stream(x.device).synchronize()  # (the block and the zeroed flags are in place)
+    dist.barrier(group)  # every rank's flags are zero before any peer may set one
+    state = _states[key] = _State(handle, problem, p, arch, block, flags, target)
+    return state
+
+
+@lru_cache(maxsize=8)
+def _one(device: int) -> torch.Tensor:
+    return torch.ones(1, dtype=torch.int32, device=device)
+
+
+def _set_flag(handle: Any, owner: int, index: int, device: int) -> None:
+    """Copy 1 into int ``index`` of rank ``owner``'s head (a copy engine's 4-byte write, after the stream's copies)."""
+    handle.get_buffer(owner, (1,), torch.int32, index).copy_(_one(device))
+
+
+def _wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
+    """The stream waits until the uint32 at ``address`` is at least ``value`` (a stream memory operation: the GPU's
+    front end polls, no SM)."""
+    from cuda.bindings import driver
+
+    (err,) = driver.cuStreamWaitValue32(driver.CUstream(stream.cuda_stream), driver.CUdeviceptr(address),
+                                        driver.cuuint32_t(value),
+                                        driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuStreamWaitValue32 failed ({err})")
+
+
+def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
+                    world: int, rank: int) -> torch.Tensor:
+    m, k = x_shard.shape
+    x_shard = x_shard.contiguous()
+    st = _state("gather", x_shard, w, out.dtype, group, world, rank, m)
+    device = x_shard.device.index if x_shard.device.index is not None else torch.cuda.current_device()
+    current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
+    st.handle.barrier(channel=0)  # every rank's last GEMM has read its inbox, and its flags are reset
+    side.wait_event(current.record_event())
+    with torch.cuda.stream(side):  # enqueued before the GEMM, which waits for what they bring
+        for step in range(1, world):  # rank r - 1 first: it walks rank r's rows right after its own
+            target = (rank - step) % world
+            elems = FLAGS_BYTES // x_shard.element_size() + rank * m * k
+            st.handle.get_buffer(target, (m, k), x_shard.dtype, elems).copy_(x_shard)
+            _set_flag(st.handle, target, rank, device)  # ready[r] of rank r - s
+    launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
+    current.wait_stream(side)  # (x_shard read)
+    st.flags.zero_()  # (after the GEMM that waited on them)
+    return out
+
+
+def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, acc: torch.dtype,
+                        world: int, rank: int) -> torch.Tensor:
+    block, n = x.shape[0] // world, w.shape[1]
+    st = _state("scatter", x, w, acc, group, world, rank, block)
+    device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
+    partial = torch.empty((x.shape[0], n), dtype=acc, device=x.device)
+    result = torch.empty((block, n), dtype=acc, device=x.device)
+    st.handle.barrier(channel=0)  # every rank has summed its inbox of the last call and reset its flags
+    started = current.record_event()
+    launch.run(st.plan, st.problem, x, w, None, partial, st.arch, peer=st.block)
+    side.wait_event(started)  # (enqueued after the GEMM: a stream wait never stands before it in a queue)
+    head = FLAGS_BYTES // partial.element_size()
+    with torch.cuda.stream(side):
+        for step in range(1, world):  # block r + 1 is stored first
+            owner = (rank + step) % world
+            _wait_value(side, st.flags.data_ptr() + 4 * owner, st.target)
+            st.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(
+                partial[owner * block:(owner + 1) * block])
+            _set_flag(st.handle, owner, _LANDED + rank, device)
+    for step in range(1, world):
+        _wait_value(current, st.flags.data_ptr() + 4 * (_LANDED + (rank - step) % world), 1)
+    inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
+    _sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device)
+    current.wait_stream(side)  # (partial read)
+    st.flags.zero_()
+    return result
+
+
+@lru_cache(maxsize=8)
+def _sum_kernel(dtype: torch.dtype, device: int) -> Any:
+    arch = jit.target_arch(torch.cuda.get_device_capability(device))
+    elem = {torch.bfloat16: "__nv_bfloat16", torch.float16: "__half", torch.float32: "float"}[dtype]
+    return jit.load_kernel("util/sum_blocks.cu", "sum_blocks", jit.as_defines([("ELEM", elem)]), arch, device)
+
+
+def _sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
+                device: int) -> None:
+    from .. import driver
+
+    count = own.numel()
+    vec = 16 // own.element_size()
+    vectors = count % vec == 0 and (slot * own.element_size()) % 16 == 0 and all(
+        t.data_ptr() % 16 == 0 for t in (own, inbox, out))
+    work = count // vec if vectors else count
+    kernel = _sum_kernel(own.dtype, device)
+    cc = jit._cuda_core()
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    config = cc.LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1), block=(_SUM_THREADS, 1, 1))
+    stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
+    cc.launch(stream, config, kernel, own.data_ptr(), inbox.data_ptr(), np.int64(slot), np.int32(world),
+              np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors))

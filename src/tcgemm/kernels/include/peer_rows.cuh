@@ -1,0 +1,96 @@
+// peer_rows.cuh — tensor-parallel GEMMs in one persistent launch (tcgemm.distributed, transport "fused";
+// hopper/04_tma_store_epilogue.cu with PEER_ROWS = 1 or 2).
+//
+// Launching one GEMM per peer's chunk (the "copy" transport) pays each launch's ramp and last partial wave
+// W times, and a barrier kernel between launches; at four ranks that was most of the exposed time
+// (docs/tensor-parallel.md). Here one persistent launch walks the whole product, its rows rotated so that
+// the rows that are ready first come first, and the rows' progress is told through flags in memory:
+//
+// PEER_ROWS = 1, all-gather + GEMM.  A is the W x seg_rows rows of every rank: this rank's own shard (the
+// launch's A map, rows 0 .. seg_rows - 1) and the peers' shards in the inbox of its symmetric buffer (the
+// PeerRows map, rank s's rows at s * seg_rows).  The walk starts at the own shard's rows (shift = rank x
+// seg_rows), then rank + 1's, rank + 2's, ...: the order in which the peers' copy engines push them (each rank
+// pushes to rank - 1 first, so every rank receives one shard per step).  Before the first load of a tile
+// from rank s's rows, the producer waits until ready[s] is set: a 4-byte copy the sender's stream issues
+// after the copy of the rows, so the flag lands after the rows (stream order; the rows were written by a
+// copy engine, read here by TMA: the acquire load, then a proxy fence before the async-proxy reads).
+//
+// PEER_ROWS = 2, GEMM + reduce-scatter.  D holds the partial products of every rank's row block, block b
+// for rank b; the walk starts at block rank + 1's rows (the first to leave) and ends with the own block.
+// When a warpgroup's tile is stored, its rows count into ready[b]; a side stream waits for ready[b] to reach
+// seg_rows x tiles_n (cuStreamWaitValue32: no SM) and has a copy engine push block b to its owner while the
+// GEMM goes on.  Counting waits for the tile's TMA stores to have written D (wait_group 0, not .read), and
+// is done at the next tile's epilogue, a whole main loop later, so that wait costs nothing; the last tile's
+// after the loop.  Tiles below the matrix (a cluster's spare CTA) store nothing new and count nothing.
+//
+// Both need every tile inside one rank's rows (seg_rows a multiple of BLOCK_M: the host checks) and no
+// k-split of a tile (split-K, the tail split: the host picks configs without them; their workspace pointer
+// carries the PeerRows block instead).
+#pragma once
+#include "hopper_config.cuh"
+#include "block_scales.cuh"
+#include "hopper_sched.cuh"
+#include "mbarrier.cuh"
+#include "tma.cuh"
+
+#ifndef PEER_ROWS
+#define PEER_ROWS 0
+#endif
+constexpr bool kPeerRows = PEER_ROWS != 0;
+constexpr bool kPeerGather = PEER_ROWS == 1;
+constexpr bool kPeerSignal = PEER_ROWS == 2;
+static_assert(!kPeerRows || (SPLIT_K == 1 && !TAIL_SPLIT && !kDTransposed && !kBlockScales),
+              "PEER_ROWS: whole tiles (no split-K or tail split), D not transposed, no block scales");
+
+constexpr int PEER_MAX_WORLD = 32;  // (one bit per rank in the producer's mask of landed shards)
+
+// One per rank and shape, written by the host (tcgemm/distributed/fused.py: _peer_block) into device memory
+// of its own; the flags it points to are in the rank's symmetric buffer, where the peers reach them.
+struct PeerRows {
+    TmaDesc inbox;  // PEER_ROWS = 1: the inbox, (world x seg_rows) x K, rank s's rows at s x seg_rows
+    int world, rank, seg_rows, shift;  // shift: rows the walk is rotated by (modulo M)
+    unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
+                      // summed over the tile columns (this kernel adds them); reset by the host after each call
+};
+
+// The walk's tile -> the rows it computes: rotated by `shift`, tiles below the matrix left where they are.
+__device__ __forceinline__ TileCoord peer_rotate(TileCoord c, int M, const PeerRows* p) {
+    if (c.m0 < M) {
+        const int m = c.m0 + __ldg(&p->shift);
+        c.m0 = m >= M ? m - M : m;
+    }
+    return c;
+}
+
+// PEER_ROWS = 1: the map and row that A's box of rows m_load comes from — the own shard's (the launch's map,
+// rows from 0) or the inbox, once the sender's rows have landed (`landed`: the producer's mask of ranks seen).
+__device__ __forceinline__ const TmaDesc* peer_a_source(const PeerRows* p, const TmaDesc* own, int& m_load,
+                                                        unsigned& landed) {
+    const int seg_rows = __ldg(&p->seg_rows);
+    const int s = m_load / seg_rows;
+    if (s == __ldg(&p->rank)) {
+        m_load -= s * seg_rows;
+        return own;
+    }
+    if (!((landed >> s) & 1u)) {
+        const unsigned* flag = p->ready + s;
+        wait_with_watchdog([&] {
+            unsigned v;
+            asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+            if (!v) __nanosleep(128);
+            return v != 0u;
+        });
+        asm volatile("fence.proxy.async.global;" ::: "memory");  // the TMA loads below read what the flag published
+        landed |= 1u << s;
+    }
+    return &p->inbox;
+}
+
+// PEER_ROWS = 2: block `block` gains the rows of a tile this thread's TMA stores wrote (one thread per
+// warpgroup issues them: epilogue_tma.cuh).  -1: nothing pending.
+__device__ __forceinline__ void peer_count_rows(const PeerRows* p, int block, int rows) {
+    if (block < 0) return;
+    tma_store_wait<0>();  // the stores have written D (not only read shared memory)
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+    asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p->ready + block), "r"(rows) : "memory");
+}

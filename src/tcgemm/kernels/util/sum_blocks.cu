@@ -1,0 +1,60 @@
+// sum_blocks.cu — the last pass of a reduce-scatter (tcgemm.distributed.fused): this rank's row block of the sum
+// over ranks, out = sum over s = 0 .. world - 1 of part_s, where part_rank is the own partial product (`own`) and
+// part_s for s != rank is what rank s pushed into slot s of this rank's inbox (`inbox + s * slot`).  Added in rank
+// order in fp32 and rounded once: the same order on every rank and call, so the result repeats bitwise, and one
+// rounding where adding the slots one by one into a 16-bit result would round W - 1 times.  One pass over the
+// bytes, W + 1 block-sizes of them (the one-add-per-sender passes it replaces moved 3 (W - 1)).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#ifndef ELEM
+#define ELEM __nv_bfloat16
+#endif
+typedef ELEM elem;
+constexpr int VEC = 16 / sizeof(elem);  // elements per 16-byte word
+
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T from_f(float x);
+template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+// count elements; `vectors`: count is a multiple of VEC and every pointer (and slot's bytes) 16-byte aligned.
+extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restrict__ own, const elem* __restrict__ inbox,
+                                                              long long slot, int world, int rank, elem* __restrict__ out,
+                                                              long long count, int vectors) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (vectors) {
+        for (long long i = first; i < count / VEC; i += stride) {
+            float sum[VEC];
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) sum[j] = 0.0f;
+            for (int s = 0; s < world; ++s) {
+                const elem* part = s == rank ? own : inbox + s * slot;
+                union {
+                    int4 word;
+                    elem e[VEC];
+                } v;
+                v.word = __ldcs(reinterpret_cast<const int4*>(part) + i);  // (read once: evict first)
+#pragma unroll
+                for (int j = 0; j < VEC; ++j) sum[j] += to_f(v.e[j]);
+            }
+            union {
+                int4 word;
+                elem e[VEC];
+            } r;
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) r.e[j] = from_f<elem>(sum[j]);
+            reinterpret_cast<int4*>(out)[i] = r.word;
+        }
+        return;
+    }
+    for (long long i = first; i < count; i += stride) {
+        float sum = 0.0f;
+        for (int s = 0; s < world; ++s) sum += to_f((s == rank ? own : inbox + s * slot)[i]);
+        out[i] = from_f<elem>(sum);
+    }
+}
