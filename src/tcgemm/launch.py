@@ -227,7 +227,7 @@ def peer_rows_refuses(spec: KernelSpec, cfg: TileConfig) -> str | None:
         return f"only {PEER_ROWS_KERNEL} has the policy, not {spec.name}"
     if cfg.get("SPLIT_K", 1) > 1:
         return "its tiles are split along k (SPLIT_K)"
-    for name in ("TAIL_SPLIT", "D_TRANSPOSED", "BLOCK_SCALES"):
+    for name in ("D_TRANSPOSED", "BLOCK_SCALES", "STREAM_K"):
         if cfg.get(name, 0):
             return f"it uses {name}"
     return None

@@ -5,19 +5,24 @@ transport (:mod:`tcgemm.distributed.symmetric`); what goes is one GEMM launch pe
 partial wave and a barrier kernel each — which at four ranks cost more than the transfers
 (docs/tensor-parallel.md).
 
-all-gather + GEMM. Calling stream: a barrier (every rank is done with its inbox's last rows and has reset its
-flags), then the GEMM of all W · m rows, own shard first. Side stream, enqueued before the GEMM: per step
-s = 1 .. W - 1 a copy of the own shard into inbox[r] of rank r - s, then a 4-byte copy setting that rank's
-ready[r] (stream order: after the rows). Rank r's GEMM walks rank r + 1's rows right after its own: those
-come first. The flags are reset after the GEMM.
+No barrier kernel orders the ranks (a one-block kernel cannot start beside a GEMM that holds every SM, and
+one before the GEMM put every rank's start at the slowest rank's): flags in each rank's symmetric buffer do,
+set by 4-byte copies (copy engines) and waited for by the kernel or by stream memory operations
+(cuStreamWaitValue32: the GPU's front end polls, no SM). free[t] at rank r says rank t is done with what r
+pushed into its inbox last; r waits for it, clears it, pushes, and t sets it again once its GEMM (all-gather)
+or its sum (reduce-scatter) has read the inbox and its own flags are reset.
 
-GEMM + reduce-scatter. Calling stream: a barrier (every rank has summed its inbox of the last call), then the
-GEMM of all M rows into a local buffer, block r + 1 first and the own block last; its kernel adds each stored
-tile's rows into ready[b]. Side stream: per step s = 1 .. W - 1, a stream wait (cuStreamWaitValue32, no SM)
-for block r + s to be whole, its copy into inbox[r] of rank r + s, and a 4-byte copy setting that rank's
-landed[r]. Calling stream, after the GEMM: a wait for every landed flag, then one pass summing the own block
-and the inbox in rank order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on every
-call), and the flags reset.
+all-gather + GEMM. Calling stream: the GEMM of all W · m rows, own shard first, then the ready flags reset.
+Side stream: per step s = 1 .. W - 1, for rank t = r - s, wait for free[t], copy the own shard into inbox[r]
+of rank t, then a 4-byte copy setting ready[r] at t (stream order: after the rows). Rank r's GEMM walks rank
+r + 1's rows right after its own: those come first.
+
+GEMM + reduce-scatter. Calling stream: the GEMM of all M rows into a local buffer, block r + 1 first and the
+own block last; its kernel adds each stored tile's rows into ready[b]. Side stream: per step s, for rank
+t = r + s, wait until ready[t] shows block t whole, wait for free[t], copy the block into inbox[r] of rank t,
+then set landed[r] at t. Calling stream, after the GEMM: wait for every landed flag, one pass summing the own
+block and the inbox in rank order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on
+every call), the flags reset.
 
 Both need the rows per rank to be a multiple of the config's BLOCK_M (every tile inside one rank's rows) and
 16-byte aligned rows; elsewhere the entry points fall back to ``copy``.
@@ -42,9 +47,12 @@ from ..sms import usable as usable_sms
 from . import symmetric
 
 MAX_WORLD = 32  # (kernels/include/peer_rows.cuh: PEER_MAX_WORLD)
-FLAGS_BYTES = 256  # the symmetric buffer's head: ready[32] then landed[32] (uint32), then the inbox
-_LANDED = 32  # index of landed[0] among the head's ints
-_BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, the ready pointer
+# The symmetric buffer's head, uint32 flags of MAX_WORLD each, then the inbox:
+_READY = 0  # ready[s]: all-gather, rank s's rows have landed; reduce-scatter, the rows of block s stored (the kernel's)
+_LANDED = MAX_WORLD  # landed[s] (reduce-scatter): rank s's partial of this rank's block is in inbox slot s
+_FREE = 2 * MAX_WORLD  # free[t]: rank t is done with what this rank pushed into its inbox last (1 at the start)
+FLAGS_BYTES = 512
+_BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, two pointers
 _FLOATS = (torch.bfloat16, torch.float16)
 _SUM_THREADS = 256
 
@@ -60,11 +68,13 @@ class _State:
     plan: Any
     arch: str
     block: torch.Tensor  # the PeerRows block (device)
-    flags: torch.Tensor  # this rank's head of ints (ready, landed), reset after every call
+    tail: torch.Tensor | None  # the tail split's partial tiles (the block points to them)
+    flags: torch.Tensor  # this rank's head of flags (ready, landed, free)
     target: int  # reduce-scatter: ready[b]'s value once block b is stored (seg_rows x tiles along N)
 
 
 _states: dict[tuple, _State] = {}
+_initialised: dict[tuple, Any] = {}  # (purpose, group, device) -> the handle whose flags were set up
 
 
 def _check(x: torch.Tensor, world: int) -> None:
@@ -87,28 +97,40 @@ def _config(problem: GemmProblem, rows: int, sms: int) -> tuple[Any, Any]:
     return spec, dispatch.pick_config(spec, problem, sms, among=names)
 
 
-def _peer_block(device: torch.device, inbox_map: Any | None, world: int, rank: int, seg_rows: int, shift: int,
-                ready: int) -> torch.Tensor:
+def _peer_block(device: torch.device, inbox_map: Any | None, ints: tuple[int, int, int, int], ready: int,
+                tail: int) -> torch.Tensor:
     raw = bytearray(_BLOCK_BYTES)
     if inbox_map is not None:
         raw[0:128] = ctypes.string_at(int(inbox_map.getPtr()), 128)
-    raw[128:144] = np.array([world, rank, seg_rows, shift], dtype=np.int32).tobytes()
-    raw[144:152] = np.array([ready], dtype=np.uint64).tobytes()
-    host = torch.frombuffer(raw, dtype=torch.uint8)
-    return host.to(device)
+    raw[128:144] = np.array(ints, dtype=np.int32).tobytes()
+    raw[144:160] = np.array([ready, tail], dtype=np.uint64).tobytes()
+    return torch.frombuffer(raw, dtype=torch.uint8).to(device)
+
+
+def _buffer(kind: str, group: dist.ProcessGroup | None, device: torch.device, nbytes: int) -> Any:
+    """The symmetric buffer of ``kind``, its flags set up when it is new (a collective: every rank calls it)."""
+    handle = symmetric.workspace(group, device, nbytes, purpose="fused-" + kind)
+    key = (kind, symmetric._group_name(group), device.index)
+    if _initialised.get(key) is not handle:
+        flags = handle.get_buffer(dist.get_rank(group), (3 * MAX_WORLD,), torch.int32, 0)
+        flags.zero_()
+        flags[_FREE:].fill_(1)
+        torch.cuda.current_stream(device).synchronize()
+        dist.barrier(group)  # every rank's flags are set before any peer may touch them
+        _initialised[key] = handle
+    return handle
 
 
 def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, group: dist.ProcessGroup | None,
            world: int, rank: int, rows: int) -> _State:
-    """The launch of one shape, made once (a collective the first time: the symmetric buffer)."""
+    """The launch of one shape, made once (a collective the first time: the symmetric buffer). A later, larger
+    shape may give the kind a new buffer; the states made before keep theirs (every rank alike)."""
     m_all, k, n = (world * rows if kind == "gather" else x.shape[0]), x.shape[1], w.shape[1]
     index = x.device.index if x.device.index is not None else torch.cuda.current_device()
     key = (kind, symmetric._group_name(group), index, rows, k, n, x.dtype, out_dtype, tuple(x.stride()),
            tuple(w.stride()))
-    inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
-    handle = symmetric.workspace(group, x.device, FLAGS_BYTES + inbox_bytes, purpose="fused-" + kind)
     found = _states.get(key)
-    if found is not None and found.handle is handle:
+    if found is not None:
         return found
     if torch.cuda.is_current_stream_capturing():
         raise RuntimeError(f"tcgemm.distributed (fused): a new shape ({kind}, {rows} rows per rank x {k} x {n}) must "
@@ -116,6 +138,8 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     _check(x, world)
     _, sms, arch = device_info(index)
     sms = usable_sms(sms)
+    inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
+    handle = _buffer(kind, group, x.device, FLAGS_BYTES + inbox_bytes)
     # A as the kernel sees it: x (reduce-scatter), or the inbox of every rank's rows (all-gather: its map)
     a = x if kind == "scatter" else handle.get_buffer(rank, (m_all, k), x.dtype, FLAGS_BYTES // x.element_size())
     problem, t = describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
@@ -126,19 +150,20 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
         raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
     spec, cfg = _config(problem, rows, sms)
     p = launch.plan(problem, spec, cfg, sms)
-    launch.kernel_for(p, arch, index)  # compiled and loaded now, not between the transfers' setup and the GEMM
-    flags = handle.get_buffer(rank, (2 * MAX_WORLD,), torch.int32, 0)
-    flags.zero_()
+    kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now, not between a call's transfers and GEMM
+    clusters = launch.resident_grid(p, kernel, index)[0] // spec.cluster_of(cfg)
+    tail_floats = launch._tail_need(problem, spec, cfg, clusters)[0] if cfg.get("TAIL_SPLIT") else 0
+    tail = torch.empty(tail_floats, dtype=torch.float32, device=x.device) if tail_floats else None
+    flags = handle.get_buffer(rank, (3 * MAX_WORLD,), torch.int32, 0)
+    ready, tail_ptr = flags.data_ptr(), tail.data_ptr() if tail is not None else 0
     if kind == "gather":
         inbox_map = tma.encode_typed(a.data_ptr(), tma.operand_map_type(problem), *tma.geometry(problem, cfg, "a"))
-        block = _peer_block(x.device, inbox_map, world, rank, rows, rank * rows, flags.data_ptr())
+        block = _peer_block(x.device, inbox_map, (world, rank, rows, rank * rows), ready, tail_ptr)
         target = 0
     else:
-        block = _peer_block(x.device, None, world, rank, rows, (rank + 1) % world * rows, flags.data_ptr())
+        block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world * rows), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
-    torch.cuda.current_stream(x.device).synchronize()  # (the block and the zeroed flags are in place)
-    dist.barrier(group)  # every rank's flags are zero before any peer may set one
-    state = _states[key] = _State(handle, problem, p, arch, block, flags, target)
+    state = _states[key] = _State(handle, problem, p, arch, block, tail, flags, target)
     return state
 
 
@@ -148,7 +173,8 @@ def _one(device: int) -> torch.Tensor:
 
 
 def _set_flag(handle: Any, owner: int, index: int, device: int) -> None:
-    """Copy 1 into int ``index`` of rank ``owner``'s head (a copy engine's 4-byte write, after the stream's copies)."""
+    """Copy 1 into flag ``index`` of rank ``owner``'s head (a copy engine's 4-byte write, after the stream's
+    copies: the rows it announces have landed before it)."""
     handle.get_buffer(owner, (1,), torch.int32, index).copy_(_one(device))
 
 
@@ -164,6 +190,40 @@ def _wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
         raise RuntimeError(f"cuStreamWaitValue32 failed ({err})")
 
 
+def _write_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
+    """The stream writes ``value`` to the uint32 at ``address`` (a stream memory operation, no SM)."""
+    from cuda.bindings import driver
+
+    (err,) = driver.cuStreamWriteValue32(driver.CUstream(stream.cuda_stream), driver.CUdeviceptr(address),
+                                         driver.cuuint32_t(value),
+                                         driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuStreamWriteValue32 failed ({err})")
+
+
+def _claim_inbox(side: torch.cuda.Stream, st: _State, target: int) -> None:
+    """Wait until rank ``target`` is done with this rank's last push into its inbox (free[target]), then take it."""
+    address = st.flags.data_ptr() + 4 * (_FREE + target)
+    _wait_value(side, address, 1)
+    _write_value(side, address, 0)
+
+
+def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _State, world: int, rank: int,
+                   device: int, pushed: torch.cuda.Event) -> None:
+    """After the calling stream's work so far (this rank is done with its inbox and has reset its flags): tell
+    every peer it may push again (free[rank] at each), on the side stream; the calling stream goes on once the
+    pushes are done (and, in a CUDA graph, once the side stream is done: capture joins every stream it forks)."""
+    side.wait_event(current.record_event())
+    with torch.cuda.stream(side):
+        for peer in range(world):
+            if peer != rank:
+                _set_flag(st.handle, peer, _FREE + rank, device)
+    if torch.cuda.is_current_stream_capturing():
+        current.wait_stream(side)
+    else:
+        current.wait_event(pushed)
+
+
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
                     world: int, rank: int) -> torch.Tensor:
     m, k = x_shard.shape
@@ -171,17 +231,20 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     st = _state("gather", x_shard, w, out.dtype, group, world, rank, m)
     device = x_shard.device.index if x_shard.device.index is not None else torch.cuda.current_device()
     current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
-    st.handle.barrier(channel=0)  # every rank's last GEMM has read its inbox, and its flags are reset
-    side.wait_event(current.record_event())
-    with torch.cuda.stream(side):  # enqueued before the GEMM, which waits for what they bring
+    side.wait_event(current.record_event())  # (x_shard written)
+    # The GEMM first, so the GPU computes the own rows while the host enqueues the transfers (PyTorch's async-TP
+    # orders its spinning kernel and the copies it waits for the same way).
+    launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
+    with torch.cuda.stream(side):
         for step in range(1, world):  # rank r - 1 first: it walks rank r's rows right after its own
             target = (rank - step) % world
+            _claim_inbox(side, st, target)
             elems = FLAGS_BYTES // x_shard.element_size() + rank * m * k
             st.handle.get_buffer(target, (m, k), x_shard.dtype, elems).copy_(x_shard)
-            _set_flag(st.handle, target, rank, device)  # ready[r] of rank r - s
-    launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
-    current.wait_stream(side)  # (x_shard read)
-    st.flags.zero_()  # (after the GEMM that waited on them)
+            _set_flag(st.handle, target, _READY + rank, device)
+    pushed = side.record_event()
+    st.flags[_READY:_READY + MAX_WORLD].zero_()  # (after the GEMM that waited on them)
+    _release_inbox(current, side, st, world, rank, device, pushed)
     return out
 
 
@@ -193,7 +256,6 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
     partial = torch.empty((x.shape[0], n), dtype=acc, device=x.device)
     result = torch.empty((block, n), dtype=acc, device=x.device)
-    st.handle.barrier(channel=0)  # every rank has summed its inbox of the last call and reset its flags
     started = current.record_event()
     launch.run(st.plan, st.problem, x, w, None, partial, st.arch, peer=st.block)
     side.wait_event(started)  # (enqueued after the GEMM: a stream wait never stands before it in a queue)
@@ -201,16 +263,19 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     with torch.cuda.stream(side):
         for step in range(1, world):  # block r + 1 is stored first
             owner = (rank + step) % world
-            _wait_value(side, st.flags.data_ptr() + 4 * owner, st.target)
+            _wait_value(side, st.flags.data_ptr() + 4 * (_READY + owner), st.target)
+            _claim_inbox(side, st, owner)
             st.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(
                 partial[owner * block:(owner + 1) * block])
             _set_flag(st.handle, owner, _LANDED + rank, device)
+    pushed = side.record_event()
     for step in range(1, world):
         _wait_value(current, st.flags.data_ptr() + 4 * (_LANDED + (rank - step) % world), 1)
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
     _sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device)
-    current.wait_stream(side)  # (partial read)
-    st.flags.zero_()
+    current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
+    st.flags[_READY:_LANDED + MAX_WORLD].zero_()
+    _release_inbox(current, side, st, world, rank, device, pushed)
     return result
 
 

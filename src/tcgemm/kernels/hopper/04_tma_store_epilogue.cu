@@ -168,7 +168,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // ---- producer warpgroup: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
         setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
-            const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
+            const UnitWalk walk(units, ktiles, split_workspace(workspace) != nullptr, wave_position());
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
@@ -226,7 +226,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     {
         // ---- consumer warpgroups 1..CONSUMERS: rows WG_M (wg-1) .. WG_M wg - 1 of each tile (PINGPONG: all rows of every other tile) ----
         setmaxnreg_inc<CONSUMER_REGS>();
-        const UnitWalk walk(units, ktiles, workspace != nullptr, wave_position());
+        const UnitWalk walk(units, ktiles, split_workspace(workspace) != nullptr, wave_position());
         const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);  // warp-uniform to the compiler: descriptors in uniform registers
         const int wg_tid = tid % 128;
         // Thread q < CLUSTER_M of the warpgroup releases slots in CTA q of the cluster.
@@ -395,7 +395,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (u >= walk.tail.dp) {  // (tail_split.cuh)
                     volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
                     int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
-                    if (!tail_reduce<CONSUMERS>(acc, workspace, tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
+                    if (!tail_reduce<CONSUMERS>(acc, split_workspace(workspace), tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
                                                 walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
                         continue;
                 }

@@ -23,12 +23,13 @@
 // is done at the next tile's epilogue, a whole main loop later, so that wait costs nothing; the last tile's
 // after the loop.  Tiles below the matrix (a cluster's spare CTA) store nothing new and count nothing.
 //
-// Both need every tile inside one rank's rows (seg_rows a multiple of BLOCK_M: the host checks) and no
-// k-split of a tile (split-K, the tail split: the host picks configs without them; their workspace pointer
-// carries the PeerRows block instead).
+// Both need every tile inside one rank's rows (seg_rows a multiple of BLOCK_M: the host checks) and no split-K.
+// The launch's workspace pointer carries the PeerRows block; the tail split's partial tiles (tail_split.cuh)
+// go to the block's own buffer instead.
 #pragma once
 #include "hopper_config.cuh"
 #include "block_scales.cuh"
+#include "group_rows.cuh"
 #include "hopper_sched.cuh"
 #include "mbarrier.cuh"
 #include "tma.cuh"
@@ -39,8 +40,8 @@
 constexpr bool kPeerRows = PEER_ROWS != 0;
 constexpr bool kPeerGather = PEER_ROWS == 1;
 constexpr bool kPeerSignal = PEER_ROWS == 2;
-static_assert(!kPeerRows || (SPLIT_K == 1 && !TAIL_SPLIT && !kDTransposed && !kBlockScales),
-              "PEER_ROWS: whole tiles (no split-K or tail split), D not transposed, no block scales");
+static_assert(!kPeerRows || (SPLIT_K == 1 && !kDTransposed && !kBlockScales && !kGroupRows),
+              "PEER_ROWS: no split-K, D not transposed, no block scales, not grouped");
 
 constexpr int PEER_MAX_WORLD = 32;  // (one bit per rank in the producer's mask of landed shards)
 
@@ -51,7 +52,14 @@ struct PeerRows {
     int world, rank, seg_rows, shift;  // shift: rows the walk is rotated by (modulo M)
     unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
                       // summed over the tile columns (this kernel adds them); reset by the host after each call
+    float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
 };
+
+// The tail split's workspace: the launch's, or with PEER_ROWS the block's.
+__device__ __forceinline__ float* split_workspace(float* workspace) {
+    if constexpr (kPeerRows) return reinterpret_cast<const PeerRows*>(workspace)->tail_ws;
+    return workspace;
+}
 
 // The walk's tile -> the rows it computes: rotated by `shift`, tiles below the matrix left where they are.
 __device__ __forceinline__ TileCoord peer_rotate(TileCoord c, int M, const PeerRows* p) {
