@@ -7,14 +7,15 @@ partial wave and a barrier kernel each — which at four ranks cost more than th
 
 No barrier kernel orders the ranks (a one-block kernel cannot start beside a GEMM that holds every SM, and
 one before the GEMM put every rank's start at the slowest rank's): flags in each rank's symmetric buffer do,
-set by 4-byte copies (copy engines) and waited for by the kernel or by stream memory operations
-(cuStreamWaitValue32: the GPU's front end polls, no SM). free[t] at rank r says rank t is done with what r
+set and waited for by stream memory operations (cuStreamWriteValue32 / cuStreamWaitValue32: the GPU's front end
+writes and polls, no SM; a 4-byte copy instead may run as a kernel, which waits behind a GEMM holding every SM)
+or waited for by the kernel. free[t] at rank r says rank t is done with what r
 pushed into its inbox last; r waits for it, clears it, pushes, and t sets it again once its GEMM (all-gather)
 or its sum (reduce-scatter) has read the inbox and its own flags are reset.
 
 all-gather + GEMM. Calling stream: the GEMM of all W · m rows, own shard first, then the ready flags reset.
-Side stream: per step s = 1 .. W - 1, for rank t = r - s, wait for free[t], copy the own shard into inbox[r]
-of rank t, then a 4-byte copy setting ready[r] at t (stream order: after the rows). Rank r's GEMM walks rank
+Side stream, enqueued before the GEMM: per step s = 1 .. W - 1, for rank t = r - s, wait for free[t], copy
+the own shard into inbox[r] of rank t, then set ready[r] at t (stream order, and a fence: after the rows). Rank r's GEMM walks rank
 r + 1's rows right after its own: those come first.
 
 GEMM + reduce-scatter. Calling stream: the GEMM of all M rows into a local buffer, block r + 1 first and the
@@ -71,9 +72,10 @@ class _State:
     tail: torch.Tensor | None  # the tail split's partial tiles (the block points to them)
     flags: torch.Tensor  # this rank's head of flags (ready, landed, free)
     target: int  # reduce-scatter: ready[b]'s value once block b is stored (seg_rows x tiles along N)
+    heads: tuple[int, ...]  # every rank's head of flags (its buffer's address in this rank's address space)
 
 
-_states: dict[tuple, _State] = {}
+_states: dict[tuple, _State | FusedUnavailable] = {}
 _initialised: dict[tuple, Any] = {}  # (purpose, group, device) -> the handle whose flags were set up
 
 
@@ -124,58 +126,65 @@ def _buffer(kind: str, group: dist.ProcessGroup | None, device: torch.device, nb
 def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, group: dist.ProcessGroup | None,
            world: int, rank: int, rows: int) -> _State:
     """The launch of one shape, made once (a collective the first time: the symmetric buffer). A later, larger
-    shape may give the kind a new buffer; the states made before keep theirs (every rank alike)."""
+    shape may give the kind a new buffer; the states made before keep theirs (every rank alike). Raises
+    FusedUnavailable (remembered: later calls fall back at once, in a CUDA graph's capture too) where the kernel
+    cannot take the shape."""
     m_all, k, n = (world * rows if kind == "gather" else x.shape[0]), x.shape[1], w.shape[1]
     index = x.device.index if x.device.index is not None else torch.cuda.current_device()
     key = (kind, symmetric._group_name(group), index, rows, k, n, x.dtype, out_dtype, tuple(x.stride()),
            tuple(w.stride()))
     found = _states.get(key)
+    if isinstance(found, FusedUnavailable):
+        raise found
     if found is not None:
         return found
+    try:
+        _check(x, world)
+        _, sms, arch = device_info(index)
+        sms = usable_sms(sms)
+        # A as the kernel sees it: x (reduce-scatter), or the inbox of every rank's rows (all-gather), row-major
+        a = x if kind == "scatter" else torch.empty((m_all, k), dtype=x.dtype, device="meta")
+        problem, t = describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
+        if t["a"] is not a or t["b"] is not w or problem.swapped or problem.d_transposed:
+            raise FusedUnavailable("operands the kernel cannot read in place (w not contiguous along N or K)")
+        problem = dataclasses.replace(problem, peer_rows=1 if kind == "gather" else 2)
+        if tma.why_not(problem) is not None or (n * out_dtype.itemsize) % 16:
+            raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
+        spec, cfg = _config(problem, rows, sms)
+    except FusedUnavailable as exc:
+        _states[key] = exc
+        raise
     if torch.cuda.is_current_stream_capturing():
         raise RuntimeError(f"tcgemm.distributed (fused): a new shape ({kind}, {rows} rows per rank x {k} x {n}) must "
                            "be prepared before CUDA graph capture; run the same call once before capturing")
-    _check(x, world)
-    _, sms, arch = device_info(index)
-    sms = usable_sms(sms)
-    inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
-    handle = _buffer(kind, group, x.device, FLAGS_BYTES + inbox_bytes)
-    # A as the kernel sees it: x (reduce-scatter), or the inbox of every rank's rows (all-gather: its map)
-    a = x if kind == "scatter" else handle.get_buffer(rank, (m_all, k), x.dtype, FLAGS_BYTES // x.element_size())
-    problem, t = describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
-    if t["a"] is not a or t["b"] is not w or problem.swapped or problem.d_transposed:
-        raise FusedUnavailable("operands the kernel cannot read in place (w not contiguous along N or K)")
-    problem = dataclasses.replace(problem, peer_rows=1 if kind == "gather" else 2)
-    if tma.why_not(problem) is not None or (n * out_dtype.itemsize) % 16:
-        raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
-    spec, cfg = _config(problem, rows, sms)
     p = launch.plan(problem, spec, cfg, sms)
     kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now, not between a call's transfers and GEMM
+    inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
+    handle = _buffer(kind, group, x.device, FLAGS_BYTES + inbox_bytes)
     clusters = launch.resident_grid(p, kernel, index)[0] // spec.cluster_of(cfg)
     tail_floats = launch._tail_need(problem, spec, cfg, clusters)[0] if cfg.get("TAIL_SPLIT") else 0
     tail = torch.empty(tail_floats, dtype=torch.float32, device=x.device) if tail_floats else None
     flags = handle.get_buffer(rank, (3 * MAX_WORLD,), torch.int32, 0)
     ready, tail_ptr = flags.data_ptr(), tail.data_ptr() if tail is not None else 0
     if kind == "gather":
-        inbox_map = tma.encode_typed(a.data_ptr(), tma.operand_map_type(problem), *tma.geometry(problem, cfg, "a"))
+        inbox = handle.get_buffer(rank, (m_all, k), x.dtype, FLAGS_BYTES // x.element_size())
+        inbox_map = tma.encode_typed(inbox.data_ptr(), tma.operand_map_type(problem),
+                                     *tma.geometry(problem, cfg, "a"))
         block = _peer_block(x.device, inbox_map, (world, rank, rows, rank * rows), ready, tail_ptr)
         target = 0
     else:
         block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world * rows), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
-    state = _states[key] = _State(handle, problem, p, arch, block, tail, flags, target)
+    state = _states[key] = _State(handle, problem, p, arch, block, tail, flags, target, tuple(handle.buffer_ptrs))
     return state
 
 
-@lru_cache(maxsize=8)
-def _one(device: int) -> torch.Tensor:
-    return torch.ones(1, dtype=torch.int32, device=device)
-
-
-def _set_flag(handle: Any, owner: int, index: int, device: int) -> None:
-    """Copy 1 into flag ``index`` of rank ``owner``'s head (a copy engine's 4-byte write, after the stream's
-    copies: the rows it announces have landed before it)."""
-    handle.get_buffer(owner, (1,), torch.int32, index).copy_(_one(device))
+def _set_flag(stream: torch.cuda.Stream, st: _State, owner: int, index: int) -> None:
+    """Set flag ``index`` of rank ``owner``'s head to 1: a stream memory operation, after the stream's copies (it
+    fences before the write: the rows it announces have landed before it). Not a 4-byte copy: the driver may run
+    a copy that small as a kernel, which would wait behind a GEMM holding every SM — the GEMM that waits for
+    this flag (all-gather deadlocked so at 4 ranks)."""
+    _write_value(stream, st.heads[owner] + 4 * index, 1)
 
 
 def _wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
@@ -209,7 +218,7 @@ def _claim_inbox(side: torch.cuda.Stream, st: _State, target: int) -> None:
 
 
 def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _State, world: int, rank: int,
-                   device: int, pushed: torch.cuda.Event) -> None:
+                   pushed: torch.cuda.Event) -> None:
     """After the calling stream's work so far (this rank is done with its inbox and has reset its flags): tell
     every peer it may push again (free[rank] at each), on the side stream; the calling stream goes on once the
     pushes are done (and, in a CUDA graph, once the side stream is done: capture joins every stream it forks)."""
@@ -217,7 +226,7 @@ def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _Sta
     with torch.cuda.stream(side):
         for peer in range(world):
             if peer != rank:
-                _set_flag(st.handle, peer, _FREE + rank, device)
+                _set_flag(side, st, peer, _FREE + rank)
     if torch.cuda.is_current_stream_capturing():
         current.wait_stream(side)
     else:
@@ -229,22 +238,21 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     m, k = x_shard.shape
     x_shard = x_shard.contiguous()
     st = _state("gather", x_shard, w, out.dtype, group, world, rank, m)
-    device = x_shard.device.index if x_shard.device.index is not None else torch.cuda.current_device()
     current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
     side.wait_event(current.record_event())  # (x_shard written)
-    # The GEMM first, so the GPU computes the own rows while the host enqueues the transfers (PyTorch's async-TP
-    # orders its spinning kernel and the copies it waits for the same way).
-    launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
+    # The transfers are enqueued before the GEMM that waits for them: were the two streams to share one of the
+    # GPU's hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), a GEMM ahead of them would wait forever.
     with torch.cuda.stream(side):
         for step in range(1, world):  # rank r - 1 first: it walks rank r's rows right after its own
             target = (rank - step) % world
             _claim_inbox(side, st, target)
             elems = FLAGS_BYTES // x_shard.element_size() + rank * m * k
             st.handle.get_buffer(target, (m, k), x_shard.dtype, elems).copy_(x_shard)
-            _set_flag(st.handle, target, _READY + rank, device)
+            _set_flag(side, st, target, _READY + rank)
     pushed = side.record_event()
+    launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
     st.flags[_READY:_READY + MAX_WORLD].zero_()  # (after the GEMM that waited on them)
-    _release_inbox(current, side, st, world, rank, device, pushed)
+    _release_inbox(current, side, st, world, rank, pushed)
     return out
 
 
@@ -267,7 +275,7 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             _claim_inbox(side, st, owner)
             st.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(
                 partial[owner * block:(owner + 1) * block])
-            _set_flag(st.handle, owner, _LANDED + rank, device)
+            _set_flag(side, st, owner, _LANDED + rank)
     pushed = side.record_event()
     for step in range(1, world):
         _wait_value(current, st.flags.data_ptr() + 4 * (_LANDED + (rank - step) % world), 1)
@@ -275,7 +283,7 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     _sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device)
     current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
     st.flags[_READY:_LANDED + MAX_WORLD].zero_()
-    _release_inbox(current, side, st, world, rank, device, pushed)
+    _release_inbox(current, side, st, world, rank, pushed)
     return result
 
 
