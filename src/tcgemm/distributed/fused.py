@@ -15,8 +15,8 @@ or its sum (reduce-scatter) has read the inbox and its own flags are reset.
 
 all-gather + GEMM. Calling stream: the GEMM of all W · m rows, own shard first, then the ready flags reset.
 Side stream, enqueued before the GEMM: per step s = 1 .. W - 1, for rank t = r - s, wait for free[t], copy
-the own shard into inbox[r] of rank t, then set ready[r] at t (stream order, and a fence: after the rows). Rank r's GEMM walks rank
-r + 1's rows right after its own: those come first.
+the own shard into inbox[r] of rank t, then set ready[r] at t (stream order, and a fence: after the rows).
+Rank r's GEMM walks rank r + 1's rows right after its own: those come first.
 
 GEMM + reduce-scatter. Calling stream: the GEMM of all M rows into a local buffer, block r + 1 first and the
 own block last; its kernel adds each stored tile's rows into ready[b]. Side stream: per step s, for rank
