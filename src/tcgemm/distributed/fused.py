@@ -21,8 +21,8 @@ Rank r's GEMM walks rank r + 1's rows right after its own: those come first.
 GEMM + reduce-scatter. Calling stream: the GEMM of all M rows into a local buffer, block r + 1 first and the
 own block last; its kernel adds each stored tile's rows into ready[b]. Side stream: per step s, for rank
 t = r + s, wait until ready[t] shows block t whole, wait for free[t], copy the block into inbox[r] of rank t,
-then set landed[r] at t. Calling stream, after the GEMM: wait for every landed flag, one pass summing the own
-block and the inbox in rank order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on
+then set landed[r] at t. Calling stream, after the GEMM: one pass (a kernel that first waits for every landed
+flag itself, so no stream wait stands between it and the GEMM) summing the own block and the inbox in rank order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on
 every call), the flags reset.
 
 Both need the rows per rank to be a multiple of the config's BLOCK_M (every tile inside one rank's rows) and
@@ -92,10 +92,10 @@ def _config(problem: GemmProblem, rows: int, sms: int) -> tuple[Any, Any]:
     """The production kernel and the config the estimate picks among those that run PEER_ROWS and tile ``rows``."""
     spec = registry.get(launch.PEER_ROWS_KERNEL)
     names = tuple(c.name for c in spec.configs_for(problem.precision)
-                  if launch.peer_rows_refuses(spec, c) is None and rows % c["BLOCK_M"] == 0
+                  if launch.peer_rows_refuses(spec, c) is None and rows % (c["BLOCK_M"] * spec.cluster_shape(c)[0]) == 0
                   and dispatch.config_refuses(c, problem, spec) is None)
     if not names:
-        raise FusedUnavailable(f"{rows} rows per rank (a multiple of 128 is needed)")
+        raise FusedUnavailable(f"{rows} rows per rank (a multiple of 128 is needed, of 256 for most configs)")
     return spec, dispatch.pick_config(spec, problem, sms, among=names)
 
 
@@ -170,51 +170,60 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
         inbox = handle.get_buffer(rank, (m_all, k), x.dtype, FLAGS_BYTES // x.element_size())
         inbox_map = tma.encode_typed(inbox.data_ptr(), tma.operand_map_type(problem),
                                      *tma.geometry(problem, cfg, "a"))
-        block = _peer_block(x.device, inbox_map, (world, rank, rows, rank * rows), ready, tail_ptr)
+        block = _peer_block(x.device, inbox_map, (world, rank, rows, rank), ready, tail_ptr)
         target = 0
     else:
-        block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world * rows), ready, tail_ptr)
+        block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
     state = _states[key] = _State(handle, problem, p, arch, block, tail, flags, target, tuple(handle.buffer_ptrs))
     return state
 
 
-def _set_flag(stream: torch.cuda.Stream, st: _State, owner: int, index: int) -> None:
+def _set_flag(stream: torch.cuda.Stream, st: _State, owner: int, index: int, fenced: bool = True) -> None:
     """Set flag ``index`` of rank ``owner``'s head to 1: a stream memory operation, after the stream's copies (it
     fences before the write: the rows it announces have landed before it). Not a 4-byte copy: the driver may run
     a copy that small as a kernel, which would wait behind a GEMM holding every SM — the GEMM that waits for
     this flag (all-gather deadlocked so at 4 ranks)."""
-    _write_value(stream, st.heads[owner] + 4 * index, 1)
+    _write_value(stream, st.heads[owner] + 4 * index, 1, fenced)
+
+
+_WAIT_GEQ = 0  # CU_STREAM_WAIT_VALUE_GEQ
+_WRITE_FENCED, _WRITE_UNFENCED = 0, 1  # CU_STREAM_WRITE_VALUE_DEFAULT (a memory fence first), ..._NO_MEMORY_BARRIER
+
+
+@lru_cache(maxsize=1)
+def _memops() -> tuple[Any, Any]:
+    """cuStreamWaitValue32 and cuStreamWriteValue32 (v2) of the driver through ctypes: a dozen of them per call,
+    each ~1 us of host time this way against ~10 through cuda.bindings' argument objects."""
+    lib = ctypes.CDLL("libcuda.so.1")
+    wait, write = lib.cuStreamWaitValue32_v2, lib.cuStreamWriteValue32_v2
+    for fn in (wait, write):
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+        fn.restype = ctypes.c_int
+    return wait, write
 
 
 def _wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
     """The stream waits until the uint32 at ``address`` is at least ``value`` (a stream memory operation: the GPU's
     front end polls, no SM)."""
-    from cuda.bindings import driver
-
-    (err,) = driver.cuStreamWaitValue32(driver.CUstream(stream.cuda_stream), driver.CUdeviceptr(address),
-                                        driver.cuuint32_t(value),
-                                        driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)
-    if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuStreamWaitValue32 failed ({err})")
+    err = _memops()[0](stream.cuda_stream, address, value, _WAIT_GEQ)
+    if err:
+        raise RuntimeError(f"cuStreamWaitValue32 failed (CUresult {err})")
 
 
-def _write_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
-    """The stream writes ``value`` to the uint32 at ``address`` (a stream memory operation, no SM)."""
-    from cuda.bindings import driver
-
-    (err,) = driver.cuStreamWriteValue32(driver.CUstream(stream.cuda_stream), driver.CUdeviceptr(address),
-                                         driver.cuuint32_t(value),
-                                         driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT)
-    if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuStreamWriteValue32 failed ({err})")
+def _write_value(stream: torch.cuda.Stream, address: int, value: int, fenced: bool = True) -> None:
+    """The stream writes ``value`` to the uint32 at ``address`` (a stream memory operation, no SM); ``fenced``: after
+    a memory fence (the writes before it in the stream are visible first)."""
+    err = _memops()[1](stream.cuda_stream, address, value, _WRITE_FENCED if fenced else _WRITE_UNFENCED)
+    if err:
+        raise RuntimeError(f"cuStreamWriteValue32 failed (CUresult {err})")
 
 
 def _claim_inbox(side: torch.cuda.Stream, st: _State, target: int) -> None:
     """Wait until rank ``target`` is done with this rank's last push into its inbox (free[target]), then take it."""
     address = st.flags.data_ptr() + 4 * (_FREE + target)
     _wait_value(side, address, 1)
-    _write_value(side, address, 0)
+    _write_value(side, address, 0, fenced=False)
 
 
 def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _State, world: int, rank: int,
@@ -226,7 +235,7 @@ def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _Sta
     with torch.cuda.stream(side):
         for peer in range(world):
             if peer != rank:
-                _set_flag(side, st, peer, _FREE + rank)
+                _set_flag(side, st, peer, _FREE + rank, fenced=False)  # (what it orders after: whole kernels)
     if torch.cuda.is_current_stream_capturing():
         current.wait_stream(side)
     else:
@@ -277,10 +286,9 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
                 partial[owner * block:(owner + 1) * block])
             _set_flag(side, st, owner, _LANDED + rank)
     pushed = side.record_event()
-    for step in range(1, world):
-        _wait_value(current, st.flags.data_ptr() + 4 * (_LANDED + (rank - step) % world), 1)
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
-    _sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device)
+    _sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
+                landed=st.flags.data_ptr() + 4 * _LANDED)  # (it waits for the landed flags itself)
     current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
     st.flags[_READY:_LANDED + MAX_WORLD].zero_()
     _release_inbox(current, side, st, world, rank, pushed)
@@ -295,7 +303,7 @@ def _sum_kernel(dtype: torch.dtype, device: int) -> Any:
 
 
 def _sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
-                device: int) -> None:
+                device: int, landed: int = 0) -> None:
     from .. import driver
 
     count = own.numel()
@@ -309,4 +317,4 @@ def _sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, r
     config = cc.LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1), block=(_SUM_THREADS, 1, 1))
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
     cc.launch(stream, config, kernel, own.data_ptr(), inbox.data_ptr(), np.int64(slot), np.int32(world),
-              np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors))
+              np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors), landed)

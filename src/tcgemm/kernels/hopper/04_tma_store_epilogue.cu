@@ -111,7 +111,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
     const PeerRows* peer = kPeerRows ? reinterpret_cast<const PeerRows*>(workspace) : nullptr;
     auto coord = [&](int u, int rank) {
-        if constexpr (kPeerRows) return peer_rotate(unit_coord(u, units_m, units_n, rank), g.M, peer);
+        if constexpr (kPeerRows) return peer_unit_coord(u, units_m, units_n, rank, peer);
         return kGroupRows ? grouped_unit_coord(counters, batch, u, units_n, rank)
                           : unit_coord(u / kSplitK, units_m, units_n, rank);
     };

@@ -3,27 +3,36 @@
 //
 // Launching one GEMM per peer's chunk (the "copy" transport) pays each launch's ramp and last partial wave
 // W times, and a barrier kernel between launches; at four ranks that was most of the exposed time
-// (docs/tensor-parallel.md). Here one persistent launch walks the whole product, its rows rotated so that
-// the rows that are ready first come first, and the rows' progress is told through flags in memory:
+// (docs/tensor-parallel.md). Here one persistent launch walks the whole product, rank by rank's rows in the
+// order they are ready, and the rows' progress is told through flags in memory.
+//
+// The walk (peer_unit_coord): the units of one rank's rows, in unit_coord's grouped order within them, then
+// the next rank's: as if the W row blocks were batch entries, taken from block `first` on.  Walking the whole
+// matrix in groups of GROUP_UNITS unit rows instead (rows rotated only) put two ranks' rows in one group where
+// a rank's rows are fewer than a group's: at 4 ranks and M = 4096 (1024 rows each, groups of 2048) half the
+// first wave waited for the first shard to land, and a reduce-scatter's block was whole only when the group
+// after it was done.
 //
 // PEER_ROWS = 1, all-gather + GEMM.  A is the W x seg_rows rows of every rank: this rank's own shard (the
 // launch's A map, rows 0 .. seg_rows - 1) and the peers' shards in the inbox of its symmetric buffer (the
-// PeerRows map, rank s's rows at s * seg_rows).  The walk starts at the own shard's rows (shift = rank x
-// seg_rows), then rank + 1's, rank + 2's, ...: the order in which the peers' copy engines push them (each rank
-// pushes to rank - 1 first, so every rank receives one shard per step).  Before the first load of a tile
+// PeerRows map, rank s's rows at s * seg_rows).  The walk starts at the own shard's rows (first = rank),
+// then rank + 1's, rank + 2's, ...: the order in which the peers' copy engines push them (each rank pushes to
+// rank - 1 first, so every rank receives one shard per step).  Before the first load of a tile
 // from rank s's rows, the producer waits until ready[s] is set: a 4-byte copy the sender's stream issues
 // after the copy of the rows, so the flag lands after the rows (stream order; the rows were written by a
 // copy engine, read here by TMA: the acquire load, then a proxy fence before the async-proxy reads).
 //
 // PEER_ROWS = 2, GEMM + reduce-scatter.  D holds the partial products of every rank's row block, block b
-// for rank b; the walk starts at block rank + 1's rows (the first to leave) and ends with the own block.
+// for rank b; the walk starts at block rank + 1's rows (first = rank + 1, the first to leave) and ends with
+// the own block.
 // When a warpgroup's tile is stored, its rows count into ready[b]; a side stream waits for ready[b] to reach
 // seg_rows x tiles_n (cuStreamWaitValue32: no SM) and has a copy engine push block b to its owner while the
 // GEMM goes on.  Counting waits for the tile's TMA stores to have written D (wait_group 0, not .read), and
 // is done at the next tile's epilogue, a whole main loop later, so that wait costs nothing; the last tile's
 // after the loop.  Tiles below the matrix (a cluster's spare CTA) store nothing new and count nothing.
 //
-// Both need every tile inside one rank's rows (seg_rows a multiple of BLOCK_M: the host checks) and no split-K.
+// Both need every cluster's tiles inside one rank's rows (seg_rows a multiple of CTAS_M x BLOCK_M: the host
+// checks) and no split-K.
 // The launch's workspace pointer carries the PeerRows block; the tail split's partial tiles (tail_split.cuh)
 // go to the block's own buffer instead.
 #pragma once
@@ -49,7 +58,7 @@ constexpr int PEER_MAX_WORLD = 32;  // (one bit per rank in the producer's mask 
 // of its own; the flags it points to are in the rank's symmetric buffer, where the peers reach them.
 struct PeerRows {
     TmaDesc inbox;  // PEER_ROWS = 1: the inbox, (world x seg_rows) x K, rank s's rows at s x seg_rows
-    int world, rank, seg_rows, shift;  // shift: rows the walk is rotated by (modulo M)
+    int world, rank, seg_rows, first;  // first: the rank whose rows the walk starts with
     unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
                       // summed over the tile columns (this kernel adds them); reset by the host after each call
     float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
@@ -61,12 +70,16 @@ __device__ __forceinline__ float* split_workspace(float* workspace) {
     return workspace;
 }
 
-// The walk's tile -> the rows it computes: rotated by `shift`, tiles below the matrix left where they are.
-__device__ __forceinline__ TileCoord peer_rotate(TileCoord c, int M, const PeerRows* p) {
-    if (c.m0 < M) {
-        const int m = c.m0 + __ldg(&p->shift);
-        c.m0 = m >= M ? m - M : m;
-    }
+// Unit u of the walk -> this CTA's tile: the rows of rank first, first + 1, ... (mod world), each rank's units in
+// unit_coord's order.  (u past the last unit, as COORD_SHADOW's look-ahead asks, gives rows past M: never used.)
+__device__ __forceinline__ TileCoord peer_unit_coord(int u, int units_m, int units_n, int rank, const PeerRows* p) {
+    const int world = __ldg(&p->world);
+    const int seg_units = units_m / world;  // unit rows of one rank's rows
+    const int per_seg = seg_units * units_n;
+    const int v = u / per_seg;
+    TileCoord c = unit_coord(u - v * per_seg, seg_units, units_n, rank);
+    const int s = __ldg(&p->first) + v;
+    c.m0 += (s >= world && v < world ? s - world : s) * __ldg(&p->seg_rows);
     return c;
 }
 

@@ -4,6 +4,11 @@
 // order in fp32 and rounded once: the same order on every rank and call, so the result repeats bitwise, and one
 // rounding where adding the slots one by one into a 16-bit result would round W - 1 times.  One pass over the
 // bytes, W + 1 block-sizes of them (the one-add-per-sender passes it replaces moved 3 (W - 1)).
+//
+// `landed` (or null): this rank's landed[world] flags, set by the peers' streams once their partial sums are in
+// the inbox.  Each CTA's first thread waits for them (an acquire at system scope; the barrier then orders every
+// thread's loads after it), and the inbox is read through L2 only (ld.global.cg: the peers' copies wrote it
+// there), so the kernel can be enqueued right behind the GEMM: no stream wait between them.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -24,7 +29,21 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float
 // count elements; `vectors`: count is a multiple of VEC and every pointer (and slot's bytes) 16-byte aligned.
 extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restrict__ own, const elem* __restrict__ inbox,
                                                               long long slot, int world, int rank, elem* __restrict__ out,
-                                                              long long count, int vectors) {
+                                                              long long count, int vectors, const unsigned* landed) {
+    if (landed != nullptr) {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < world; ++s) {
+                if (s == rank) continue;
+                unsigned v = 0;
+                while (true) {
+                    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(landed + s) : "memory");
+                    if (v != 0u) break;
+                    __nanosleep(256);
+                }
+            }
+        }
+        __syncthreads();
+    }
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (vectors) {
@@ -38,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restr
                     int4 word;
                     elem e[VEC];
                 } v;
-                v.word = __ldcs(reinterpret_cast<const int4*>(part) + i);  // (read once: evict first)
+                v.word = __ldcg(reinterpret_cast<const int4*>(part) + i);
 #pragma unroll
                 for (int j = 0; j < VEC; ++j) sum[j] += to_f(v.e[j]);
             }
@@ -54,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restr
     }
     for (long long i = first; i < count; i += stride) {
         float sum = 0.0f;
-        for (int s = 0; s < world; ++s) sum += to_f((s == rank ? own : inbox + s * slot)[i]);
+        for (int s = 0; s < world; ++s) sum += to_f(__ldcg((s == rank ? own : inbox + s * slot) + i));
         out[i] = from_f<elem>(sum);
     }
 }
