@@ -22,11 +22,11 @@ GEMM + reduce-scatter. Calling stream: the GEMM of all M rows into a local buffe
 own block last; its kernel adds each stored tile's rows into ready[b]. Side stream: per step s, for rank
 t = r + s, wait until ready[t] shows block t whole, wait for free[t], copy the block into inbox[r] of rank t,
 then set landed[r] at t. Calling stream, after the GEMM: one pass (a kernel that first waits for every landed
-flag itself, so no stream wait stands between it and the GEMM) summing the own block and the inbox in rank order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on
-every call), the flags reset.
+flag itself, so no stream wait stands between it and the GEMM) summing the own block and the inbox in rank
+order (``kernels/util/sum_blocks.cu``; fp32 sums rounded once, the same bits on every call), the flags reset.
 
-Both need the rows per rank to be a multiple of the config's BLOCK_M (every tile inside one rank's rows) and
-16-byte aligned rows; elsewhere the entry points fall back to ``copy``.
+Both need the rows per rank to be a multiple of a cluster's rows (CTAS_M x BLOCK_M: every tile inside one
+rank's rows) and 16-byte aligned rows; elsewhere the entry points fall back to ``copy``.
 """
 
 from __future__ import annotations
