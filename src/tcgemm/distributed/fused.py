@@ -179,16 +179,16 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     return state
 
 
-def _set_flag(stream: torch.cuda.Stream, st: _State, owner: int, index: int, fenced: bool = True) -> None:
+def _set_flag(stream: torch.cuda.Stream, st: _State, owner: int, index: int) -> None:
     """Set flag ``index`` of rank ``owner``'s head to 1: a stream memory operation, after the stream's copies (it
     fences before the write: the rows it announces have landed before it). Not a 4-byte copy: the driver may run
     a copy that small as a kernel, which would wait behind a GEMM holding every SM — the GEMM that waits for
     this flag (all-gather deadlocked so at 4 ranks)."""
-    _write_value(stream, st.heads[owner] + 4 * index, 1, fenced)
+    _write_value(stream, st.heads[owner] + 4 * index, 1)
 
 
 _WAIT_GEQ = 0  # CU_STREAM_WAIT_VALUE_GEQ
-_WRITE_FENCED, _WRITE_UNFENCED = 0, 1  # CU_STREAM_WRITE_VALUE_DEFAULT (a memory fence first), ..._NO_MEMORY_BARRIER
+_WRITE_DEFAULT = 0  # CU_STREAM_WRITE_VALUE_DEFAULT: a memory fence first (the v2 call takes no other flag)
 
 
 @lru_cache(maxsize=1)
@@ -211,10 +211,10 @@ def _wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
         raise RuntimeError(f"cuStreamWaitValue32 failed (CUresult {err})")
 
 
-def _write_value(stream: torch.cuda.Stream, address: int, value: int, fenced: bool = True) -> None:
-    """The stream writes ``value`` to the uint32 at ``address`` (a stream memory operation, no SM); ``fenced``: after
-    a memory fence (the writes before it in the stream are visible first)."""
-    err = _memops()[1](stream.cuda_stream, address, value, _WRITE_FENCED if fenced else _WRITE_UNFENCED)
+def _write_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
+    """The stream writes ``value`` to the uint32 at ``address`` (a stream memory operation, no SM), after a memory
+    fence: the writes before it in the stream are visible first."""
+    err = _memops()[1](stream.cuda_stream, address, value, _WRITE_DEFAULT)
     if err:
         raise RuntimeError(f"cuStreamWriteValue32 failed (CUresult {err})")
 
@@ -223,7 +223,7 @@ def _claim_inbox(side: torch.cuda.Stream, st: _State, target: int) -> None:
     """Wait until rank ``target`` is done with this rank's last push into its inbox (free[target]), then take it."""
     address = st.flags.data_ptr() + 4 * (_FREE + target)
     _wait_value(side, address, 1)
-    _write_value(side, address, 0, fenced=False)
+    _write_value(side, address, 0)
 
 
 def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _State, world: int, rank: int,
@@ -235,7 +235,7 @@ def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _Sta
     with torch.cuda.stream(side):
         for peer in range(world):
             if peer != rank:
-                _set_flag(side, st, peer, _FREE + rank, fenced=False)  # (what it orders after: whole kernels)
+                _set_flag(side, st, peer, _FREE + rank)
     if torch.cuda.is_current_stream_capturing():
         current.wait_stream(side)
     else:
