@@ -13,10 +13,10 @@ Per token count M (default 4096, 8192, 16384) and W ranks, a Llama-3-70B MLP spl
 Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the gathered / local operands),
 ``comm`` (the collective alone), ``sequential`` (the collective, then torch's GEMM, or the reverse),
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
-unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default: the ``fused`` transport where it can
-run, one GEMM launch per operation taking rows as they land, transfers by the copy engines through symmetric
-memory), ``tcgemm_copy`` (the ``copy`` transport: one GEMM launch per rank's rows) and ``tcgemm_nccl`` (the ring of
-NCCL point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and ``tcgemm_parts_r0``: no SMs left free beside
+unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default, the ``copy`` transport: one GEMM
+launch per rank's rows, transfers by the copy engines through symmetric memory), ``tcgemm_fused`` (the ``fused``
+transport: one persistent GEMM per operation that takes rows as they land) and ``tcgemm_nccl`` (the ring of NCCL
+point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and ``tcgemm_parts_r0``: no SMs left free beside
 the GEMMs, the default since; until the fused transport, ``tcgemm_store`` and ``tcgemm_parts``, reduce-scatter's
 ``store`` transport and two row parts per block: slower than ``copy`` in every run, docs/tensor-parallel.md.)
 A mode that fails on any rank is reported with its error and left out; each fused mode's result is checked
@@ -47,7 +47,7 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_copy", "tcgemm_nccl")
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_fused", "tcgemm_nccl")
 
 
 def _gather(x: torch.Tensor) -> torch.Tensor:
@@ -97,16 +97,16 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "gemm_torch": lambda: torch_gemm(x_ag_all, w_ag), "gemm_tcgemm": lambda: default_gemm(x_ag_all, w_ag),
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
         "tcgemm": lambda: all_gather_gemm(x_ag, w_ag),
-        "tcgemm_copy": lambda: all_gather_gemm(x_ag, w_ag, transport="copy"),
+        "tcgemm_fused": lambda: all_gather_gemm(x_ag, w_ag, transport="fused"),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_rs, w_rs), "gemm_tcgemm": lambda: default_gemm(x_rs, w_rs),
         "comm": lambda: _scatter(torch.empty(m, hidden, dtype=dtype, device=device)),
         "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
-        "tcgemm_copy": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="copy"),
+        "tcgemm_fused": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"),
         "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:
-        for mode in ("tcgemm_nccl", "tcgemm_copy"):
+        for mode in ("tcgemm_nccl", "tcgemm_fused"):
             for op in (ag, rs):
                 op[mode] = "unavailable: CPU tensors (tcgemm is the ring)"
         ag["gemm_tcgemm"] = rs["gemm_tcgemm"] = "unavailable: CPU tensors (tcgemm's kernels need a GPU)"

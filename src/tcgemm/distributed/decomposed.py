@@ -98,13 +98,13 @@ def _exchange(send: torch.Tensor, recv: torch.Tensor, nxt: int, prev: int, group
 
 
 def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.device, name: str) -> str:
-    """The transport a call asks for: ``fused`` / ``copy`` / ``store`` (symmetric memory) where they can run, else
-    ``nccl``. (``auto`` gives ``fused``, which falls back to ``copy`` where its kernel cannot take the call.)"""
+    """The transport a call runs: ``copy`` / ``store`` / ``fused`` (symmetric memory) where they can run, else
+    ``nccl``. (``fused`` falls back to ``copy`` where its kernel cannot take the call, unless asked for by name.)"""
     if transport not in TRANSPORTS:
         raise ValueError(f"{name}: transport must be one of {', '.join(TRANSPORTS)}; got {transport!r}")
     why_not = _group_facts(group)[1] if device.type == "cuda" else symmetric.available(group, device)
-    if transport == "auto":
-        return "nccl" if why_not else "fused"
+    if transport == "auto":  # (not "fused": slower than "copy" at 2 and 4 ranks, docs/tensor-parallel.md)
+        return "nccl" if why_not else "copy"
     if transport != "nccl" and why_not:
         raise ValueError(f"{name}: transport={transport!r} needs PyTorch symmetric memory, unavailable here: "
                          f"{why_not}; use transport='nccl' (point-to-point transfers of the process group)")
@@ -143,10 +143,10 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
     runs one GEMM over all rows that waits in the kernel for each peer's shard to land (pushed by the copy engines
     into symmetric memory; :mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, m a multiple of 128, tcgemm's own
     GEMM), ``copy`` (``store`` is the same here) one GEMM per shard as it lands, ``nccl`` passes the shards around
-    a ring of NCCL point-to-point transfers; ``auto``: ``fused`` for CUDA tensors of an NCCL group where it can run,
-    else ``copy``, else ``nccl``. ``reserve``: SMs the GEMMs beside the transfers' kernels leave free (default: for
-    ``copy``, 2 beyond two ranks, where a step's barrier runs beside the GEMM before the next step, else 0;
-    8 for NCCL's transfer kernels)."""
+    a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl``
+    (``fused`` measured slower than ``copy``: docs/tensor-parallel.md). ``reserve``: SMs the GEMMs beside the
+    transfers' kernels leave free (default: for ``copy``, 2 beyond two ranks, where a step's barrier runs beside
+    the GEMM before the next step, else 0; 8 for NCCL's transfer kernels)."""
     _check_operands(x_shard, w, "all_gather_gemm")
     world, rank, nxt, prev = _ring(group)
     asked, transport = transport, _transport(transport, group, x_shard.device, "all_gather_gemm")
@@ -201,7 +201,7 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     (:mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, M / W a multiple of 128, tcgemm's own GEMM, splits 1),
     ``copy`` pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
     GEMM write it there itself, ``nccl`` passes partial sums around a ring of NCCL point-to-point transfers;
-    ``auto``: ``fused`` where it can run, else ``copy`` for CUDA tensors of an NCCL group, else ``nccl``.
+    ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl`` (``fused`` measured slower).
     ``reserve``: as :func:`all_gather_gemm`'s
     (for ``copy`` 0 by default: its barriers' results are waited for after its last GEMM)."""
     _check_operands(x, w, "gemm_reduce_scatter")

@@ -41,11 +41,12 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from .. import dispatch, jit, launch, registry, tma
+from .. import dispatch, launch, registry, tma
 from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
 from . import symmetric
+from .reduce import sum_blocks
 
 MAX_WORLD = 32  # (kernels/include/peer_rows.cuh: PEER_MAX_WORLD)
 # The symmetric buffer's head, uint32 flags of MAX_WORLD each, then the inbox:
@@ -55,7 +56,6 @@ _FREE = 2 * MAX_WORLD  # free[t]: rank t is done with what this rank pushed into
 FLAGS_BYTES = 512
 _BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, two pointers
 _FLOATS = (torch.bfloat16, torch.float16)
-_SUM_THREADS = 256
 
 
 class FusedUnavailable(ValueError):
@@ -287,34 +287,9 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             _set_flag(side, st, owner, _LANDED + rank)
     pushed = side.record_event()
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
-    _sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
-                landed=st.flags.data_ptr() + 4 * _LANDED)  # (it waits for the landed flags itself)
+    sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
+               landed=st.flags.data_ptr() + 4 * _LANDED)  # (it waits for the landed flags itself)
     current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
     st.flags[_READY:_LANDED + MAX_WORLD].zero_()
     _release_inbox(current, side, st, world, rank, pushed)
     return result
-
-
-@lru_cache(maxsize=8)
-def _sum_kernel(dtype: torch.dtype, device: int) -> Any:
-    arch = jit.target_arch(torch.cuda.get_device_capability(device))
-    elem = {torch.bfloat16: "__nv_bfloat16", torch.float16: "__half", torch.float32: "float"}[dtype]
-    return jit.load_kernel("util/sum_blocks.cu", "sum_blocks", jit.as_defines([("ELEM", elem)]), arch, device)
-
-
-def _sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
-                device: int, landed: int = 0) -> None:
-    from .. import driver
-
-    count = own.numel()
-    vec = 16 // own.element_size()
-    vectors = count % vec == 0 and (slot * own.element_size()) % 16 == 0 and all(
-        t.data_ptr() % 16 == 0 for t in (own, inbox, out))
-    work = count // vec if vectors else count
-    kernel = _sum_kernel(own.dtype, device)
-    cc = jit._cuda_core()
-    sms = torch.cuda.get_device_properties(device).multi_processor_count
-    config = cc.LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1), block=(_SUM_THREADS, 1, 1))
-    stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
-    cc.launch(stream, config, kernel, own.data_ptr(), inbox.data_ptr(), np.int64(slot), np.int32(world),
-              np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors), landed)

@@ -25,12 +25,14 @@ landed. One copy at a time per rank: each shard arrives after one shard's transf
 
 GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
 its partial products of blocks r + 1, r + 2, ..., each pushed into the owner's inbox by a copy as soon as its
-GEMM ends, then its own block's while they travel; a barrier says every partial has landed, and the inbox is
-added to the own block's product in sender order (the result repeats bitwise). That last pass is exposed (a
-block's bytes three times over HBM: ~3% of the GEMM at M = 8192 on two H100s); with ``splits`` > 1 the blocks
-are cut into row parts instead and the own part's GEMM adds the landed part in its epilogue (``c``), which
-hides the pass but launches twice as many GEMMs and reads C in their epilogues (measured slower on two H100s:
-1.05-1.09x against 1.03-1.05x in CUDA graphs, benchmarks/results/2026-11-26-h100-tp2-graphs-*.json).
+GEMM ends, then its own block's while they travel; a barrier says every partial has landed, and one pass sums
+the own block's product and the inbox in rank order, fp32 sums rounded once (tcgemm.distributed.reduce: the
+result repeats bitwise). That last pass is exposed: W + 1 blocks' bytes over HBM (the slot-by-slot adds it
+replaced moved 3 (W - 1): ~3% of the GEMM at M = 8192 on two H100s, 3 times that at four ranks); with
+``splits`` > 1 the blocks are cut into row parts instead and the own part's GEMM adds the landed part in its
+epilogue (``c``), which hides the pass but launches twice as many GEMMs and reads C in their epilogues
+(measured slower on two H100s: 1.05-1.09x against 1.03-1.05x in CUDA graphs,
+benchmarks/results/2026-11-26-h100-tp2-graphs-*.json).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import torch
 import torch.distributed as dist
 
 from ..sms import reserve_sms
+from .reduce import sum_blocks
 
 _side_streams: dict[int, torch.cuda.Stream] = {}
 _workspaces: dict[tuple[str, int, str], tuple[torch.Tensor, Any]] = {}
@@ -175,11 +178,13 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             handle.barrier(channel=1)  # every rank's partial of this part has landed
             landed.append(side.record_event())
     if parts is None:
+        own_product = torch.empty((block, n), dtype=acc, device=x.device)
         with reserve_sms(reserve):  # (beside the last barrier)
-            gemm(own, w, out=result, out_dtype=acc)
+            gemm(own, w, out=own_product, out_dtype=acc)
         current.wait_event(landed[0])
-        for sender in senders:
-            result += inbox(rank, sender, 0, block)
+        device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+        sum_blocks(own_product, handle.get_buffer(rank, (world * block, n), acc, 0), block * n, world, rank, result,
+                   device)
     else:
         for h, (lo, hi) in enumerate(parts):
             current.wait_event(landed[h])

@@ -1,0 +1,43 @@
+"""The last pass of a reduce-scatter: this rank's block of the sum over ranks, from its own partial product and the
+partial products the peers pushed into its inbox, in one pass (``kernels/util/sum_blocks.cu``; both symmetric-memory
+transports use it)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+
+from .. import jit
+
+_SUM_THREADS = 256
+
+
+@lru_cache(maxsize=8)
+def _sum_kernel(dtype: torch.dtype, device: int) -> Any:
+    arch = jit.target_arch(torch.cuda.get_device_capability(device))
+    elem = {torch.bfloat16: "__nv_bfloat16", torch.float16: "__half", torch.float32: "float"}[dtype]
+    return jit.load_kernel("util/sum_blocks.cu", "sum_blocks", jit.as_defines([("ELEM", elem)]), arch, device)
+
+
+def sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
+               device: int, landed: int = 0) -> None:
+    """``out = sum over s of part_s`` in rank order, fp32 sums rounded once (kernels/util/sum_blocks.cu): part_rank is
+    ``own``, part_s the ``slot`` elements at ``inbox + s * slot``. ``landed`` (an address, or 0): the rank's landed
+    flags, waited for by the kernel itself. On the current stream; captures in CUDA graphs."""
+    from .. import driver
+
+    count = own.numel()
+    vec = 16 // own.element_size()
+    vectors = count % vec == 0 and (slot * own.element_size()) % 16 == 0 and all(
+        t.data_ptr() % 16 == 0 for t in (own, inbox, out))
+    work = count // vec if vectors else count
+    kernel = _sum_kernel(own.dtype, device)
+    cc = jit._cuda_core()
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    config = cc.LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1), block=(_SUM_THREADS, 1, 1))
+    stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
+    cc.launch(stream, config, kernel, own.data_ptr(), inbox.data_ptr(), np.int64(slot), np.int32(world),
+              np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors), landed)
