@@ -9,9 +9,9 @@ No barrier kernel orders the ranks (a one-block kernel cannot start beside a GEM
 one before the GEMM put every rank's start at the slowest rank's): flags in each rank's symmetric buffer do,
 set and waited for by stream memory operations (cuStreamWriteValue32 / cuStreamWaitValue32: the GPU's front end
 writes and polls, no SM; a 4-byte copy instead may run as a kernel, which waits behind a GEMM holding every SM)
-or waited for by the kernel. free[t] at rank r says rank t is done with what r pushed into its inbox last; r
-waits for it, clears it, pushes, and t sets it again at the start of its next call (its last GEMM or sum has
-read the inbox then, and its flags are reset).
+or waited for by the kernel. free[t] at rank r says rank t is done with what r
+pushed into its inbox last; r waits for it, clears it, pushes, and t sets it again once its GEMM (all-gather)
+or its sum (reduce-scatter) has read the inbox and its own flags are reset.
 
 all-gather + GEMM. Calling stream: the GEMM of all W · m rows, own shard first, then the ready flags reset.
 Side stream, enqueued before the GEMM: per step s = 1 .. W - 1, for rank t = r - s, wait for free[t], copy
@@ -226,15 +226,20 @@ def _claim_inbox(side: torch.cuda.Stream, st: _State, target: int) -> None:
     _write_value(side, address, 0)
 
 
-def _release_inbox(side: torch.cuda.Stream, st: _State, world: int, rank: int) -> None:
-    """Tell every peer it may push into this rank's inbox again (free[rank] at each): at the start of a call, on the
-    side stream once it has waited for the calling stream's work so far, which holds the last call's reads of the
-    inbox and its flags' reset. (Released at the end of each call instead, the three fenced writes of four ranks
-    stood between the GEMM and the call's end; a peer's next push cannot be read before this rank's next call
-    anyway.) Setting a flag that is already set changes nothing: the first call releases too."""
-    for peer in range(world):
-        if peer != rank:
-            _set_flag(side, st, peer, _FREE + rank)
+def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _State, world: int, rank: int,
+                   pushed: torch.cuda.Event) -> None:
+    """After the calling stream's work so far (this rank is done with its inbox and has reset its flags): tell
+    every peer it may push again (free[rank] at each), on the side stream; the calling stream goes on once the
+    pushes are done (and, in a CUDA graph, once the side stream is done: capture joins every stream it forks)."""
+    side.wait_event(current.record_event())
+    with torch.cuda.stream(side):
+        for peer in range(world):
+            if peer != rank:
+                _set_flag(side, st, peer, _FREE + rank)
+    if torch.cuda.is_current_stream_capturing():
+        current.wait_stream(side)
+    else:
+        current.wait_event(pushed)
 
 
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
@@ -243,20 +248,20 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     x_shard = x_shard.contiguous()
     st = _state("gather", x_shard, w, out.dtype, group, world, rank, m)
     current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
-    side.wait_event(current.record_event())  # (x_shard written; the last call on the inbox done)
+    side.wait_event(current.record_event())  # (x_shard written)
     # The transfers are enqueued before the GEMM that waits for them: were the two streams to share one of the
     # GPU's hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), a GEMM ahead of them would wait forever.
     with torch.cuda.stream(side):
-        _release_inbox(side, st, world, rank)
         for step in range(1, world):  # rank r - 1 first: it walks rank r's rows right after its own
             target = (rank - step) % world
             _claim_inbox(side, st, target)
             elems = FLAGS_BYTES // x_shard.element_size() + rank * m * k
             st.handle.get_buffer(target, (m, k), x_shard.dtype, elems).copy_(x_shard)
             _set_flag(side, st, target, _READY + rank)
+    pushed = side.record_event()
     launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
     st.flags[_READY:_READY + MAX_WORLD].zero_()  # (after the GEMM that waited on them)
-    current.wait_stream(side)  # (x_shard read; long done by the GEMM's end)
+    _release_inbox(current, side, st, world, rank, pushed)
     return out
 
 
@@ -273,7 +278,6 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     side.wait_event(started)  # (enqueued after the GEMM: a stream wait never stands before it in a queue)
     head = FLAGS_BYTES // partial.element_size()
     with torch.cuda.stream(side):
-        _release_inbox(side, st, world, rank)
         for step in range(1, world):  # block r + 1 is stored first
             owner = (rank + step) % world
             _wait_value(side, st.flags.data_ptr() + 4 * (_READY + owner), st.target)
@@ -281,9 +285,11 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             st.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(
                 partial[owner * block:(owner + 1) * block])
             _set_flag(side, st, owner, _LANDED + rank)
+    pushed = side.record_event()
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
     sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
                landed=st.flags.data_ptr() + 4 * _LANDED)  # (it waits for the landed flags itself)
-    current.wait_stream(side)  # (the side stream's waits on ready[] are past before they are reset; partial read)
+    current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
     st.flags[_READY:_LANDED + MAX_WORLD].zero_()
+    _release_inbox(current, side, st, world, rank, pushed)
     return result

@@ -8,7 +8,9 @@
 // `landed` (or null): this rank's landed[world] flags, set by the peers' streams once their partial sums are in
 // the inbox.  Each CTA's first thread waits for them (an acquire at system scope; the barrier then orders every
 // thread's loads after it), and the inbox is read through L2 only (ld.global.cg: the peers' copies wrote it
-// there), so the kernel can be enqueued right behind the GEMM: no stream wait between them.
+// there), so the kernel can be enqueued right behind the GEMM: no stream wait between them.  A flag that never
+// comes (a protocol bug, a peer gone) faults after ~10 s (a store to address 0, as the GEMMs' watchdog does:
+// kernels/include/mbarrier.cuh) rather than hanging the GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -35,10 +37,15 @@ extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restr
             for (int s = 0; s < world; ++s) {
                 if (s == rank) continue;
                 unsigned v = 0;
+                unsigned long long start = 0, now = 0;
                 while (true) {
                     asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(landed + s) : "memory");
                     if (v != 0u) break;
                     __nanosleep(256);
+                    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+                    if (start == 0) start = now;
+                    else if (now - start > 10000000000ull)
+                        asm volatile("st.global.u32 [%0], %1;" ::"l"(0ull), "r"(0) : "memory");
                 }
             }
         }
