@@ -147,6 +147,15 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-27-h100-gpu-tests-a2d9c7e.log", "2026-11-27-h100-gpu-tests-stream-k-0aec0d2.txt",
       "2026-11-27-h100-models-0aec0d2-p1.json", "2026-11-27-h100-models-0aec0d2-p2.json",
       "2026-11-27-h100-models-0aec0d2-p3.json"]),
+    ("four H100s (issue 30) and two ranks on the same host (issue 29) at 473d2bc: the `copy` transport with the "
+     "one-pass sum, the `fused` transport, NCCL then cuBLAS and async-TP, CUDA graphs and eager; the GPU tests at "
+     "four ranks; the fused kernels alone on one GPU; the run before the sum pass (e0692db: `tcgemm` was `fused`, "
+     "`tcgemm_copy` the copy transport); the hung run of 236f859",
+     ["2026-11-27-h100-tp4-graphs-473d2bc.json", "2026-11-27-h100-tp2-graphs-473d2bc.json",
+      "2026-11-27-h100-tp4-graphs-473d2bc.log", "2026-11-27-h100-tp4-gpu-tests-473d2bc.txt",
+      "2026-11-27-h100-probe-fused-afb3f6f.json", "2026-11-27-h100-probe-fused-w2-afb3f6f.json",
+      "2026-11-27-h100-tp4-graphs-e0692db.json", "2026-11-27-h100-tp2-graphs-e0692db.json",
+      "2026-11-27-h100-tp4-hang-236f859.log"]),
     ("two GPUs at a26d2f7: the NCCL/symmetric-memory GPU test and the bench with no SMs reserved by default",
      ["2026-11-27-h100-tp2-graphs-a26d2f7.json", "2026-11-27-h100-tp2-graphs-a26d2f7.log",
       "2026-11-27-h100-tp2-gpu-tests-a26d2f7.txt"]),
@@ -205,6 +214,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "check": ("check", "`tcgemm check` and spot checks of one precision"),
     "models": ("models", "`tcgemm bench --model`, host time per call, the GPT-2 and transformers examples"),
     "tp2": ("tp2", "tensor parallel on two H100s (`tcgemm.distributed.bench`, `benchmarks/probes/tp_timeline.py`)"),
+    "tp4": ("tp4", "tensor parallel on four H100s of one host (`tcgemm.distributed.bench`; issue 30)"),
     "fused": ("fused", "fused epilogues against torch, torch.compile and cuBLASLt (`python -m tcgemm.fused_bench`)"),
 }
 _ALIASES = {"host": "models", "llama": "models", "train": "models", "gpt2": "models", "launch": "models",
