@@ -23,13 +23,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T> __device__ __forceinline__ T from_f32(float v);
-template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+#include "elem_convert.cuh"
 
 // act(g) and act'(g), the formulas of torch's kernels (F.silu, F.gelu with approximate none / tanh, F.relu).
 __device__ __forceinline__ void activation(float g, float& act, float& slope) {

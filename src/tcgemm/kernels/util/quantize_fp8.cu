@@ -17,9 +17,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+#include "elem_convert.cuh"
 
 __device__ __forceinline__ unsigned short to_e4m3x2(float lo, float hi) {
     unsigned short pair;

@@ -20,13 +20,7 @@
 typedef ELEM elem;
 constexpr int VEC = 16 / sizeof(elem);  // elements per 16-byte word
 
-__device__ __forceinline__ float to_f(float x) { return x; }
-__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> __device__ __forceinline__ T from_f(float x);
-template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+#include "elem_convert.cuh"
 
 // count elements; `vectors`: count is a multiple of VEC and every pointer (and slot's bytes) 16-byte aligned.
 extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restrict__ own, const elem* __restrict__ inbox,
@@ -66,21 +60,21 @@ extern "C" __global__ void __launch_bounds__(256) sum_blocks(const elem* __restr
                 } v;
                 v.word = __ldcg(reinterpret_cast<const int4*>(part) + i);
 #pragma unroll
-                for (int j = 0; j < VEC; ++j) sum[j] += to_f(v.e[j]);
+                for (int j = 0; j < VEC; ++j) sum[j] += to_f32(v.e[j]);
             }
             union {
                 int4 word;
                 elem e[VEC];
             } r;
 #pragma unroll
-            for (int j = 0; j < VEC; ++j) r.e[j] = from_f<elem>(sum[j]);
+            for (int j = 0; j < VEC; ++j) r.e[j] = from_f32<elem>(sum[j]);
             reinterpret_cast<int4*>(out)[i] = r.word;
         }
         return;
     }
     for (long long i = first; i < count; i += stride) {
         float sum = 0.0f;
-        for (int s = 0; s < world; ++s) sum += to_f(__ldcg((s == rank ? own : inbox + s * slot) + i));
-        out[i] = from_f<elem>(sum);
+        for (int s = 0; s < world; ++s) sum += to_f32(__ldcg((s == rank ? own : inbox + s * slot) + i));
+        out[i] = from_f32<elem>(sum);
     }
 }
