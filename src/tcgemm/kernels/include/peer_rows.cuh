@@ -56,7 +56,7 @@ constexpr int PEER_MAX_WORLD = 32;  // (one bit per rank in the producer's mask 
 
 // One per rank and shape, written by the host (tcgemm/distributed/fused.py: _peer_block) into device memory
 // of its own; the flags it points to are in the rank's symmetric buffer, where the peers reach them.
-struct PeerRows {
+struct PeerRows {  // (layout fixed: fused.py writes it; the static_assert below checks the offsets)
     TmaDesc inbox;  // PEER_ROWS = 1: the inbox, (world x seg_rows) x K, rank s's rows at s x seg_rows
     int world, rank, seg_rows, first;  // first: the rank whose rows the walk starts with
     unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
@@ -64,7 +64,13 @@ struct PeerRows {
     float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
 };
 
-// The tail split's workspace: the launch's, or with PEER_ROWS the block's.
+static_assert(__builtin_offsetof(PeerRows, world) == 128 && __builtin_offsetof(PeerRows, ready) == 144 &&
+                  __builtin_offsetof(PeerRows, tail_ws) == 152,
+              "PeerRows' offsets as tcgemm/distributed/fused.py's _peer_block writes them");
+
+// The tail split's workspace: the launch's, or with PEER_ROWS the block's.  (Read from device memory, not the
+// kernel's parameters, ptxas keeps it across the tail tile's reduction by one 8-byte spill in 128 x 256 builds:
+// a store and two loads per tail tile, the only local memory of these builds.)
 __device__ __forceinline__ float* split_workspace(float* workspace) {
     if constexpr (kPeerRows) return reinterpret_cast<const PeerRows*>(workspace)->tail_ws;
     return workspace;
