@@ -76,11 +76,25 @@ def build_model(args: argparse.Namespace, device: str) -> torch.nn.Module:
 # built once per MLP (its stacked gate_up weight is a copy) and swapped in and out with the Linear layers.
 FUSE_MLP = {"on": False}
 _fused: dict[int, torch.nn.Module] = {}
+# Each implementation's modules by qualified name, kept from its first switch: later switches put the same
+# objects back. (Converting again each round gave every timed tcgemm round new tcgemm.nn.Linear objects, whose
+# first call builds the launch a user's model builds once: the rounds timed that first call, 17 times a step.)
+_kept: dict[tuple[int, str], dict[str, torch.nn.Module]] = {}
+
+
+def _swappable(module: torch.nn.Module) -> bool:
+    return isinstance(module, torch.nn.Linear) or type(module).__name__ in ("LlamaMLP", "GatedMLP")
 
 
 def switch(model: torch.nn.Module, impl: str) -> None:
     """Give the model ``impl``'s Linear layers: tcgemm (replace_linear; with --fuse-mlp also the fused MLPs) or
-    torch (restore_linear)."""
+    torch (restore_linear). From the second switch to ``impl`` on, the modules of its first are put back."""
+    kept = _kept.get((id(model), impl))
+    if kept is not None:
+        for name, module in kept.items():  # (parents before children: named_modules' order)
+            parent, _, child = name.rpartition(".")
+            model.get_submodule(parent)._modules[child] = module
+        return
     if impl == "tcgemm":
         tcgemm.nn.replace_linear(model)
         if FUSE_MLP["on"]:
@@ -93,6 +107,7 @@ def switch(model: torch.nn.Module, impl: str) -> None:
     else:
         tcgemm.mlp.unfuse_mlp(model)
         tcgemm.nn.restore_linear(model)
+    _kept[(id(model), impl)] = {name: m for name, m in model.named_modules() if name and _swappable(m)}
 
 
 # --- timing --------------------------------------------------------------------------------------
@@ -194,7 +209,7 @@ def bench_train(model: torch.nn.Module, batch: int, tokens: int, args: argparse.
     backward's GEMMs are tcgemm's too (tcgemm.nn.Linear's autograd; a GatedMLP runs its gating unfused there)."""
     ids = random_ids(batch, tokens, model.config.vocab_size, device, args.seed + 5)
     step = train_step(model, ids)
-    ms = interleaved(model, {impl: step for impl in IMPLS}, args.repeats, 1, device)
+    ms = interleaved(model, {impl: step for impl in IMPLS}, args.train_repeats, 1, device)
     for p in model.parameters():
         p.grad = None
     return make_row("train", "eager", batch, tokens, 0, ms)
@@ -443,6 +458,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=7, help="timed rounds per measurement (median reported)")
     p.add_argument("--eager-decode-repeats", type=int, default=21,
                    help="timed rounds of the eager decode runs, which the host's speed bounds (default 21)")
+    p.add_argument("--train-repeats", type=int, default=15,
+                   help="timed rounds of the training step (its times drift with the GPU's clock: default 15)")
     p.add_argument("--warmup", type=int, default=2, help="untimed prefill forwards per implementation")
     p.add_argument("--no-graphs", action="store_true", help="skip the CUDA-graph decode runs")
     p.add_argument("--tolerance", type=float, default=2e-2, help="largest relative error of the logits")

@@ -6,8 +6,11 @@ forward + backward at BATCH x TOKENS (next-token loss, no optimizer step), each 
 torch.profiler over a few steps after warm-up. The CUDA kernels are summed per group: GEMMs (tcgemm's kernels,
 or cuBLAS's / CUTLASS's), and everything else by name; the step's wall time per step beside them. Answers
 whether a gap between the two is in the GEMMs or elsewhere (the same model, only the Linear class differs).
+The wall time less the kernels' is where the GPU waited for the host: the idle time between kernels is summed
+per step, and the --gaps largest idle stretches are listed with the kernels before and after them (which part
+of the step the host was late for).
 
-    PYTHONPATH=src python benchmarks/probes/train_step_kernels.py [--fuse-mlp] [--train 1x2048] [--json F]
+    PYTHONPATH=src python benchmarks/probes/train_step_kernels.py [--fuse-mlp] [--train 1x2048] [--gaps 12] [--json F]
 """
 
 from __future__ import annotations
@@ -41,7 +44,29 @@ def group(name: str) -> str:
     return name[:60] + (" [" + " ".join(inner[:3]) + "]" if inner else "")
 
 
-def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float], float, dict[str, float]]:
+def idle(prof: torch.profiler.profile, steps: int, top: int) -> tuple[float, list[dict[str, object]]]:
+    """GPU idle time per step between the first and the last kernel (ms), and the ``top`` longest idle stretches
+    (µs, with the kernels on either side and the stretch's place in the profile, 0 to 1)."""
+    spans = sorted((e.time_range.start, e.time_range.end, e.name) for e in prof.events()
+                   if e.device_type == torch.autograd.DeviceType.CUDA and e.time_range.end > e.time_range.start)
+    if not spans:
+        return 0.0, []
+    gaps: list[tuple[float, float, str, str]] = []
+    reach, before = spans[0][1], spans[0][2]
+    for start, end, name in spans[1:]:
+        if start > reach:
+            gaps.append((start - reach, reach, before, name))
+        if end >= reach:
+            reach, before = end, name
+    first, last = spans[0][0], reach
+    worst = sorted(gaps, reverse=True)[:top]
+    return sum(g[0] for g in gaps) / steps / 1e3, [
+        {"us": round(g[0], 1), "at": round((g[1] - first) / max(last - first, 1e-9), 4), "after": g[2][:90],
+         "before": g[3][:90]} for g in worst]
+
+
+def profile(model: torch.nn.Module, step, steps: int,
+            top: int = 0) -> tuple[dict[str, float], float, dict[str, float], float, list[dict[str, object]]]:
     for _ in range(2):
         step()
     torch.cuda.synchronize()
@@ -58,12 +83,14 @@ def profile(model: torch.nn.Module, step, steps: int) -> tuple[dict[str, float],
         if cuda_us:
             sums[group(e.key)] += cuda_us / steps / 1e3
             full[e.key] = full.get(e.key, 0.0) + cuda_us / steps / 1e3
-    return dict(sums), wall, full
+    idle_ms, gaps = idle(prof, steps, top)
+    return dict(sums), wall, full, idle_ms, gaps
 
 
 def main() -> int:
     p = ex.parser()
     p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--gaps", type=int, default=12, help="list this many of the longest GPU idle stretches")
     args = p.parse_args()
     ex.FUSE_MLP["on"] = args.fuse_mlp
     batch, tokens = (args.train or [(1, 2048)])[0]
@@ -73,14 +100,18 @@ def main() -> int:
     out = {}
     for impl in ex.IMPLS:
         ex.switch(model, impl)
-        sums, wall, full = profile(model, step, args.steps)
-        out[impl] = {"wall_ms": wall, "kernels_ms": sums, "kernels_by_name_ms": full}
+        sums, wall, full, idle_ms, gaps = profile(model, step, args.steps, args.gaps)
+        out[impl] = {"wall_ms": wall, "kernels_ms": sums, "kernels_by_name_ms": full, "idle_ms": idle_ms,
+                     "longest_idle": gaps}
         top = sorted(sums.items(), key=lambda kv: -kv[1])[:24]
         gemms = {side: sum(v for k, v in sums.items() if k.startswith(side)) for side in ("tcgemm", "cuBLAS")}
         print(f"{impl}: {wall:.2f} ms a step (wall), GPU kernels {sum(sums.values()):.2f} ms; GEMMs: tcgemm "
               f"{gemms['tcgemm']:.3f} ms, cuBLAS {gemms['cuBLAS']:.3f} ms")
         for name, ms in top:
             print(f"    {ms:8.3f} ms  {name[:160]}")
+        print(f"  GPU idle between kernels: {idle_ms:.3f} ms a step; longest stretches (us, place in the profile):")
+        for g in gaps:
+            print(f"    {g['us']:8.1f} us at {g['at']:.3f}  after {g['after'][:60]}  before {g['before'][:60]}")
     if args.json:
         from tcgemm import bench
 

@@ -300,7 +300,7 @@ def test_llama_example_pipeline_on_the_emulated_gpu(gpu, monkeypatch):
     args = example.parser().parse_args(
         ["--layers", "2", "--hidden", "64", "--intermediate", "128", "--heads", "4", "--kv-heads", "2", "--vocab",
          "96", "--prefill", "1x8,2x4", "--decode-batches", "1,3", "--new-tokens", "3", "--context", "5",
-         "--repeats", "2", "--warmup", "1"])
+         "--repeats", "2", "--eager-decode-repeats", "2", "--warmup", "1"])
     lines: list[str] = []
     record = example.measure(args, "cpu", graphs=False, progress=lines.append)
     record = json.loads(json.dumps(record))
@@ -322,3 +322,41 @@ def test_llama_example_pipeline_on_the_emulated_gpu(gpu, monkeypatch):
     assert set(by_phase["decode batch 3"]) == {(3, 64, 64), (3, 32, 64), (3, 128, 64), (3, 64, 128), (3, 96, 64)}
     assert all(k["kernels"] and all(":" in label for label in k["kernels"]) for k in kernels)
     assert any("ratio" in line for line in lines) and "replace_linear swaps 15 layers" in lines
+
+
+def test_llama_example_switch_puts_back_the_same_modules(monkeypatch):
+    """The example's interleaved rounds swap the Linear layers (and, with --fuse-mlp, the MLPs) back and forth:
+    every switch after the first to an implementation puts back that first switch's objects (a new
+    tcgemm.nn.Linear each round would time its first call, the launch a user's model builds once)."""
+    pytest.importorskip("transformers")
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import tcgemm.mlp
+    import tcgemm.nn
+
+    path = Path(__file__).parents[2] / "examples" / "llama_transformers.py"
+    spec = importlib.util.spec_from_file_location("llama_transformers", path)
+    example = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "llama_transformers", example)
+    spec.loader.exec_module(example)
+    args = example.parser().parse_args(["--layers", "2", "--hidden", "64", "--intermediate", "128", "--heads", "4",
+                                        "--kv-heads", "2", "--vocab", "96", "--fuse-mlp"])
+    example.FUSE_MLP["on"] = True
+    model = example.build_model(args, "cpu")
+
+    def modules() -> dict[str, int]:
+        return {name: id(m) for name, m in model.named_modules() if name}
+
+    seen = {}
+    for round_ in range(3):
+        for impl in example.IMPLS:
+            example.switch(model, impl)
+            now = modules()
+            assert seen.setdefault(impl, now) == now, (round_, impl)
+            kinds = {type(m) for m in model.modules()}
+            if impl == "tcgemm":
+                assert tcgemm.mlp.GatedMLP in kinds and type(model.lm_head) is tcgemm.nn.Linear
+            else:
+                assert tcgemm.mlp.GatedMLP not in kinds and tcgemm.nn.Linear not in kinds
