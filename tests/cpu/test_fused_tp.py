@@ -25,7 +25,7 @@ def _problem(m: int, k: int, n: int, mode: int) -> GemmProblem:
 
 
 def test_peer_block_layout_matches_the_kernels_struct() -> None:
-    # (the kernel's side: a static_assert on PeerRows' offsets in peer_rows.cuh, compiled below)
+    # (the kernel's side: a static_assert on PeerRows' size and alignment in peer_rows.cuh, compiled below)
     block = fused._peer_block(torch.device("cpu"), None, (4, 1, 2048, 2), 0x1000, 0x2000).numpy().tobytes()
     assert len(block) == 256
     assert struct.unpack_from("4i", block, 128) == (4, 1, 2048, 2)

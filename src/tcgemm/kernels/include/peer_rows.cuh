@@ -64,9 +64,12 @@ struct PeerRows {  // (layout fixed: fused.py writes it; the static_assert below
     float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
 };
 
-static_assert(__builtin_offsetof(PeerRows, world) == 128 && __builtin_offsetof(PeerRows, ready) == 144 &&
-                  __builtin_offsetof(PeerRows, tail_ws) == 152,
-              "PeerRows' offsets as tcgemm/distributed/fused.py's _peer_block writes them");
+// The offsets fused.py's _peer_block writes: the 128-byte descriptor, four ints at 128, the pointers at 144
+// and 152, then padding to the descriptor's 64-byte alignment; natural alignment leaves these members no other
+// layout. (Checked by size: NVRTC 13.0, the GPU machine's, rejects __builtin_offsetof in a static_assert where
+// 13.5 takes it, and offsetof needs <cstddef>, which NVRTC lacks.)
+static_assert(sizeof(TmaDesc) == 128 && sizeof(PeerRows) == 192 && alignof(PeerRows) == 64,
+              "PeerRows' layout as tcgemm/distributed/fused.py's _peer_block writes it");
 
 // The tail split's workspace: the launch's, or with PEER_ROWS the block's.  (Read from device memory, not the
 // kernel's parameters, ptxas keeps it across the tail tile's reduction by one 8-byte spill in 128 x 256 builds:
