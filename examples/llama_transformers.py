@@ -7,7 +7,8 @@ rope theta 500000) but --layers 4 by default, in bf16, SDPA attention, on the GP
 measured both ways: tcgemm.nn.replace_linear swaps its 7 projections per layer and lm_head for
 tcgemm.nn.Linear (sharing the parameters) and tcgemm.nn.restore_linear swaps them back, so the only
 difference is the Linear class; torch and tcgemm runs alternate (interleaved rounds, the order flipping
-each round) and each figure is the median of --repeats rounds, between CUDA events, after warm-up.
+each round) and each figure is the median of --repeats rounds, between CUDA events, after warm-up; the
+rows also give the paired ratio, the median over rounds of torch's time over tcgemm's in the same round.
 
 Measured:
   prefill  the forward of whole prompts (batch x tokens, --prefill, default 1x2048 and 8x512) without a
@@ -168,22 +169,26 @@ class Row:
     tcgemm_ms: float
     torch_tokens_per_s: float
     tcgemm_tokens_per_s: float
-    ratio: float  # tcgemm tokens/s over torch's
+    ratio: float  # tcgemm tokens/s over torch's (of the medians)
     rounds: int
     torch_ms_all: list[float] = field(default_factory=list)
     tcgemm_ms_all: list[float] = field(default_factory=list)
+    # The median over rounds of torch's time / tcgemm's in the same round (adjacent in time): what drift of the
+    # host's or the GPU's speed over the run (single eager decode rounds ranged 222-414 ms) leaves out of `ratio`.
+    paired_ratio: float = 0.0
 
     def line(self) -> str:
         what = f"{self.phase} {self.mode:5s} {self.batch:3d} x {self.tokens:5d}"
         return (f"{what}  torch {self.torch_tokens_per_s:12,.0f} tok/s  tcgemm {self.tcgemm_tokens_per_s:12,.0f} "
-                f"tok/s  ratio {self.ratio:.3f}x  ({self.rounds} rounds)")
+                f"tok/s  ratio {self.ratio:.3f}x  paired {self.paired_ratio:.3f}x  ({self.rounds} rounds)")
 
 
 def make_row(phase: str, mode: str, batch: int, tokens: int, context: int, ms: dict[str, list[float]]) -> Row:
     med = {impl: statistics.median(ms[impl]) for impl in IMPLS}
     rate = {impl: batch * tokens / (med[impl] / 1e3) for impl in IMPLS}
+    paired = statistics.median(t / c for t, c in zip(ms["torch"], ms["tcgemm"], strict=True))
     return Row(phase, mode, batch, tokens, context, med["torch"], med["tcgemm"], rate["torch"], rate["tcgemm"],
-               rate["tcgemm"] / rate["torch"], len(ms["torch"]), ms["torch"], ms["tcgemm"])
+               rate["tcgemm"] / rate["torch"], len(ms["torch"]), ms["torch"], ms["tcgemm"], paired)
 
 
 # --- prefill -------------------------------------------------------------------------------------

@@ -44,13 +44,15 @@ def group(name: str) -> str:
     return name[:60] + (" [" + " ".join(inner[:3]) + "]" if inner else "")
 
 
-def idle(prof: torch.profiler.profile, steps: int, top: int) -> tuple[float, list[dict[str, object]]]:
-    """GPU idle time per step between the first and the last kernel (ms), and the ``top`` longest idle stretches
-    (µs, with the kernels on either side and the stretch's place in the profile, 0 to 1)."""
+def idle(prof: torch.profiler.profile, steps: int,
+         top: int) -> tuple[float, list[dict[str, object]], dict[str, float]]:
+    """GPU idle time per step between the first and the last kernel (ms), the ``top`` longest idle stretches
+    (µs, with the kernels on either side and the stretch's place in the profile, 0 to 1), and the idle time per
+    step (µs) summed by the group of the kernel that ended each stretch (what the GPU waited to be given)."""
     spans = sorted((e.time_range.start, e.time_range.end, e.name) for e in prof.events()
                    if e.device_type == torch.autograd.DeviceType.CUDA and e.time_range.end > e.time_range.start)
     if not spans:
-        return 0.0, []
+        return 0.0, [], {}
     gaps: list[tuple[float, float, str, str]] = []
     reach, before = spans[0][1], spans[0][2]
     for start, end, name in spans[1:]:
@@ -60,13 +62,17 @@ def idle(prof: torch.profiler.profile, steps: int, top: int) -> tuple[float, lis
             reach, before = end, name
     first, last = spans[0][0], reach
     worst = sorted(gaps, reverse=True)[:top]
+    by_next: dict[str, float] = collections.defaultdict(float)
+    for us, _at, _after, name in gaps:
+        by_next[group(name)] += us / steps
     return sum(g[0] for g in gaps) / steps / 1e3, [
         {"us": round(g[0], 1), "at": round((g[1] - first) / max(last - first, 1e-9), 4), "after": g[2][:90],
-         "before": g[3][:90]} for g in worst]
+         "before": g[3][:90]} for g in worst], dict(sorted(by_next.items(), key=lambda kv: -kv[1]))
 
 
 def profile(model: torch.nn.Module, step, steps: int,
-            top: int = 0) -> tuple[dict[str, float], float, dict[str, float], float, list[dict[str, object]]]:
+            top: int = 0) -> tuple[dict[str, float], float, dict[str, float], float, list[dict[str, object]],
+                          dict[str, float]]:
     for _ in range(2):
         step()
     torch.cuda.synchronize()
@@ -83,8 +89,8 @@ def profile(model: torch.nn.Module, step, steps: int,
         if cuda_us:
             sums[group(e.key)] += cuda_us / steps / 1e3
             full[e.key] = full.get(e.key, 0.0) + cuda_us / steps / 1e3
-    idle_ms, gaps = idle(prof, steps, top)
-    return dict(sums), wall, full, idle_ms, gaps
+    idle_ms, gaps, by_next = idle(prof, steps, top)
+    return dict(sums), wall, full, idle_ms, gaps, by_next
 
 
 def main() -> int:
@@ -100,9 +106,9 @@ def main() -> int:
     out = {}
     for impl in ex.IMPLS:
         ex.switch(model, impl)
-        sums, wall, full, idle_ms, gaps = profile(model, step, args.steps, args.gaps)
+        sums, wall, full, idle_ms, gaps, by_next = profile(model, step, args.steps, args.gaps)
         out[impl] = {"wall_ms": wall, "kernels_ms": sums, "kernels_by_name_ms": full, "idle_ms": idle_ms,
-                     "longest_idle": gaps}
+                     "longest_idle": gaps, "idle_us_by_next_kernel": by_next}
         top = sorted(sums.items(), key=lambda kv: -kv[1])[:24]
         gemms = {side: sum(v for k, v in sums.items() if k.startswith(side)) for side in ("tcgemm", "cuBLAS")}
         print(f"{impl}: {wall:.2f} ms a step (wall), GPU kernels {sum(sums.values()):.2f} ms; GEMMs: tcgemm "
@@ -112,6 +118,9 @@ def main() -> int:
         print(f"  GPU idle between kernels: {idle_ms:.3f} ms a step; longest stretches (us, place in the profile):")
         for g in gaps:
             print(f"    {g['us']:8.1f} us at {g['at']:.3f}  after {g['after'][:60]}  before {g['before'][:60]}")
+        print("  idle a step by the kernel the GPU waited for (us):")
+        for name, us in list(by_next.items())[:args.gaps]:
+            print(f"    {us:8.1f} us  {name[:150]}")
     if args.json:
         from tcgemm import bench
 
