@@ -1053,6 +1053,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            # cuBLAS's tile at 300 x 6144 x 4096 (nvjet 192x80 1x2: 32 x 4 = 128 tiles on 132 SMs where 128 x 152 T
+            # makes 96): 192 features (three consumers) by 80 tokens, the pair of CTAs side by side along the tokens
+            # sharing the weight's tile (each loads half and multicasts it). Named only until measured (the 192 x 80
+            # tried before, Tc2, paired its CTAs along the features).
+            _cfg("192x80x64Tn", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=5, THREADS=512, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=96, B_BOX_N=80,
+                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, PRODUCER_REGS=40, CONSUMER_REGS=152,
+                 SMEM_BYTES=_hopper_smem(5, 192, 80) + _epilogue_smem(192, 80)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
