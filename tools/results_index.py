@@ -153,7 +153,8 @@ CURRENT: list[tuple[str, list[str]]] = [
      "bench (no cuBLASLt: nvmath did not install) and bias + GELU against cuBLASLt in two processes; the epilogue "
      "GPU tests after the NVRTC 13.0 fix and the failed run before it (a2e8fe1); tune at 300 tokens (issue 27: "
      "the estimate's pick was the fastest config at all 15 shape classes); after the fix, the graph, nn-repeat, "
-     "model-bench, stream-K and torch-operator GPU tests (26db71a)",
+     "model-bench, stream-K and torch-operator GPU tests (26db71a); 192 x 80 D^T tiles in pairs along the tokens "
+     "(9ffa73a, removed: no faster)",
      ["2026-11-27-h100-llama-transformers-fuse-mlp-train-b62df04-p1.json",
       "2026-11-27-h100-llama-transformers-fuse-mlp-train-c8431d6-p2.json",
       "2026-11-27-h100-llama-transformers-fuse-mlp-train-c8431d6-p3.json",
@@ -162,7 +163,8 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-fused-b62df04.json", "2026-11-27-h100-fused-gelu-c8431d6-p1.json",
       "2026-11-27-h100-fused-gelu-c8431d6-p2.json", "2026-11-27-h100-gpu-tests-epilogue-b62df04.log",
       "2026-11-27-h100-gpu-tests-epilogue-nvrtc130-a2e8fe1.txt", "2026-11-27-h100-tune-models-300-c8431d6.json",
-      "2026-11-27-h100-tune-models-300-c8431d6.txt", "2026-11-27-h100-gpu-tests-graphs-nn-26db71a.log"]),
+      "2026-11-27-h100-tune-models-300-c8431d6.txt", "2026-11-27-h100-gpu-tests-graphs-nn-26db71a.log",
+      "2026-11-27-h100-explore-192x80tn-9ffa73a.json"]),
     ("four H100s (issue 30) and two ranks on the same host (issue 29) at 473d2bc: the `copy` transport with the "
      "one-pass sum, the `fused` transport, NCCL then cuBLAS and async-TP, CUDA graphs and eager; the GPU tests at "
      "four ranks; the fused kernels alone on one GPU; the run before the sum pass (e0692db: `tcgemm` was `fused`, "

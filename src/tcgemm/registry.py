@@ -1043,7 +1043,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # 1.00 (128 x 192 c1 0.79); 300 x 4096 x 4096 64 x 152 T 1.08 (128 x 128 b2 0.85), 300 x 3584 x 18944
             # 0.95 (0.73); 3000 x 768 x 3072 128 x 160 Tc2 0.93 (192 x 96 0.89); 512 x 4096 x 4096 0.36-0.65 against
             # 0.95 (the estimate keeps those on 128-row tiles). speed: from those runs. Tried and removed: 64 x 160
-            # Tc2 and 192 x 80 Tc2 (never the best there; 0.58-0.89 and 0.48-1.07).
+            # Tc2 and 192 x 80 Tc2 (never the best there; 0.58-0.89 and 0.48-1.07); 192 x 80 with the pair along the
+            # tokens sharing the weight's tile (cuBLAS's nvjet 192x80 1x2 at 300 x 6144 x 4096: 128 tiles where 128 x
+            # 152 T makes 96), CUDA graphs 0.914x cuBLAS against 0.909x for 128 x 152 T there, 0.82x against 0.92x at
+            # 300 x 37888 x 3584 (2026-11-27-h100-explore-192x80tn-9ffa73a.json): filling the SMs did not pay for
+            # its narrower wgmmas.
             _cfg("64x152x64T", ("fp16", "bf16"), speed=0.7, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(7, 64, 152) + _epilogue_smem(64, 152)),
@@ -1053,14 +1057,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            # cuBLAS's tile at 300 x 6144 x 4096 (nvjet 192x80 1x2: 32 x 4 = 128 tiles on 132 SMs where 128 x 152 T
-            # makes 96): 192 features (three consumers) by 80 tokens, the pair of CTAs side by side along the tokens
-            # sharing the weight's tile (each loads half and multicasts it). Named only until measured (the 192 x 80
-            # tried before, Tc2, paired its CTAs along the features).
-            _cfg("192x80x64Tn", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
-                 BLOCK_K=64, STAGES=5, THREADS=512, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=96, B_BOX_N=80,
-                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, PRODUCER_REGS=40, CONSUMER_REGS=152,
-                 SMEM_BYTES=_hopper_smem(5, 192, 80) + _epilogue_smem(192, 80)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
