@@ -1057,6 +1057,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            # Stream-K runs (STREAM_K_RUNS, kernels/include/hopper_sched.cuh): each CTA an equal run of the tiles'
+            # k-tiles laid end to end, where whole tiles leave SMs idle through a round: 300 x 6144 x 4096 makes 96
+            # tiles of 128 x 152 T for 132 SMs (each CTA 46-47 k-tiles of 64 instead of 64 or none), 300 x 1280 x
+            # 8192 and 512 x 1280 x 8192 (the 70B shard's qkv) 20 tiles of 128 x 152 / 128 x 256 T, 128 x 28672 x 4096
+            # 112 tiles of 128 x 256. No cluster: each CTA walks its own run.
+            _cfg("128x152x64Tsk", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            _cfg("128x256x64Tsk", ("fp16", "bf16"), named_only=True, speed=0.97, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            _cfg("128x256x64c1sk", ("fp16", "bf16"), named_only=True, speed=0.97, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                 STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, STREAM_K_RUNS=1,
+                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

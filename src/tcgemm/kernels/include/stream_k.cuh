@@ -18,6 +18,10 @@
 // The ordering argument is split_k.cuh's (slot stores -> __threadfence -> barrier -> atomicAdd by one
 // thread; the last arriver fences and reads through L2).  A slot keeps the threads' register layout
 // (split_k.cuh: store_partial / add_partial), so every access is a coalesced float4.
+//
+// Two kernels run it: the decode kernel (hopper/05_swap_ab_stream_k.cu: one consumer warpgroup, runs of
+// KSUB-box k-tiles) and the production kernel's STREAM_K_RUNS policy (hopper_sched.cuh: CONSUMERS warpgroups
+// per CTA, each with its own slots and counter per tile, since each sums and stores only its own rows).
 #pragma once
 #include "split_k.cuh"
 
@@ -31,9 +35,13 @@ struct StreamK {
     __device__ __forceinline__ int cta_of(long long x) const { return (int)(((x + 1) * ctas - 1) / total); }
 };
 
-// The workspace slot of CTA c's partial sum of a tile: 2c for the first tile of its run, 2c + 1 for the last.
+// The workspace slot of CTA c's partial sum of a tile: 2c for the first tile of its run, 2c + 1 for the last;
+// with several consumer warpgroups, consumer cw's part of it is slot (2c + last) CONSUMERS_ + cw.
 // (Every contributor after a tile's first starts its run inside the tile: the tile is its first.)
-__device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run) { return 2 * cta + (first_of_run ? 0 : 1); }
+template <int CONSUMERS_ = 1>
+__device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run, int cw = 0) {
+    return (2 * cta + (first_of_run ? 0 : 1)) * CONSUMERS_ + cw;
+}
 
 // After a warpgroup has summed k-tiles [kt0, kt1) of `tile` into `acc` (fewer than all of them): true
 // when it now holds the tile's complete sum and must write D, false when another contributor will.
@@ -42,17 +50,21 @@ __device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run) { retur
 // The last arriver's sum is latency-bound (one L2 round trip per contributor if done one by one: a
 // tile of ~40 contributors cost ~15 us), so it loads CHUNK contributors' slots at once and adds them in
 // CTA order as they come: the same additions in the same order, a round trip per CHUNK.
-template <int NACC>
-__device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK& sk, int cta, int tile,
+// (CONSUMERS_, cw: consumer warpgroup cw of CONSUMERS_ per CTA; counters hold one per tile and consumer.  Acc: a
+// template parameter so that a kernel may name the call in an `if constexpr` branch its s32 builds discard.)
+template <int CONSUMERS_ = 1, typename Acc, int NACC>
+__device__ __forceinline__ bool stream_k_fixup(Acc (&acc)[NACC], const StreamK& sk, int cta, int tile,
                                                bool first_of_run, float* workspace, int* counters, int bar_id,
-                                               volatile int* flag) {
+                                               volatile int* flag, int cw = 0) {
+    static_assert(sizeof(Acc) == 4 && (Acc)0.5f != 0, "fp32 partial sums");
     const int wg_tid = threadIdx.x % 128;
     constexpr int SLOT_FLOATS = 128 * NACC;
     constexpr int CHUNK = NACC >= 32 ? 1 : 32 / NACC;  // slots in flight: <= 32 floats of registers a thread
     auto slot_ptr = [&](int slot) {
         return reinterpret_cast<const float4*>(workspace + (long long)slot * SLOT_FLOATS) + wg_tid;
     };
-    store_partial(reinterpret_cast<float4*>(workspace + (long long)stream_k_slot(cta, first_of_run) * SLOT_FLOATS) +
+    store_partial(reinterpret_cast<float4*>(workspace +
+                                            (long long)stream_k_slot<CONSUMERS_>(cta, first_of_run, cw) * SLOT_FLOATS) +
                       wg_tid, acc);
     __threadfence();
     warpgroup_bar_sync(bar_id);
@@ -60,14 +72,15 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
     const int first = sk.cta_of(tile_begin);
     const int last = sk.cta_of(tile_begin + sk.ktiles - 1);
     if (wg_tid == 0) {
-        const bool done = atomicAdd(counters + tile, 1) == last - first;
-        if (done) counters[tile] = 0;  // every contributor is in: ready for the next launch
+        int* counter = counters + (long long)tile * CONSUMERS_ + cw;
+        const bool done = atomicAdd(counter, 1) == last - first;
+        if (done) *counter = 0;  // every contributor is in: ready for the next launch
         *flag = done;
     }
     warpgroup_bar_sync(bar_id);
     if (!*flag) return false;
     __threadfence();
-    const int first_slot = stream_k_slot(first, sk.begin(first) == tile_begin);
+    const int first_slot = stream_k_slot<CONSUMERS_>(first, sk.begin(first) == tile_begin, cw);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p_first) + ...) in CTA order
 #pragma unroll 1
@@ -76,7 +89,7 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
 #pragma unroll
         for (int u = 0; u < CHUNK; ++u)
             if (c0 + u <= last) {
-                const float4* src = slot_ptr(c0 + u == first ? first_slot : stream_k_slot(c0 + u, true));
+                const float4* src = slot_ptr(c0 + u == first ? first_slot : stream_k_slot<CONSUMERS_>(c0 + u, true, cw));
 #pragma unroll
                 for (int j = 0; j < NACC / 4; ++j) part[u][j] = __ldcg(src + 128 * j);
             }
