@@ -1068,9 +1068,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64Tsk", ("fp16", "bf16"), named_only=True, speed=0.97, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, D_TRANSPOSED=1,
                  D_FROM_REGISTERS=0, STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            _cfg("128x256x64c1sk", ("fp16", "bf16"), named_only=True, speed=0.97, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
-                 STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, STREAM_K_RUNS=1,
-                 SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
