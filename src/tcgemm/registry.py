@@ -1068,6 +1068,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64Tsk", ("fp16", "bf16"), named_only=True, speed=0.97, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, D_TRANSPOSED=1,
                  D_FROM_REGISTERS=0, STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
+            # Split-K D^T tiles, every split of a round at the same k (split_k.cuh): 300 x 6144 x 4096 in 384 units of
+            # 16 k-tiles (k4: 2.9 rounds, 48 k-tiles a CTA instead of 64), 512 x 1280 x 8192 in 120 of 21 (k6).
+            _cfg("128x152x64Tk2", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, SPLIT_K=2, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            _cfg("128x152x64Tk3", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, SPLIT_K=3, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            _cfg("128x152x64Tk4", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, SPLIT_K=4, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            _cfg("128x256x64Tk6", ("fp16", "bf16"), named_only=True, speed=0.97, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, SPLIT_K=6, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

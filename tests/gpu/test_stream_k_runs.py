@@ -1,6 +1,7 @@
-"""The production Hopper kernel's stream-K policy (STREAM_K_RUNS, kernels/include/hopper_sched.cuh).
+"""The production Hopper kernel's stream-K policy (STREAM_K_RUNS, kernels/include/hopper_sched.cuh) and its D^T
+tiles split along k (SPLIT_K with D_TRANSPOSED, split_k.cuh).
 
-Every config with the policy against float64 with a poisoned output where the runs cut tiles (two
+Every such config against float64 with a poisoned output where the runs cut tiles (two
 contributors a tile, many, runs inside one tile), ragged edges, alpha/beta with a full C and a bias row,
 a batch; bitwise determinism (a repeat, another stream beside other work); a CUDA graph replaying it.
 D^T configs (D_TRANSPOSED) are called with the layouts they serve through the transposed problem.
@@ -29,8 +30,14 @@ def _served(cfg) -> tuple[str, ...]:
     return tuple(layouts)
 
 
+def _split(cfg) -> bool:
+    """Stream-K runs, or a D^T tile split along k (split_k.cuh; 16-bit: tf32's are test_correctness's)."""
+    return bool(cfg.get("STREAM_K_RUNS")) or bool(cfg.get("D_TRANSPOSED") and cfg.get("SPLIT_K", 1) > 1
+                                                  and not cfg.get("A_REGS"))
+
+
 CASES = [pytest.param(c.name, p, lay, id=f"{c.name}-{p}-{lay}")
-         for c in SPEC.configs if c.get("STREAM_K_RUNS") for p in ("bf16", "fp16") if c.serves(p)
+         for c in SPEC.configs if _split(c) for p in ("bf16", "fp16") if c.serves(p)
          for lay in _served(c)[:2]]
 # (M, N, K): Llama-3-8B's qkv and the 70B shard's at 300 / 512 tokens (runs of 19-47 k-tiles: 2-7 contributors
 # a tile), a short K (runs of a few k-tiles, many tiles each), ragged M, N and K (K multiple of 8: TMA rows).
@@ -119,7 +126,7 @@ def test_error_no_worse_than_cublas():
     ref = x.double() @ w.double().t()
     scale = ref.abs().mean()
     for cfg in SPEC.configs:
-        if not cfg.get("STREAM_K_RUNS"):
+        if not _split(cfg):
             continue
         out_dtype = torch.float32 if cfg.writes(4) else torch.bfloat16
         theirs = torch.mm(x, w.t(), out_dtype=out_dtype)

@@ -263,10 +263,10 @@ static_assert(!STREAM_K_RUNS || (CLUSTER_M == 1 && SPLIT_K == 1 && !TAIL_SPLIT &
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
 static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
-                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 && SPLIT_K == 1
+                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1
                                                  : kARegs && D_FROM_REGISTERS)),
               "D_TRANSPOSED: m64 blocks, no tail split / EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
-              "through TMA stores only, without split-K; tf32 (A_REGS) from registers");
+              "through TMA stores only; tf32 (A_REGS) from registers");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");

@@ -15,11 +15,13 @@
 // layout: element i of thread t sits at float (i / 4) * 512 + 4 t + i % 4 of
 // the slice, so each float4 store of a warpgroup covers 2 KB contiguously.
 //
-// Memory ordering (the threadFenceReduction pattern): slice stores ->
-// __threadfence() in every writing thread -> named barrier -> atomicAdd by
-// one thread.  The last arriver's atomicAdd sees every earlier arrival, each
-// of which followed its writers' fences, so after its own fence the
-// warpgroup reads (through L2, ld.global.cg) complete slices.
+// Memory ordering (tail_split.cuh's): slice stores -> named barrier -> one
+// thread's acq_rel atomic at GPU scope (release is cumulative: it publishes
+// what the barrier ordered before it).  The last arriver's atomic acquires
+// every earlier arrival's release; after the barrier its warpgroup reads
+// (through L2, ld.global.cg) complete slices.  (Until 7ef788e a
+// __threadfence() in every writing thread and in the reader: MEMBAR.SC.GPU,
+// which cost the tail split ~4-6 us per part under the TMA traffic.)
 #pragma once
 #include "epilogue_tma.cuh"
 
@@ -60,17 +62,17 @@ __device__ __forceinline__ bool split_k_reduce(float (&acc)[NACC], float* worksp
     for (int j = 0; j < NACC / 4; ++j)
         __stcg(reinterpret_cast<float4*>(mine + 512 * j), make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
                                                                       acc[4 * j + 3]));
-    __threadfence();
     warpgroup_bar_sync(bar_id);
     if (wg_tid == 0) {
         int* counter = counters + tile * CONSUMERS_ + cw;
-        const bool last = atomicAdd(counter, 1) == SPLITS - 1;
+        int before;
+        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counter) : "memory");
+        const bool last = before == SPLITS - 1;
         if (last) *counter = 0;  // every arrival for this tile is in: ready for the next launch
         *flag = last;
     }
     warpgroup_bar_sync(bar_id);
     if (!*flag) return false;
-    __threadfence();
 #pragma unroll
     for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p0) + p1) + ...: p0 exactly, then in split order
 #pragma unroll 1
