@@ -13,14 +13,7 @@ from functools import lru_cache
 from . import registry, tma, tuned
 from .problem import GemmProblem, transposed_layouts_of, transposed_store
 from .registry import KernelSpec, TileConfig
-from .schedule import (
-    STREAM_K_RUNS_FIXUP_KTILES,
-    TAIL_ESTIMATE_FIXED_KTILES,
-    TAIL_ESTIMATE_MIN_KTILES,
-    cluster_units,
-    stream_k_runs_ctas,
-    tail_split,
-)
+from .schedule import TAIL_ESTIMATE_FIXED_KTILES, TAIL_ESTIMATE_MIN_KTILES, cluster_units, tail_split
 
 # Families in the order auto prefers them, fastest first.
 _FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
@@ -170,9 +163,6 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     Small or skinny problems thus get smaller tiles or split-K, whose units fill the SMs; large
     ones keep the big tiles, which run fastest per multiply-add.
 
-    A STREAM_K_RUNS config costs its CTAs' equal share of all the tiles' k-tiles, plus
-    STREAM_K_RUNS_FIXUP_KTILES where the runs split tiles (tcgemm.schedule).
-
     A TAIL_SPLIT config's last round costs what its owners compute of it (tcgemm.schedule): it is
     taken over the config it copies wherever the kernel will split that round at all, with tiles of at
     least TAIL_ESTIMATE_MIN_KTILES k-tiles (below, the split's fixed costs measured larger). A config's
@@ -202,11 +192,6 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
         rows, cols = cluster_blocks(cfg)
         tiles_m = -(-problem.m // (cfg["BLOCK_M"] * rows)) * rows
         tiles_n = -(-problem.n // (cfg["BLOCK_N"] * cols)) * cols
-        if cfg.get("STREAM_K_RUNS"):  # equal runs of all tiles' k-tiles (no cluster), a fixup where tiles split
-            units = tiles_m * tiles_n * problem.batch
-            ctas = stream_k_runs_ctas(units, ktiles, slots)
-            fixup = STREAM_K_RUNS_FIXUP_KTILES if units % ctas else 0
-            return cfg["BLOCK_M"] * cfg["BLOCK_N"] * (units * (ktiles + cfg.epilogue) / ctas + fixup) / cfg.speed
         rounds: float = -(-tiles_m * tiles_n * problem.batch * splits // slots)
         if cfg.get("TAIL_SPLIT") and splits == 1 and ktiles >= TAIL_ESTIMATE_MIN_KTILES:
             cluster = rows * cols

@@ -177,7 +177,7 @@ class Prepared:
             values += [self._d_ok, self._ws, self._counters]
         # (launch.split_k_buffers: split-K and tail-split scratch, GPC_ORDER's counts and tables)
         scratch = (cfg.get("SPLIT_K", 1) > 1 or cfg.get("TAIL_SPLIT", 0) or cfg.get("GPC_ORDER", 0)
-                   or cfg.get("STREAM_K", 0) or cfg.get("STREAM_K_RUNS", 0))
+                   or cfg.get("STREAM_K", 0))
         self._split_k = (problem, spec, cfg, self._grid[0] // spec.cluster_of(cfg)) if scratch else None
         # Eager launches' scratch per raw stream, as launch.split_k_buffers gave it: a buffer it outgrows later
         # is retired, never freed, so the addresses stay valid (and its counters zero) for this launch's size.

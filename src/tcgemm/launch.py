@@ -25,7 +25,7 @@ from . import jit, placement, registry
 from .driver import _allow_dynamic_smem, _raw_stream, _stream, ensure_context
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import cluster_units, stream_k_runs_ctas, stream_k_scratch, stream_k_shape, tail_split
+from .schedule import cluster_units, stream_k_scratch, stream_k_shape, tail_split
 
 _C_TYPES = {
     torch.float32: "float",
@@ -155,9 +155,6 @@ def persistent_grid(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, sms
     tiles_n = -(-problem.n // cfg["BLOCK_N"])
     if cfg.get("STREAM_K"):  # one CTA per place (CTAS_PER_SM of them on each SM), none without work
         return (_stream_k(problem, cfg, sms)[0], 1, 1)
-    if cfg.get("STREAM_K_RUNS"):  # (no cluster) one run per SM, none shorter than STREAM_K_RUNS_MIN_KTILES
-        ktiles = -(-problem.k // cfg["BLOCK_K"])
-        return (stream_k_runs_ctas(tiles_m * tiles_n * problem.batch, ktiles, sms), 1, 1)
     if tiles_m * tiles_n * problem.batch * cfg.get("SPLIT_K", 1) > _INT32_MAX:
         raise ValueError(f"{tiles_m * tiles_n * problem.batch} output tiles: too many for kernel {spec.name!r}")
     units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"],
@@ -230,7 +227,7 @@ def peer_rows_refuses(spec: KernelSpec, cfg: TileConfig) -> str | None:
         return f"only {PEER_ROWS_KERNEL} has the policy, not {spec.name}"
     if cfg.get("SPLIT_K", 1) > 1:
         return "its tiles are split along k (SPLIT_K)"
-    for name in ("D_TRANSPOSED", "BLOCK_SCALES", "STREAM_K", "STREAM_K_RUNS"):
+    for name in ("D_TRANSPOSED", "BLOCK_SCALES", "STREAM_K"):
         if cfg.get(name, 0):
             return f"it uses {name}"
     return None
@@ -539,10 +536,9 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     than the split saves on the GPU.)"""
     splits = cfg.get("SPLIT_K", 1)
     gpc_order = bool(cfg.get("GPC_ORDER"))
-    if cfg.get("STREAM_K") or cfg.get("STREAM_K_RUNS"):  # (clusters: the launch's CTAs, one per place)
+    if cfg.get("STREAM_K"):  # (clusters: the launch's CTAs, one per place)
         tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
-        need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"],
-                                                  cfg.consumers if cfg.get("STREAM_K_RUNS") else 1)
+        need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"])
     elif cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
         if need_ws == 0 and not gpc_order:

@@ -1047,7 +1047,13 @@ LADDER: tuple[KernelSpec, ...] = (
             # tokens sharing the weight's tile (cuBLAS's nvjet 192x80 1x2 at 300 x 6144 x 4096: 128 tiles where 128 x
             # 152 T makes 96), CUDA graphs 0.914x cuBLAS against 0.909x for 128 x 152 T there, 0.82x against 0.92x at
             # 300 x 37888 x 3584 (2026-11-27-h100-explore-192x80tn-9ffa73a.json): filling the SMs did not pay for
-            # its narrower wgmmas.
+            # its narrower wgmmas. Also tried and removed (CUDA graphs, ratio to cuBLAS): the same 96 tiles of
+            # 128 x 152 T cut into equal stream-K runs for all 132 SMs, 0.69-0.74x against 0.95x whole (a fixup with
+            # a fence per thread, then with release/acquire atomics: 2026-11-27-h100-explore-stream-k-runs-09c5fc6
+            # .json, ...-7ef788e.json), or split along k (2-4 ranges: 0.50-0.63x; ...-explore-split-k-dt-91c7300
+            # .json), and likewise at 300 x 4608 / 7168 / 28672, 512 / 1024 x 1280 x 8192 and 128 x 28672 x 4096
+            # (128 x 256 tiles): CTAs at different k no longer read the shared token tile together
+            # (docs/findings.md, "Stream-K and split-K in the production kernel").
             _cfg("64x152x64T", ("fp16", "bf16"), speed=0.7, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(7, 64, 152) + _epilogue_smem(64, 152)),
@@ -1057,31 +1063,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            # Stream-K runs (STREAM_K_RUNS, kernels/include/hopper_sched.cuh): each CTA an equal run of the tiles'
-            # k-tiles laid end to end, where whole tiles leave SMs idle through a round: 300 x 6144 x 4096 makes 96
-            # tiles of 128 x 152 T for 132 SMs (each CTA 46-47 k-tiles of 64 instead of 64 or none), 300 x 1280 x
-            # 8192 and 512 x 1280 x 8192 (the 70B shard's qkv) 20 tiles of 128 x 152 / 128 x 256 T, 128 x 28672 x 4096
-            # 112 tiles of 128 x 256. No cluster: each CTA walks its own run.
-            _cfg("128x152x64Tsk", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("128x256x64Tsk", ("fp16", "bf16"), named_only=True, speed=0.97, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, STREAM_K_RUNS=1, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
-            # Split-K D^T tiles, every split of a round at the same k (split_k.cuh): 300 x 6144 x 4096 in 384 units of
-            # 16 k-tiles (k4: 2.9 rounds, 48 k-tiles a CTA instead of 64), 512 x 1280 x 8192 in 120 of 21 (k6).
-            _cfg("128x152x64Tk2", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, SPLIT_K=2, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("128x152x64Tk3", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, SPLIT_K=3, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("128x152x64Tk4", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=152, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, SPLIT_K=4, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("128x256x64Tk6", ("fp16", "bf16"), named_only=True, speed=0.97, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=256, BLOCK_K=64, STAGES=3, THREADS=384, CLUSTER_M=1, B_BOX_N=256, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, SPLIT_K=6, SMEM_BYTES=_hopper_smem(3, 128, 256) + _epilogue_smem(128, 256)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

@@ -89,23 +89,7 @@ def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: in
     return max(1, ctas), tiles, ktiles
 
 
-def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int, consumers: int = 1) -> tuple[int, int]:
+def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int) -> tuple[int, int]:
     """(workspace floats, counters) of a stream-K launch of ``ctas`` CTAs over ``tiles`` output tiles: two
-    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile and
-    consumer warpgroup (each sums its own rows of the tile)."""
-    return 2 * ctas * block_m * block_n, tiles * consumers
-
-
-# STREAM_K_RUNS, the production kernel's stream-K (kernels/include/hopper_sched.cuh): one run per CTA place
-# (compute-bound shapes: an idle SM is its share of the tensor cores lost), but no run shorter than this many
-# k-tiles (each run's pipeline fill and fixup would cost more than the SMs it adds).
-STREAM_K_RUNS_MIN_KTILES = 8
-# What the estimate (tcgemm.dispatch) adds to a run with a split tile, in k-tiles: a partial tile stored in
-# the middle of the run, one read back and added at its end. A first guess, below the tail split's measured 16
-# (TAIL_ESTIMATE_FIXED_KTILES, which also refills a drained pipeline: a stream-K run never drains its ring).
-STREAM_K_RUNS_FIXUP_KTILES = 6
-
-
-def stream_k_runs_ctas(units: int, ktiles: int, slots: int) -> int:
-    """CTAs of a STREAM_K_RUNS launch of ``units`` tiles of ``ktiles`` k-tiles on ``slots`` CTA places."""
-    return max(1, min(slots, units * max(1, ktiles) // STREAM_K_RUNS_MIN_KTILES))
+    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile."""
+    return 2 * ctas * block_m * block_n, tiles

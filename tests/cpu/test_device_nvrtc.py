@@ -37,8 +37,6 @@ assert jit.nvrtc_version() == sys.argv[2], f"loaded NVRTC {jit.nvrtc_version()},
 jobs = {}
 for spec, defines in launch.all_builds():  # one build per kernel source
     jobs.setdefault(spec.source, (spec.source, defines, "sm_90a" if spec.min_arch >= 90 else "sm_80"))
-    if dict(defines).get("STREAM_K_RUNS") == "1":  # (the stream-K policy: its own header path)
-        jobs.setdefault("stream_k_runs", (spec.source, defines, "sm_90a"))
 meta = dict(device="meta", dtype=torch.bfloat16)
 for mode in (1, 2):  # PEER_ROWS: the fused tensor-parallel all-gather and reduce-scatter
     a, w = torch.empty(1024, 1024, **meta), torch.empty(1024, 1024, **meta).t()

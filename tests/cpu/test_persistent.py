@@ -41,12 +41,6 @@ def test_grid_is_one_cta_per_sm_at_most(spec, m, n, batch, sms):
             assert plan.grid[1:] == (1, 1) and plan.block == cfg.threads
             assert 1 <= plan.grid[0] <= min(sms * cfg["CTAS_PER_SM"], tiles_m * tiles_n * (batch or 1) * ktiles)
             continue
-        if cfg.get("STREAM_K_RUNS"):  # one run per SM, no cluster, none shorter than the schedule's fewest k-tiles
-            ktiles = -(-64 // cfg["BLOCK_K"])
-            assert cluster == 1 and plan.grid == (schedule.stream_k_runs_ctas(tiles_m * tiles_n * (batch or 1),
-                                                                             ktiles, sms), 1, 1)
-            assert 1 <= plan.grid[0] <= sms
-            continue
         if cfg.get("CLUSTER_2D"):  # CLUSTER_M / CLUSTER_2D x CLUSTER_2D tiles
             rows, cols = cluster // cfg["CLUSTER_2D"], cfg["CLUSTER_2D"]
             units = -(-tiles_m // rows) * -(-tiles_n // cols) * (batch or 1)

@@ -15,8 +15,7 @@
 //    header of its policy:
 //      hopper_cluster.cuh   clusters along N sharing A (CLUSTER_ALONG_N), 2-D (CLUSTER_2D), no cluster
 //      hopper_sched.cuh     wave snake, GPC order (gpc_order.cuh), split-K (split_k.cuh), tail split
-//                           (tail_split.cuh), stream-K runs (stream_k.cuh), the next tile's coordinates in
-//                           the first wgmmas' shadow,
+//                           (tail_split.cuh), the next tile's coordinates in the first wgmmas' shadow,
 //                           ping-pong consumers (PINGPONG: whole tiles in turn, one's epilogue under the
 //                           other's main loop)
 //      hopper_ktile.cuh     256-row tiles (WG_M = 128), fp8 partial sums promoted to fp32 (PROMOTE), tf32's
@@ -124,13 +123,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // the last row's and store nothing. An M-major A's boxes start at the first row along their inner
     // dimension, which TMA wants at a multiple of 16 bytes (an unaligned start faulted): there only where
     // M - BLOCK_M is such a multiple.
-    // Not with STREAM_K_RUNS: the two tiles' rows in common may be summed over different k-runs, so other bits.
     // (A function of the arguments, worked out where used: held across the consumer loop it cost a register
     // that 128 x 256 tiles with a 32-bit D spilled for.)
     auto tile_row = [&](const TileCoord& c, bool load) {
         if constexpr (kGroupContiguous) return c.m0;  // (an expert's rows: no shift into the segment before)
         constexpr int ROW_ALIGN = 16 / (int)sizeof(elem_a);
-        const bool shift = !kStreamK && g.M >= BLOCK_M && (A_K_MAJOR || (g.M - BLOCK_M) % ROW_ALIGN == 0) &&
+        const bool shift = g.M >= BLOCK_M && (A_K_MAJOR || (g.M - BLOCK_M) % ROW_ALIGN == 0) &&
                            (g.beta == 0.0f || g.c_row == 0);
         return shift ? min(c.m0, g.M - BLOCK_M) : load ? min(c.m0, (tiles_m - 1) * BLOCK_M) : c.m0;
     };
@@ -399,14 +397,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
                     if (!tail_reduce<CONSUMERS>(acc, split_workspace(workspace), tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
                                                 walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
-                        continue;
-                }
-            }
-            if constexpr (kStreamK) {
-                if (walk.shared_unit(kt0, kt1)) {  // (stream_k.cuh: slots and counters per consumer warpgroup)
-                    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
-                    if (!stream_k_fixup<CONSUMERS>(acc, walk.stream_k(), walk.cluster, u, u == walk.first, workspace,
-                                                   counters, 1 + cw, flag + cw, cw))
                         continue;
                 }
             }

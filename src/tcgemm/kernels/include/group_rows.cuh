@@ -41,8 +41,8 @@
 constexpr bool kGroupRows = GROUP_ROWS != 0;
 constexpr bool kGroupContiguous = GROUP_ROWS == 2;
 static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVERLAP && !kPingpong && !kDTransposed &&
-                              CTAS_N == 1 && !kStreamK),
-              "grouped rows: no split-K, stream-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
+                              CTAS_N == 1),
+              "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
               "ping-pong or D^T; clusters along M");
 static_assert(!kGroupContiguous || (!kBlockScales && kRegisterEpilogue),
               "contiguous experts: 16-bit inputs, and the register epilogue for the tiles that reach past a segment");

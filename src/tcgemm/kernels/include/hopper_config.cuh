@@ -26,9 +26,6 @@
 #ifndef SPLIT_K
 #define SPLIT_K 1  // k ranges per tile (configs for skinny problems; split_k.cuh)
 #endif
-#ifndef STREAM_K_RUNS
-#define STREAM_K_RUNS 0  // 1: each CTA one contiguous run of the (tile, k-tile) sequence, stream-K (hopper_sched.cuh)
-#endif
 #ifndef TAIL_SPLIT
 #define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (tail_split.cuh)
 #endif
@@ -105,7 +102,6 @@ constexpr bool defined_tf32() {
 // ---- the variants, as constants ----
 constexpr int kSplitK = SPLIT_K;
 constexpr bool kTailSplit = TAIL_SPLIT != 0;
-constexpr bool kStreamK = STREAM_K_RUNS != 0;
 constexpr bool kWaveSnake = WAVE_SNAKE != 0;
 constexpr bool kGpcOrder = GPC_ORDER != 0;
 constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
@@ -257,16 +253,13 @@ static_assert(!CLUSTER_2D || ((CLUSTER_2D == 2 || CLUSTER_2D == 4) && CLUSTER_M 
 static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the counters buffer)");
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
-static_assert(!STREAM_K_RUNS || (CLUSTER_M == 1 && SPLIT_K == 1 && !TAIL_SPLIT && !INT_ACC && !PROMOTE && !kPingpong &&
-                                 !WAVE_SNAKE && !GPC_ORDER && !EPI_OVERLAP),
-              "STREAM_K_RUNS: fp32 sums of whole wgmmas, one CTA per run (no cluster), no other split or tile order");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
 static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
-                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1
+                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 && SPLIT_K == 1
                                                  : kARegs && D_FROM_REGISTERS)),
               "D_TRANSPOSED: m64 blocks, no tail split / EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
-              "through TMA stores only; tf32 (A_REGS) from registers");
+              "through TMA stores only, without split-K; tf32 (A_REGS) from registers");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");

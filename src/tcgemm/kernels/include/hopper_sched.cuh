@@ -51,19 +51,6 @@
 // that the clusters of one GPC share a unit row (gpc_order.cuh).  TAIL_SPLIT: the last partial
 // wave's units are cut along k between their owners and the clusters that would idle (tail_split.cuh).
 //
-// STREAM_K_RUNS: stream-K (stream_k.cuh) for compute-bound shapes whose tiles fill the SMs badly at any
-// tile size, such as a D^T problem at 300 tokens (Llama-3-8B's qkv, 6144 x 300: 96 tiles of 128 x 152 on
-// 132 SMs, a quarter of them idle through the only round).  The units, each k-tile of each, laid end to
-// end (unit-major) and cut into one equal run per CTA: every CTA computes 46-47 of 64 k-tiles' worth there
-// instead of 64 or none.  A run covers the end of one tile, whole tiles, the start of another; the
-// partial tiles meet in the workspace in CTA order (stream_k_fixup, one slot and counter per consumer
-// warpgroup), the last to arrive writes D.  With runs shorter than a tile, a CTA's first tile ends early in
-// its run (its partner, the CTA before, finishes that tile last, at the end of its own run) and its last tile
-// is finished by the CTA after, which began with it: so the typical CTA stores one partial, moves on
-// without waiting, and at its end adds one partial and writes D.  No cluster (each CTA its own run), no
-// other split or order; off where the host passes no workspace.  The tile order (unit_coord's groups) is
-// kept: consecutive runs share the token tile or the weight rows as the whole-tile walk's waves do.
-//
 // The next tile's coordinates (COORD_SHADOW, hopper_config.cuh).  Between tiles the tensor cores wait
 // for a consumer's epilogue and whatever precedes the next tile's first wgmma, so nothing else goes
 // there: the next tile's coordinates (three divisions, ~120 instructions) are worked out while the
@@ -78,7 +65,6 @@
 #include "cluster.cuh"
 #include "gpc_order.cuh"
 #include "tail_split.cuh"  // (and split_k.cuh)
-#include "stream_k.cuh"
 
 // PINGPONG's turns (above): consumer cw waits for its turn before a unit's main loop; the other passes it
 // once its own main loop has issued (only where a next unit exists, so no arrival is left unmatched).
@@ -122,24 +108,12 @@ __device__ __forceinline__ void split_k_range(int u, int ktiles, int kt_per, int
 struct UnitWalk {
     int units, ktiles, cluster, clusters, first;
     TailSplit tail;
-    bool runs;                    // STREAM_K_RUNS with a workspace: this CTA's run [run_begin, run_end) of k-tiles
-    long long run_begin, run_end;  // (in the unit-major sequence of all units' k-tiles)
     __device__ __forceinline__ UnitWalk(int units_, int ktiles_, bool split, int position)
         : units(units_), ktiles(ktiles_), cluster(position), clusters(cluster_count_x()) {
         tail = tail_split(units, ktiles, clusters, cluster, kTailSplit && split);
         first = !kTailSplit || cluster < tail.dp ? cluster : next(cluster - clusters);
-        runs = kStreamK && split && ktiles > 0;
-        run_begin = run_end = 0;
-        if (runs) {
-            const StreamK sk = stream_k();
-            run_begin = sk.begin(cluster);
-            run_end = sk.begin(cluster + 1);
-            first = run_begin < run_end ? (int)(run_begin / ktiles) : units;
-        }
     }
-    __device__ __forceinline__ StreamK stream_k() const { return {(long long)units * ktiles, clusters, ktiles}; }
     __device__ __forceinline__ int next(int u) const {
-        if (kStreamK && runs) return (long long)(u + 1) * ktiles < run_end ? u + 1 : units;
         return kTailSplit ? tail_next_unit(tail, u, units, clusters, cluster) : u + clusters;
     }
     __device__ __forceinline__ void range(int u, int& kt0, int& kt1) const {  // (within k_range's)
@@ -147,15 +121,6 @@ struct UnitWalk {
             kt0 = tail.owner ? 0 : tail.split;
             kt1 = tail.owner ? tail.split : ktiles;
         }
-        if (kStreamK && runs) {
-            const long long unit_begin = (long long)u * ktiles;
-            kt0 = (int)max((long long)kt0, run_begin - unit_begin);
-            kt1 = (int)min((long long)kt1, run_end - unit_begin);
-        }
-    }
-    // STREAM_K_RUNS: whether unit u, whose k-tiles [kt0, kt1) this CTA has summed, is partly another CTA's.
-    __device__ __forceinline__ bool shared_unit(int kt0, int kt1) const {
-        return kStreamK && runs && (kt0 > 0 || kt1 < ktiles);
     }
 };
 

@@ -49,8 +49,8 @@
 constexpr bool kPeerRows = PEER_ROWS != 0;
 constexpr bool kPeerGather = PEER_ROWS == 1;
 constexpr bool kPeerSignal = PEER_ROWS == 2;
-static_assert(!kPeerRows || (SPLIT_K == 1 && !kStreamK && !kDTransposed && !kBlockScales && !kGroupRows),
-              "PEER_ROWS: no split-K or stream-K, D not transposed, no block scales, not grouped");
+static_assert(!kPeerRows || (SPLIT_K == 1 && !kDTransposed && !kBlockScales && !kGroupRows),
+              "PEER_ROWS: no split-K, D not transposed, no block scales, not grouped");
 
 constexpr int PEER_MAX_WORLD = 32;  // (one bit per rank in the producer's mask of landed shards)
 

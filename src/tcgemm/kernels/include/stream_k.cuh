@@ -19,9 +19,8 @@
 // the threads' register layout
 // (split_k.cuh: store_partial / add_partial), so every access is a coalesced float4.
 //
-// Two kernels run it: the decode kernel (hopper/05_swap_ab_stream_k.cu: one consumer warpgroup, runs of
-// KSUB-box k-tiles) and the production kernel's STREAM_K_RUNS policy (hopper_sched.cuh: CONSUMERS warpgroups
-// per CTA, each with its own slots and counter per tile, since each sums and stores only its own rows).
+// (Tried in the production kernel too, for compute-bound shapes whose tiles fill the SMs badly: slower there,
+// docs/findings.md, "Stream-K and split-K in the production kernel".)
 #pragma once
 #include "split_k.cuh"
 
@@ -35,13 +34,9 @@ struct StreamK {
     __device__ __forceinline__ int cta_of(long long x) const { return (int)(((x + 1) * ctas - 1) / total); }
 };
 
-// The workspace slot of CTA c's partial sum of a tile: 2c for the first tile of its run, 2c + 1 for the last;
-// with several consumer warpgroups, consumer cw's part of it is slot (2c + last) CONSUMERS_ + cw.
+// The workspace slot of CTA c's partial sum of a tile: 2c for the first tile of its run, 2c + 1 for the last.
 // (Every contributor after a tile's first starts its run inside the tile: the tile is its first.)
-template <int CONSUMERS_ = 1>
-__device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run, int cw = 0) {
-    return (2 * cta + (first_of_run ? 0 : 1)) * CONSUMERS_ + cw;
-}
+__device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run) { return 2 * cta + (first_of_run ? 0 : 1); }
 
 // After a warpgroup has summed k-tiles [kt0, kt1) of `tile` into `acc` (fewer than all of them): true
 // when it now holds the tile's complete sum and must write D, false when another contributor will.
@@ -57,18 +52,16 @@ __device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run, int cw 
 // barrier ordered before it); the reader's acquiring load or atomic, the barrier, then the slot loads through
 // L2.  A __threadfence() in every thread (MEMBAR.SC.GPU) cost the tail split ~4-6 us per part under the TMA
 // traffic; with it here, stream-K runs of 128 x 152 tiles at 300 x 6144 x 4096 took 40.8 us against 30.1 for
-// whole tiles (2026-11-27-h100-explore-stream-k-runs-09c5fc6.json).
+// whole tiles (2026-11-27-h100-explore-stream-k-runs-09c5fc6.json), 37.5 us with it removed (...-7ef788e.json):
+// not the fences' cost there.
 //
 // The last arriver's sum is latency-bound (one L2 round trip per contributor if done one by one: a
 // tile of ~40 contributors cost ~15 us), so it loads CHUNK contributors' slots at once and adds them in
 // CTA order as they come: the same additions in the same order, a round trip per CHUNK.
-// (CONSUMERS_, cw: consumer warpgroup cw of CONSUMERS_ per CTA; counters hold one per tile and consumer.  Acc: a
-// template parameter so that a kernel may name the call in an `if constexpr` branch its s32 builds discard.)
-template <int CONSUMERS_ = 1, typename Acc, int NACC>
-__device__ __forceinline__ bool stream_k_fixup(Acc (&acc)[NACC], const StreamK& sk, int cta, int tile,
+template <int NACC>
+__device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK& sk, int cta, int tile,
                                                bool first_of_run, float* workspace, int* counters, int bar_id,
-                                               volatile int* flag, int cw = 0) {
-    static_assert(sizeof(Acc) == 4 && (Acc)0.5f != 0, "fp32 partial sums");
+                                               volatile int* flag) {
     const int wg_tid = threadIdx.x % 128;
     constexpr int SLOT_FLOATS = 128 * NACC;
     constexpr int CHUNK = NACC >= 32 ? 1 : 32 / NACC;  // slots in flight: <= 32 floats of registers a thread
@@ -78,7 +71,7 @@ __device__ __forceinline__ bool stream_k_fixup(Acc (&acc)[NACC], const StreamK& 
     const long long tile_begin = (long long)tile * sk.ktiles;
     const int first = sk.cta_of(tile_begin);
     const int last = sk.cta_of(tile_begin + sk.ktiles - 1);
-    int* counter = counters + (long long)tile * CONSUMERS_ + cw;
+    int* counter = counters + tile;
     const bool mine_first = cta == first;  // (then the tile is the last of this CTA's run)
     if (wg_tid == 0) {
         int seen = 0;
@@ -88,7 +81,7 @@ __device__ __forceinline__ bool stream_k_fixup(Acc (&acc)[NACC], const StreamK& 
     warpgroup_bar_sync(bar_id);
     if (!*flag) {  // not everyone else is in: leave this partial for the last one
         store_partial(reinterpret_cast<float4*>(workspace +
-                                                (long long)stream_k_slot<CONSUMERS_>(cta, first_of_run, cw) * SLOT_FLOATS) +
+                                                (long long)stream_k_slot(cta, first_of_run) * SLOT_FLOATS) +
                           wg_tid, acc);
         warpgroup_bar_sync(bar_id);
         if (wg_tid == 0) {
@@ -101,7 +94,7 @@ __device__ __forceinline__ bool stream_k_fixup(Acc (&acc)[NACC], const StreamK& 
     }
     if (wg_tid == 0) *counter = 0;  // every contributor is in: ready for the next launch
     if (!mine_first) {  // acc = p_first, from its slot
-        const float4* src = slot_ptr(stream_k_slot<CONSUMERS_>(first, sk.begin(first) == tile_begin, cw));
+        const float4* src = slot_ptr(stream_k_slot(first, sk.begin(first) == tile_begin));
 #pragma unroll
         for (int j = 0; j < NACC / 4; ++j) {
             const float4 v = __ldcg(src + 128 * j);
@@ -122,7 +115,7 @@ __device__ __forceinline__ bool stream_k_fixup(Acc (&acc)[NACC], const StreamK& 
 #pragma unroll
             for (int u = 0; u < CHUNK; ++u)
                 if (c0 + u <= last) {
-                    const float4* src = slot_ptr(stream_k_slot<CONSUMERS_>(c0 + u, true, cw));
+                    const float4* src = slot_ptr(stream_k_slot(c0 + u, true));
 #pragma unroll
                     for (int j = 0; j < J; ++j)
                         if (j0 + j < NACC / 4) part[u][j] = __ldcg(src + 128 * (j0 + j));
