@@ -104,7 +104,7 @@ class Prepared:
         self._block = plan.block
         self._smem = plan.config.smem_bytes
         self._stream = driver.current_stream(device)
-        if launch.pdl_enabled(plan.spec):
+        if launch.pdl_enabled(plan.spec, plan.config):
             self._launch_ex = launch.LaunchEx(self._handle, self._grid, self._block, self._smem)
         # Through ctypes where the driver library loads (launch.libcuda): the cheapest launch from Python.
         self._raw = None

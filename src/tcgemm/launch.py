@@ -290,9 +290,10 @@ _ARG_CTYPES = (
 )
 
 
-def pdl_enabled(spec: KernelSpec) -> bool:
-    """Launch ``spec`` with programmatic dependent launch (``KernelSpec.pdl``; TCGEMM_PDL=0 turns it off)."""
-    return spec.pdl and os.environ.get("TCGEMM_PDL", "1") != "0"
+def pdl_enabled(spec: KernelSpec, cfg: TileConfig | None = None) -> bool:
+    """Launch ``spec`` (config ``cfg``) with programmatic dependent launch (``KernelSpec.pdl`` and
+    ``TileConfig.pdl``; TCGEMM_PDL=0 turns it off)."""
+    return spec.pdl and (cfg is None or cfg.pdl) and os.environ.get("TCGEMM_PDL", "1") != "0"
 
 
 class _LaunchAttributeValue(ctypes.Union):  # CUlaunchAttributeValue (cuda.h): 64 bytes; the int flags come first
@@ -674,6 +675,6 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
             if peer is not None:  # (the workspace argument: kernels/include/peer_rows.cuh)
                 workspace = peer.data_ptr()
             args = (*args, np.int32(d_map is not None), workspace, counters)
-        _launch_tma(kernel, grid, p.block, p.config.smem_bytes, maps, args, device, pdl=pdl_enabled(p.spec))
+        _launch_tma(kernel, grid, p.block, p.config.smem_bytes, maps, args, device, pdl=pdl_enabled(p.spec, p.config))
     else:
         _launch(kernel, p.grid, p.block, p.config.smem_bytes, args, device)

@@ -61,6 +61,9 @@ class TileConfig:
     grouped: bool = False
     # The estimate leaves this config out where M > max_m (0: no bound): a tile measured ahead only at few rows.
     max_m: int = 0
+    # Launched with programmatic dependent launch where the kernel is (KernelSpec.pdl); False: this config measured
+    # slower with it, in the same process (benchmarks/probes/pdl_ab.py).
+    pdl: bool = True
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -147,9 +150,9 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         grouped: bool = False, max_m: int = 0, **params: int) -> TileConfig:
+         grouped: bool = False, max_m: int = 0, pdl: bool = True, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only, grouped, max_m)
+                      named_only, grouped, max_m, pdl)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1020,7 +1023,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # 300 x 4608 x 3584 0.82x / 0.85x against 0.78x / 0.81x for 128 x 144 (0.81x for 128 x 152 T), 200 x 4608 x
             # 3584 0.86x / 0.90x against 0.83x / 0.88x for 128 x 96 n; 0.62-0.64x at 300 x 6144 x 4096 (two rounds),
             # 0.90x at 300 x 4096 x 4096 against 1.07x for 64 x 152 T. Speed 0.8: taken at the first two only.
-            _cfg("128x104x64T", ("fp16", "bf16"), speed=0.8, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=104,
+            # Without programmatic dependent launch: in CUDA graphs of one call after another, at 300 x 4608 x 3584,
+            # 23.3 us with it and 21.0-21.1 without, in one process, two processes (0.88-0.90x cuBLAS against
+            # 0.98x); no other config measured there lost by it (2026-11-27-h100-pdl-ab-944d546-p{1,2}.json).
+            _cfg("128x104x64T", ("fp16", "bf16"), speed=0.8, pdl=False, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=104,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=104, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(6, 128, 104) + _epilogue_smem(128, 104)),
             _cfg("128x232x64T", ("fp16", "bf16"), speed=0.97, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=232,

@@ -350,3 +350,15 @@ def test_tail_split_workspace(monkeypatch):
     assert launch.split_k_buffers(_problem(4096, 4096, 4096), spec, cfg, 0, 66) == (0, 0, False)
     assert fake.allocs == []
     launch._split_k_scratch.clear()
+
+
+def test_pdl_is_off_only_for_the_config_measured_slower_with_it():
+    """Programmatic dependent launch per config (TileConfig.pdl): off only for 128 x 104 T, which ran 10% slower with
+    it in CUDA graphs of back-to-back calls (benchmarks/probes/pdl_ab.py); every other config keeps the kernel's."""
+    spec = registry.get("wgmma_tma_store")
+    assert [c.name for c in spec.configs if not c.pdl] == ["128x104x64T"]
+    assert not launch.pdl_enabled(spec, spec.config("128x104x64T", "bf16"))
+    for other in registry.all_specs():
+        for cfg in other.configs:
+            if cfg.pdl:
+                assert launch.pdl_enabled(other, cfg) == launch.pdl_enabled(other)
