@@ -61,6 +61,8 @@ class TileConfig:
     grouped: bool = False
     # The estimate leaves this config out where M > max_m (0: no bound): a tile measured ahead only at few rows.
     max_m: int = 0
+    # ... and where M < min_m (0: no bound): a tile measured behind where most of its rows lie below the matrix.
+    min_m: int = 0
     # Launched with programmatic dependent launch where the kernel is (KernelSpec.pdl); False: this config measured
     # slower with it, in the same process (benchmarks/probes/pdl_ab.py).
     pdl: bool = True
@@ -150,9 +152,9 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         grouped: bool = False, max_m: int = 0, pdl: bool = True, **params: int) -> TileConfig:
+         grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only, grouped, max_m, pdl)
+                      named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl)
 
 
 @dataclass(frozen=True, eq=False)
@@ -386,10 +388,15 @@ LADDER: tuple[KernelSpec, ...] = (
         source="simt/07_warp_tiling.cu",
         entry="simt_warp_tiling",
         precisions=("fp32",),
+        # min_m: at 32-64 rows (x 4096 x 4096, fp32's K-parts route, 8 parts) 64 x 64 x 8 took 69-77 us against
+        # 103-106 for 128 x 128 x 16 (the estimate's pick), 105-107 for 128 x 128 x 8 and 139-145 for 128 x 64 x 16,
+        # unsplit 273-295 against 412-445; at 96 and 128 rows 128 x 128 x 16 stays ahead (105-108 against 144-172)
+        # (CUDA graphs, 2026-11-27-h100-fp32-few-rows-357d3ed.json). The estimate counts the 64 x 64 tiles in two
+        # rounds of two CTAs an SM, where they fit four.
         configs=(
-            _cfg("128x128x16", BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=32, WARP_N=64,
+            _cfg("128x128x16", min_m=65, BLOCK_M=128, BLOCK_N=128, BLOCK_K=16, WARP_M=32, WARP_N=64,
                  THREAD_M=8, THREAD_N=8, THREADS=256),
-            _cfg("128x128x8", speed=0.94, BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
+            _cfg("128x128x8", speed=0.94, min_m=65, BLOCK_M=128, BLOCK_N=128, BLOCK_K=8, WARP_M=32, WARP_N=64,
                  THREAD_M=8, THREAD_N=8, THREADS=256),
             # speed: rates at 4096^3 relative to 128 x 128 x 16 (same file as 128 x 64 x 16 below).
             _cfg("64x64x8", speed=0.76, BLOCK_M=64, BLOCK_N=64, BLOCK_K=8, WARP_M=32, WARP_N=32,
@@ -400,7 +407,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # Tried in the same run and not kept: 128 x 128 x 16 with 64 x 32 warp tiles (the same as 32 x 64),
             # 128 x 64 x 8 and 64 x 128 x 8 (0.71-0.76x at 1024^3), 64 x 64 x 16 (0.83x at 1024^3, 0.70x at
             # 4096^3).
-            _cfg("128x64x16", speed=0.89, BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=32, WARP_N=64,
+            _cfg("128x64x16", speed=0.89, min_m=65, BLOCK_M=128, BLOCK_N=64, BLOCK_K=16, WARP_M=32, WARP_N=64,
                  THREAD_M=8, THREAD_N=8, THREADS=128),
         ),
         seed=f"{_SEED_004} v06; {_SEED_002} stage 5",

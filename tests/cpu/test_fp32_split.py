@@ -31,3 +31,25 @@ def test_fp32_k_splits(m, n, k, splits):
 ])
 def test_fp32_k_splits_column_major_b(m, n, k, splits):
     assert api.fp32_k_splits(m, n, k, 132, b_row_major=False) == splits
+
+
+@pytest.mark.parametrize(("m", "config"), [(17, "64x64x8"), (32, "64x64x8"), (64, "64x64x8"), (65, "128x128x16"),
+                                           (96, "128x128x16"), (128, "128x128x16")])
+@pytest.mark.parametrize("b_row_major", [True, False])
+def test_fp32_parts_take_64_row_tiles_up_to_64_rows(m, config, b_row_major):
+    """The K parts' batched GEMM runs 64 x 64 tiles up to 64 rows (simt_warp_tiling's 128-row configs have min_m = 65:
+    at 32-64 x 4096 x 4096 they took 103-106 us against 69-77), 128 x 128 from 65."""
+    import torch
+
+    from tcgemm import dispatch
+    from tcgemm.problem import describe
+
+    k = n = 4096
+    splits = api.fp32_k_splits(m, n, k, 132, b_row_major=b_row_major)
+    a = torch.empty(splits, m, k // splits, device="meta")
+    b = torch.empty(splits, k // splits, n, device="meta")
+    if not b_row_major:
+        b = torch.empty(splits, n, k // splits, device="meta").mT
+    problem = describe(a, b, None, alpha=1.0, beta=0.0, out=None, out_dtype=None, precision=None)[0]
+    spec, cfg = dispatch.select(problem, 90, 132)
+    assert (splits, spec.name, cfg.name) == (8, "simt_warp_tiling", config)

@@ -653,7 +653,8 @@ def test_fp32_as_3xtf32(m, n, k, layouts):
 
 
 @pytest.mark.parametrize("layouts", ["rr", "rc", "cr"])
-@pytest.mark.parametrize("m,n,k", [(16, 4096, 4096), (3, 1000, 2048), (200, 520, 8192)])
+@pytest.mark.parametrize("m,n,k", [(16, 4096, 4096), (3, 1000, 2048), (200, 520, 8192), (48, 4096, 4096),
+                                   (64, 1000, 2048)])
 def test_fp32_split_k_few_rows(m, n, k, layouts):
     """fp32 with few rows runs K in parts (where its CTAs would not fill the GPU) as one strided batched GEMM
     (tcgemm.api.fp32_k_splits), partial products summed in order: within fp32's error of a float64 reference,
