@@ -42,18 +42,12 @@ __device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run) { retur
 // when it now holds the tile's complete sum and must write D, false when another contributor will.
 // `first_of_run`: the tile is the first of this CTA's run.
 //
-// The sum is p_first + p_first+1 + ... + p_last, left to right in CTA order, whoever adds it up.  The tile's
-// first contributor (the CTA whose run ends in it) usually comes last, at the end of its run, long after the
-// others: it first looks at the counter, and if every other partial is in, it adds them to the registers
-// that hold its own and stores nothing.  Otherwise a contributor stores its partial and counts itself in.
-//
 // Memory ordering without a fence per thread (tail_split.cuh's argument): the warpgroup's slot stores, a
 // named barrier, one thread's acq_rel atomic at GPU scope (release is cumulative: it publishes what the
-// barrier ordered before it); the reader's acquiring load or atomic, the barrier, then the slot loads through
-// L2.  A __threadfence() in every thread (MEMBAR.SC.GPU) cost the tail split ~4-6 us per part under the TMA
-// traffic; with it here, stream-K runs of 128 x 152 tiles at 300 x 6144 x 4096 took 40.8 us against 30.1 for
-// whole tiles (2026-11-27-h100-explore-stream-k-runs-09c5fc6.json), 37.5 us with it removed (...-7ef788e.json):
-// not the fences' cost there.
+// barrier ordered before it); the last arriver's atomic acquires the others' releases, then the barrier,
+// then the slot loads through L2.  (Until 7ef788e a __threadfence() in every thread, MEMBAR.SC.GPU: it cost
+// the tail split ~4-6 us per part under the TMA traffic.  A variant in which the first contributor, coming
+// last, added the others to its own registers without storing them spilled the 128-token configs: removed.)
 //
 // The last arriver's sum is latency-bound (one L2 round trip per contributor if done one by one: a
 // tile of ~40 contributors cost ~15 us), so it loads CHUNK contributors' slots at once and adds them in
@@ -68,71 +62,45 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
     auto slot_ptr = [&](int slot) {
         return reinterpret_cast<const float4*>(workspace + (long long)slot * SLOT_FLOATS) + wg_tid;
     };
+    store_partial(reinterpret_cast<float4*>(workspace + (long long)stream_k_slot(cta, first_of_run) * SLOT_FLOATS) +
+                      wg_tid, acc);
+    warpgroup_bar_sync(bar_id);
     const long long tile_begin = (long long)tile * sk.ktiles;
     const int first = sk.cta_of(tile_begin);
     const int last = sk.cta_of(tile_begin + sk.ktiles - 1);
-    int* counter = counters + tile;
-    const bool mine_first = cta == first;  // (then the tile is the last of this CTA's run)
     if (wg_tid == 0) {
-        int seen = 0;
-        if (mine_first) asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
-        *flag = mine_first && seen == last - first;
+        int before;
+        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counters + tile) : "memory");
+        const bool done = before == last - first;
+        if (done) counters[tile] = 0;  // every contributor is in: ready for the next launch
+        *flag = done;
     }
     warpgroup_bar_sync(bar_id);
-    if (!*flag) {  // not everyone else is in: leave this partial for the last one
-        store_partial(reinterpret_cast<float4*>(workspace +
-                                                (long long)stream_k_slot(cta, first_of_run) * SLOT_FLOATS) +
-                          wg_tid, acc);
-        warpgroup_bar_sync(bar_id);
-        if (wg_tid == 0) {
-            int before;
-            asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counter) : "memory");
-            *flag = before == last - first;
-        }
-        warpgroup_bar_sync(bar_id);
-        if (!*flag) return false;
-    }
-    if (wg_tid == 0) *counter = 0;  // every contributor is in: ready for the next launch
-    if (!mine_first) {  // acc = p_first, from its slot
-        const float4* src = slot_ptr(stream_k_slot(first, sk.begin(first) == tile_begin));
+    if (!*flag) return false;
+    const int first_slot = stream_k_slot(first, sk.begin(first) == tile_begin);
 #pragma unroll
-        for (int j = 0; j < NACC / 4; ++j) {
-            const float4 v = __ldcg(src + 128 * j);
-            acc[4 * j] = v.x;
-            acc[4 * j + 1] = v.y;
-            acc[4 * j + 2] = v.z;
-            acc[4 * j + 3] = v.w;
-        }
-    }
-    // (Slots of 32 floats a thread or more come in groups of J float4s: a whole slot of a 128 x 256 tile in flight
-    // beside the accumulators made 128 x 256 builds spill.)
-    constexpr int J = CHUNK > 1 || NACC / 4 < 16 ? NACC / 4 : 16;
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p_first) + ...) in CTA order
 #pragma unroll 1
-    for (int c0 = first + 1; c0 <= last; c0 += CHUNK) {
+    for (int c0 = first; c0 <= last; c0 += CHUNK) {
+        float4 part[CHUNK][NACC / 4];
 #pragma unroll
-        for (int j0 = 0; j0 < NACC / 4; j0 += J) {
-            float4 part[CHUNK][J];
+        for (int u = 0; u < CHUNK; ++u)
+            if (c0 + u <= last) {
+                const float4* src = slot_ptr(c0 + u == first ? first_slot : stream_k_slot(c0 + u, true));
 #pragma unroll
-            for (int u = 0; u < CHUNK; ++u)
-                if (c0 + u <= last) {
-                    const float4* src = slot_ptr(stream_k_slot(c0 + u, true));
+                for (int j = 0; j < NACC / 4; ++j) part[u][j] = __ldcg(src + 128 * j);
+            }
 #pragma unroll
-                    for (int j = 0; j < J; ++j)
-                        if (j0 + j < NACC / 4) part[u][j] = __ldcg(src + 128 * (j0 + j));
+        for (int u = 0; u < CHUNK; ++u)
+            if (c0 + u <= last) {
+#pragma unroll
+                for (int j = 0; j < NACC / 4; ++j) {
+                    acc[4 * j] += part[u][j].x;
+                    acc[4 * j + 1] += part[u][j].y;
+                    acc[4 * j + 2] += part[u][j].z;
+                    acc[4 * j + 3] += part[u][j].w;
                 }
-#pragma unroll
-            for (int u = 0; u < CHUNK; ++u)
-                if (c0 + u <= last) {
-#pragma unroll
-                    for (int j = 0; j < J; ++j)
-                        if (j0 + j < NACC / 4) {
-                            acc[4 * (j0 + j)] += part[u][j].x;
-                            acc[4 * (j0 + j) + 1] += part[u][j].y;
-                            acc[4 * (j0 + j) + 2] += part[u][j].z;
-                            acc[4 * (j0 + j) + 3] += part[u][j].w;
-                        }
-                }
-        }
+            }
     }
     return true;
 }
