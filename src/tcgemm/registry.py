@@ -1109,6 +1109,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
+            # 128 x 160: N = 1280 in 8 tile columns; 128 units at 512 rows in four k ranges, at 1024 in two, at 2048
+            # whole. Named only until measured.
+            _cfg("128x160x64k2", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=160, D_BOX_BYTES=64,
+                 EPI_PARTS=5, SPLIT_K=2, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
+            _cfg("128x160x64k4", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=160, D_BOX_BYTES=64,
+                 EPI_PARTS=5, SPLIT_K=4, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
+            _cfg("128x160x64c2k2", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_BOX_BYTES=64,
+                 EPI_PARTS=5, SPLIT_K=2, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
+            _cfg("128x160x64c2k4", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_BOX_BYTES=64,
+                 EPI_PARTS=5, SPLIT_K=4, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
             # Clusters of eight as 4 x 2 tiles (CLUSTER_2D = 2 tile columns): cuBLAS's kernel at 512 x 1280 x 8192 (the
             # 70B shard's qkv at 512 tokens) is 64 x 96 tiles (features x tokens) in clusters of eight, no split
             # (ncu-mid-shapes-59b3035.txt). Each k-tile of A is loaded once for two tiles, of B once for four: 56 KB a
