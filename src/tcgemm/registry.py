@@ -1096,8 +1096,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # 0.94x / 0.98x, k2 0.93x / 0.93x, b2k3 0.83x / 0.85x; at 256, 384 and 1024 rows neither ahead of auto's
             # picks (0.58-0.82x against 0.71-0.83x). Still short of cuBLAS: its kernel there is not known. 128 x 80 k2:
             # speed 0.44 between what those picks need, long_k 8192 (a split's fixed cost is not in the estimate, and
-            # it was measured at K = 8192 only). 64 x 80 c2 (named only until 1164777): where 128 x 64 tiles fill about
-            # half the GPU at 65-128 rows and 64 x 80 tiles in pairs one round, it leads: Qwen2.5's qkv at 128 tokens
+            # it was measured at K = 8192 only). Tried and removed: 128 x 160 tiles (N = 1280 in 8 columns) in 2 or 4 k
+            # ranges, alone and in pairs along M, 128 units at 512-2048 rows: 0.63-0.76x at 512 x 1280 x 8192 (k2 here
+            # 0.85x), 0.81 / 0.83x at 1024 rows against 0.72x for auto's 128 x 112 (not a model shape), behind at 384
+            # and 2048 rows (2026-11-27-h100-explore-160-430101d.json). 64 x 80 c2 (named only until 1164777): where
+            # 128 x 64 tiles fill about half the GPU at 65-128 rows and 64 x 80 tiles in pairs one round, it leads:
+            # Qwen2.5's qkv at 128 tokens
             # (128 x 4608 x 3584; 144 tiles of 64 x 64 make two rounds) 15.2 us against 16.6 for 128 x 64 in CUDA
             # graphs (`tcgemm tune`, 2026-11-27-h100-tune-models-exact-3d2b970.json), the layer 0.92x -> 1.00x of torch
             # with that tune cache (...-models-tuned-3d2b970-p*.json); level at 64 x 4608 and 128 x 4096 x 4096. Speed
@@ -1109,20 +1113,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
-            # 128 x 160: N = 1280 in 8 tile columns; 128 units at 512 rows in four k ranges, at 1024 in two, at 2048
-            # whole. Named only until measured.
-            _cfg("128x160x64k2", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=160, D_BOX_BYTES=64,
-                 EPI_PARTS=5, SPLIT_K=2, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
-            _cfg("128x160x64k4", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=160, D_BOX_BYTES=64,
-                 EPI_PARTS=5, SPLIT_K=4, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
-            _cfg("128x160x64c2k2", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_BOX_BYTES=64,
-                 EPI_PARTS=5, SPLIT_K=2, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
-            _cfg("128x160x64c2k4", ("fp16", "bf16"), named_only=True, speed=0.44, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=160, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_BOX_BYTES=64,
-                 EPI_PARTS=5, SPLIT_K=4, SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160) // 5),
             # Clusters of eight as 4 x 2 tiles (CLUSTER_2D = 2 tile columns): cuBLAS's kernel at 512 x 1280 x 8192 (the
             # 70B shard's qkv at 512 tokens) is 64 x 96 tiles (features x tokens) in clusters of eight, no split
             # (ncu-mid-shapes-59b3035.txt). Each k-tile of A is loaded once for two tiles, of B once for four: 56 KB a
