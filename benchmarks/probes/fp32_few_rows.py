@@ -15,6 +15,7 @@ import argparse
 import json
 
 import torch
+from fp32_k_split import graph_us  # (the sibling probe's timer: run this from benchmarks/probes or the repo root)
 
 import tcgemm
 from tcgemm import api, registry
@@ -22,26 +23,6 @@ from tcgemm.bench import environment
 
 ROWS = (32, 48, 64, 96, 128)
 SPLITS = (1, 2, 4, 8, 16)
-
-
-def graph_us(fn, calls: int = 20) -> float:
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(15):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / calls)
-    return sorted(times)[len(times) // 2]
 
 
 def _parts_call(a: torch.Tensor, b: torch.Tensor, splits: int, config: str):
