@@ -25,6 +25,14 @@
 #pragma once
 #include "epilogue_tma.cuh"
 
+// One thread's arrival on a tile's counter, an acq_rel atomic at GPU scope (the ordering above; tail_split.cuh and
+// stream_k.cuh count the same way): the count before this arrival.
+__device__ __forceinline__ int arrive_acq_rel(int* counter) {
+    int before;
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counter) : "memory");
+    return before;
+}
+
 // Slice of (tile, split, consumer warpgroup) in the workspace, in floats.
 template <int NACC>
 __device__ __forceinline__ float* split_k_slice(float* workspace, int tile, int split, int splits, int consumers,
@@ -65,9 +73,7 @@ __device__ __forceinline__ bool split_k_reduce(float (&acc)[NACC], float* worksp
     warpgroup_bar_sync(bar_id);
     if (wg_tid == 0) {
         int* counter = counters + tile * CONSUMERS_ + cw;
-        int before;
-        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counter) : "memory");
-        const bool last = before == SPLITS - 1;
+        const bool last = arrive_acq_rel(counter) == SPLITS - 1;
         if (last) *counter = 0;  // every arrival for this tile is in: ready for the next launch
         *flag = last;
     }

@@ -69,9 +69,7 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
     const int first = sk.cta_of(tile_begin);
     const int last = sk.cta_of(tile_begin + sk.ktiles - 1);
     if (wg_tid == 0) {
-        int before;
-        asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counters + tile) : "memory");
-        const bool done = before == last - first;
+        const bool done = arrive_acq_rel(counters + tile) == last - first;
         if (done) counters[tile] = 0;  // every contributor is in: ready for the next launch
         *flag = done;
     }

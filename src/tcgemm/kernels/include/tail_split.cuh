@@ -93,9 +93,7 @@ __device__ __forceinline__ bool tail_reduce(Acc (&acc)[NACC], float* workspace, 
         store_partial(tail_slice<NACC>(workspace, tile, part, CONSUMERS_, cw) + wg_tid, acc);
         warpgroup_bar_sync(bar_id);
         if (wg_tid == 0) {
-            int before;  // 1: the partner arrived meanwhile
-            asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(before) : "l"(counter) : "memory");
-            *flag = before;
+            *flag = arrive_acq_rel(counter);  // 1: the partner arrived meanwhile
         }
         warpgroup_bar_sync(bar_id);
         if (!*flag) return false;
