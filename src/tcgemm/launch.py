@@ -167,7 +167,7 @@ def _stream_k(problem: GemmProblem, cfg: TileConfig, sms: int) -> tuple[int, int
     """(CTAs, tiles, k-tiles per tile) of a STREAM_K config (kernels/include/stream_k.cuh)."""
     ctas, tiles, ktiles = stream_k_shape(problem.m, problem.n, problem.k, problem.batch, cfg["BLOCK_M"],
                                          cfg["BLOCK_N"], cfg["BLOCK_K"] * cfg.get("KSUB", 1), sms,
-                                         cfg.get("CTAS_PER_SM", 1), 2.0 if cfg.get("SK_ALL_PLACES") else None)
+                                         cfg.get("CTAS_PER_SM", 1))
     if tiles * ktiles > _INT32_MAX:
         raise ValueError(f"{tiles} output tiles of {ktiles} k-tiles: too many for a stream-K launch")
     return ctas, tiles, ktiles
@@ -539,8 +539,7 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     gpc_order = bool(cfg.get("GPC_ORDER"))
     if cfg.get("STREAM_K"):  # (clusters: the launch's CTAs, one per place)
         tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
-        need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"],
-                                                  cfg["THREADS"] // 128 - 1)
+        need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"])
     elif cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
         if need_ws == 0 and not gpc_order:

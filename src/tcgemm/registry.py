@@ -266,7 +266,7 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
               auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1,
-              auto_yield_nk: tuple[int, int] = (0, 0), consumers: int = 1, min_m: int = 0) -> TileConfig:
+              auto_yield_nk: tuple[int, int] = (0, 0)) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
@@ -274,21 +274,16 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     ``auto_max_m``, ``auto_min_k``, ``auto_max_n``: auto runs the first config (registry order) whose bounds
     admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N);
     ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config.
-    ``consumers`` 2: the wide token tile (two consumer warpgroups of 64 weight rows, tokens past 256 in two
-    wgmma chunks of A_BOX_M, stream-K over every SM: SK_ALL_PLACES), auto only from ``min_m`` rows on.
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
-    CTA per SM), l<prefetch> (rings hinted into L2, where not 1), w (two consumers)."""
+    CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
     block_k = 32 if precision == "tf32" else 64
     stage_bytes = (rows + tokens) * 128 * ksub
     fit = (228 * 1024 // 2 - 1024 - 1024 - 64) // stage_bytes
     stages = stages or fit
     name = (f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if stages != fit else "")
-            + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else "")
-            + ("w" if consumers > 1 else ""))
-    wide = {"A_BOX_M": tokens // 2, "SK_ALL_PLACES": 1} if tokens > 256 else {}
-    return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"), min_m=min_m, **wide,
-                BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=128 * (1 + consumers),
-                STREAM_K=1,
+            + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
+    return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
+                BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
                 CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
                 **({"AUTO_YIELD_NK_LO": auto_yield_nk[0], "AUTO_YIELD_NK_HI": auto_yield_nk[1]}
                    if auto_yield_nk[1] else {}),
@@ -1524,9 +1519,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
-            # The wide token tile: 128 weight rows x 304 tokens (two chunks of 152), two consumers, four stages
-            # of 54 KB, stream-K over every SM: each weight byte read by one CTA (the kernel's header).
-            _swap_cfg(304, "bf16", rows=128, ksub=1, per_sm=1, stages=4, consumers=2),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

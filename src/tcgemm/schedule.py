@@ -73,27 +73,23 @@ STREAM_K_FILL = float(os.environ.get("TCGEMM_STREAM_K_FILL", "0.5"))
 
 
 def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
-                   sms: int, per_sm: int = 1, fill: float | None = None) -> tuple[int, int, int]:
+                   sms: int, per_sm: int = 1) -> tuple[int, int, int]:
     """(CTAs, output tiles, k-tiles per tile) of a stream-K launch (kernels/include/stream_k.cuh) on ``sms``
     SMs, ``per_sm`` CTAs each, with k-tiles of ``block_k`` (the kernel's BLOCK_K x KSUB): tiles x s CTAs
-    where that fills ``fill`` (default STREAM_K_FILL) of the places (see above), else one CTA per place; never
-    runs of fewer than STREAM_K_MIN_BOXES boxes of 64 16-bit k (nor fewer than one k-tile). The wide token
-    tile passes a fill above 1 (SK_ALL_PLACES): compute-bound, it wants every SM, and the aligned splits'
-    reason (a stream that an SM runs faster whole) is a memory-bound one."""
-    fill = STREAM_K_FILL if fill is None else fill
+    where that fills STREAM_K_FILL of the places (see above), else one CTA per place; never runs of fewer
+    than STREAM_K_MIN_BOXES boxes of 64 16-bit k (nor fewer than one k-tile)."""
     tiles = -(-m // block_m) * -(-n // block_n) * batch
     ktiles = max(1, -(-k // block_k))
     slots = sms * per_sm
     min_run = max(1, STREAM_K_MIN_BOXES * 64 // block_k)
     ctas = min(slots, -(-tiles * ktiles // min_run))
     per_tile = min(slots // tiles, max(1, ktiles // min_run)) if tiles <= slots else 0
-    if per_tile and tiles * per_tile >= fill * slots:
+    if per_tile and tiles * per_tile >= STREAM_K_FILL * slots:
         ctas = tiles * per_tile
     return max(1, ctas), tiles, ktiles
 
 
-def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int, consumers: int = 1) -> tuple[int, int]:
+def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int) -> tuple[int, int]:
     """(workspace floats, counters) of a stream-K launch of ``ctas`` CTAs over ``tiles`` output tiles: two
-    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile and
-    consumer warpgroup (each sums its own rows of the tile: the wide token tile has two)."""
-    return 2 * ctas * block_m * block_n, tiles * consumers
+    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile."""
+    return 2 * ctas * block_m * block_n, tiles

@@ -45,50 +45,6 @@ def test_decode_shapes(kernel, config, precision, layouts, shape):
     assert result.unwritten == 0 and result.passed, result
 
 
-WIDE = [pytest.param(c.name, p, layouts, id=f"{c.name}-{p}-{layouts}") for c in SPEC.configs
-        if c["BLOCK_M"] > 256 for p in SPEC.precisions if c.serves(p) for layouts in SPEC.layouts]
-
-
-@pytest.mark.parametrize("shape", [(300, 6144, 4096), (257, 1000, 1000), (304, 264, 4104), (305, 136, 520),
-                                   (600, 2312, 520), (290, 1280, 8192)], ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("config,precision,layouts", WIDE)
-def test_wide_token_tile(config, precision, layouts, shape):
-    """The two-consumer tile (300 tokens in two wgmma chunks, stream-K over every SM): a full token tile, one
-    just past a chunk, past the tile (two token tiles), ragged N and K, many contributors per tile."""
-    _hopper()
-    m, n, k = shape
-    result = check(m, n, k, kernel=SPEC.name, config=config, precision=precision, layouts=layouts)
-    assert result.unwritten == 0 and result.passed, result
-
-
-@pytest.mark.parametrize("config", [c.name for c in SPEC.configs if c["BLOCK_M"] > 256])
-def test_wide_token_tile_deterministic_and_graphed(config):
-    """The wide tile's fixup (two consumers, each its own counters) gives the same bits on a repeat, on
-    another stream beside other work, and replayed from a CUDA graph."""
-    _hopper()
-    x = torch.randn(300, 4096, device="cuda", dtype=torch.bfloat16)
-    w = torch.randn(6144, 4096, device="cuda", dtype=torch.bfloat16)
-    kw = dict(kernel=SPEC.name, config=config)
-    first = tcgemm.gemm(x, w.t(), **kw)
-    assert torch.equal(tcgemm.gemm(x, w.t(), **kw), first)
-    side = torch.cuda.Stream()
-    big = torch.randn(4096, 4096, device="cuda")
-    with torch.cuda.stream(side):
-        torch.mm(big, big)
-        other = tcgemm.gemm(x, w.t(), **kw)
-    torch.cuda.synchronize()
-    assert torch.equal(other, first)
-    out = torch.full_like(first, float("nan"))
-    tcgemm.gemm(x, w.t(), out=out, **kw)  # (the first call outside capture: planned and loaded)
-    graph = torch.cuda.CUDAGraph()
-    out.fill_(float("nan"))
-    with torch.cuda.graph(graph):
-        tcgemm.gemm(x, w.t(), out=out, **kw)
-    graph.replay()
-    torch.cuda.synchronize()
-    assert torch.equal(out, first)
-
-
 @pytest.mark.parametrize("kernel,config,precision,layouts", CASES)
 def test_alpha_beta_batch_fp32_out(kernel, config, precision, layouts):
     _hopper()

@@ -31,17 +31,6 @@
 //    eight adjacent features of one token, 16 bytes.  D is M x N, a fraction of W's bytes, so its
 //    scattered stores cost little next to the stream; C, alpha and beta as everywhere (epilogue.cuh).
 //
-// The wide token tile (THREADS = 384, 128 weight rows x up to 2 x 256 tokens; Llama-3-8B's qkv at 300 tokens).
-// Past 256 tokens the general kernel's transposed tiles cover M in two token tiles of 152, and each weight tile
-// is read by the two CTAs that hold them.  Whole tiles run those CTAs side by side, so the second read hits L2;
-// but 300 x 6144 makes 96 of them for 132 SMs, and once split-K or stream-K spread them over all SMs the two
-// readers drift apart and the weight comes from DRAM twice (Tk2 44 us, stream-K 37.5 us against 29.5 whole,
-// cuBLAS 27: docs/findings.md).  Here one CTA holds all the tokens of its 128 weight rows, so every weight byte
-// is read by exactly one CTA whatever the schedule, and stream-K over all SMs costs no second read: two
-// consumer warpgroups of 64 weight rows each, every k step two wgmmas of A_BOX_M tokens (wgmma N is at most
-// 256), the token tile loaded in A_BOX_M-row boxes.  Compute-bound now, a consumer keeps one k-tile of
-// wgmmas in flight and releases the slot before it; the accumulators (152 a thread) need setmaxnreg.
-//
 // Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
 // ring of STAGES slots; full[s] completes when all the stage's boxes are in), warpgroup 1 the consumer
 // (waits on full[s], multiplies, releases the slot on empty[s] as soon as the wgmmas reading it have
@@ -54,7 +43,6 @@
 #include "tma.cuh"
 #include "epilogue.cuh"
 #include "stream_k.cuh"
-#include "setmaxnreg.cuh"
 
 #ifndef BLOCK_M
 #define BLOCK_M 16   // tokens per tile: wgmma N
@@ -66,9 +54,6 @@
 #endif
 #ifndef KSUB
 #define KSUB 1  // TMA boxes along k per stage: a stage reads KSUB x 128 contiguous bytes of each weight row
-#endif
-#ifndef A_BOX_M
-#define A_BOX_M BLOCK_M  // token rows per TMA box and wgmma N: BLOCK_M, or half of a wide token tile
 #endif
 #ifndef L2_PREFETCH
 #define L2_PREFETCH 0  // k-tiles of the weight hinted into L2 before the wait for the grid before (pdl.cuh)
@@ -82,38 +67,25 @@ constexpr bool W_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 static_assert(A_LAYOUT == LAYOUT_ROW, "the tokens K-major (A row-major)");
 #if defined(PRECISION_TF32)
 static_assert(W_K_MAJOR, "wgmma reads tf32 K-major only");
-using Mma = WgmmaTf32<A_BOX_M>;
+using Mma = WgmmaTf32<BLOCK_M>;
 #elif defined(PRECISION_BF16)
-using Mma = Wgmma<A_BOX_M, true, W_K_MAJOR ? 0 : 1, 0>;
+using Mma = Wgmma<BLOCK_M, true, W_K_MAJOR ? 0 : 1, 0>;
 #else
-using Mma = Wgmma<A_BOX_M, false, W_K_MAJOR ? 0 : 1, 0>;
+using Mma = Wgmma<BLOCK_M, false, W_K_MAJOR ? 0 : 1, 0>;
 #endif
 
-constexpr int CONSUMERS = THREADS / 128 - 1;  // consumer warpgroups: 1, or 2 for the wide token tile
-constexpr bool PIPELINED = CONSUMERS > 1;     // keep one k-tile of wgmmas in flight (compute-bound tiles)
-constexpr int ATOMS = BLOCK_N / 64;           // m64 wgmmas per k step (per token chunk)
-constexpr int WG_ATOMS = ATOMS / CONSUMERS;   // those of one consumer warpgroup
-constexpr int TOKEN_CHUNKS = BLOCK_M / A_BOX_M;  // wgmmas along the tokens per atom and k step
-constexpr int CHUNK_ACC = A_BOX_M / 2;        // accumulators per thread of one m64 x A_BOX_M wgmma
-constexpr int ATOM_ACC = BLOCK_M / 2;         // ... of one atom's whole token tile
-constexpr int NACC = WG_ATOMS * ATOM_ACC;     // a consumer thread's accumulators
+constexpr int ATOMS = BLOCK_N / 64;        // m64 wgmmas per k step
+constexpr int ATOM_ACC = BLOCK_M / 2;      // accumulators per thread of one m64 x BLOCK_M wgmma
+constexpr int NACC = ATOMS * ATOM_ACC;
 // Independent accumulator chains, the stage's boxes dealt out in turn and summed after a tile's run: a
 // sum of thousands of k in one fp32 chain drifts more than cuBLAS's (16 x 4096 x 14336, fp32 out, H200:
 // 7.9e-6 against 3.8e-6 relative), and at 8-16 tokens the extra accumulators are a few registers.
 constexpr int CHAINS = NACC <= 8 ? (KSUB >= 4 ? 4 : KSUB) : NACC <= 16 ? (KSUB >= 2 ? 2 : 1) : 1;
 static_assert(KSUB % CHAINS == 0, "whole rounds of boxes per chain");
-// Two consumers hold 152 accumulators a thread: one CTA per SM, its registers dealt out by setmaxnreg
-// (the spec's two CTAs per SM is the narrow tiles' register cap).
-#if THREADS == 384
-#undef MIN_BLOCKS
-#define MIN_BLOCKS 1
-#endif
-constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // (two consumers only)
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEPS = ROW_BYTES / 32;    // every wgmma reads 32 bytes of k per row
 constexpr int W_BOX = BLOCK_N * ROW_BYTES;   // one TMA box: BLOCK_K of k for every weight row of the tile
 constexpr int X_BOX = BLOCK_M * ROW_BYTES;   // 8-row swizzle atoms of 1024 bytes: boxes stay 1024-aligned
-constexpr int X_CHUNK = A_BOX_M * ROW_BYTES; // one TMA box / wgmma B operand of the token tile
 constexpr int W_ATOM = 64 * ROW_BYTES;       // one m64 atom of the weight: 64 rows of k (K-major), 64 k rows (MN-major)
 constexpr int W_STEP = W_K_MAJOR ? 32 : 16 * ROW_BYTES;  // a wgmma's 16 k: 32 bytes along a row, or 16 rows
 constexpr int W_TILE = KSUB * W_BOX;
@@ -123,10 +95,8 @@ constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-t
 
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
-static_assert(A_BOX_M % 8 == 0 && A_BOX_M <= 256 && BLOCK_M % A_BOX_M == 0, "wgmma N: 8 to 256 tokens a chunk");
-static_assert(THREADS == 256 || THREADS == 384, "a producer warpgroup and one or two consumer warpgroups");
-static_assert(ATOMS % CONSUMERS == 0, "whole atoms per consumer");
-static_assert(NACC <= (CONSUMERS == 1 ? 128 : 160), "accumulators a thread: 128 (two CTAs an SM), 160 (setmaxnreg)");
+static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 128, "wgmma N: 8 to 128 tokens (at most 128 registers a thread)");
+static_assert(THREADS == 256, "a producer warpgroup and one consumer warpgroup");
 static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 16 * STAGES + 4, "SMEM_BYTES too small");
 static_assert(KSUB >= 1 && KSUB <= 8, "boxes per stage");
 
@@ -141,19 +111,17 @@ __device__ __forceinline__ SwapTile swap_tile(int t, int tiles_m, int tiles_n) {
     return {z, (r % tiles_m) * BLOCK_M, (r / tiles_m) * BLOCK_N};
 }
 
-// D[m][n] for one consumer's accumulators of a tile (its atoms from atom0 on): feature n along the registers'
-// rows, token m along columns (a wide tile's second chunk continues the first's columns).
-__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c,
-                                                 int atom0) {
+// D[m][n] for the accumulators of one tile: feature n along the registers' rows, token m along columns.
+__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c) {
     Gemm gz = g;
     gz.D += (i64)c.z * g.batch_d;
     if (g.C) gz.C += (i64)c.z * g.batch_c;
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
 #pragma unroll
-    for (int a = 0; a < WG_ATOMS; ++a)
+    for (int a = 0; a < ATOMS; ++a)
 #pragma unroll
         for (int i = 0; i < ATOM_ACC; ++i) {
-            const int n = c.n0 + 64 * (atom0 + a) + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+            const int n = c.n0 + 64 * a + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
             const int m = c.m0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
             store_d(gz, m, n, acc[a * ATOM_ACC + i]);
         }
@@ -166,8 +134,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
     const unsigned ring = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned full = ring + STAGES * STAGE_BYTES;  // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;           // STAGES mbarriers, then the fixup's flag
-    // (then the fixup's flags, one per consumer: SMEM_BYTES keeps 16 bytes for them)
-    volatile int* flags = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
+    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
     auto w_slot = [&](int s) { return ring + s * STAGE_BYTES; };
     auto x_slot = [&](int s) { return ring + s * STAGE_BYTES + W_TILE; };
 
@@ -206,7 +173,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
-            mbar_init(empty + 8 * s, CONSUMERS);
+            mbar_init(empty + 8 * s, 1);
         }
         mbar_init_fence();
     }
@@ -215,7 +182,6 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 
     if (tid / 128 == 0) {
         // ---- producer: one thread streams this CTA's run of k-tiles ----
-        if constexpr (CONSUMERS > 1) setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
             int t = (int)(run_begin / ktiles), kt = (int)(run_begin % ktiles);
             SwapTile c = swap_tile(t, tiles_m, tiles_n);
@@ -237,10 +203,8 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                                         kt * STAGE_K + j * BLOCK_K, g.batch_b ? c.z : 0);
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)
-#pragma unroll
-                    for (int q = 0; q < TOKEN_CHUNKS; ++q)
-                        tma_load_3d(x_slot(s) + j * X_BOX + q * X_CHUNK, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K,
-                                    c.m0 + q * A_BOX_M, g.batch_a ? c.z : 0);
+                    tma_load_3d(x_slot(s) + j * X_BOX, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.m0,
+                                g.batch_a ? c.z : 0);
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
@@ -256,14 +220,8 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         return;
     }
 
-    // ---- consumer warpgroups: each tile of the run, then D or the fixup ----
-    if constexpr (CONSUMERS > 1) setmaxnreg_inc<CONSUMER_REGS>();
-    const int wg_tid = tid % 128, wg = CONSUMERS > 1 ? tid / 128 - 1 : 0;
-    const int atom0 = wg * WG_ATOMS;  // this consumer's first m64 atom of the weight tile
-    // Each consumer sums its own rows of a tile, so its fixup is its own: a workspace region, a counter per
-    // tile, a flag and a named barrier per consumer (launch.split_k_buffers sizes them for CONSUMERS).
-    float* const my_workspace = workspace + (long long)wg * 2 * sk.ctas * (128 * NACC);
-    int* const my_counters = counters + (long long)wg * (sk.total / sk.ktiles);
+    // ---- consumer warpgroup: each tile of the run, then D or the fixup ----
+    const int wg_tid = tid % 128;
     float acc[NACC], chain[CHAINS][NACC];
     int s = 0;
     unsigned phase = 0;
@@ -275,47 +233,29 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         for (int c = 0; c < CHAINS; ++c)
 #pragma unroll
             for (int i = 0; i < NACC; ++i) chain[c][i] = 0.0f;
-        int held = -1;  // PIPELINED: the slot whose wgmmas may still be in flight
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
             wgmma_fence();
 #pragma unroll
             for (int j = 0; j < KSUB; ++j)
 #pragma unroll
-                for (int a = 0; a < WG_ATOMS; ++a)
+                for (int a = 0; a < ATOMS; ++a)
 #pragma unroll
                     for (int k = 0; k < K_STEPS; ++k)
-#pragma unroll
-                        for (int q = 0; q < TOKEN_CHUNKS; ++q)
-                            Mma::mma(*reinterpret_cast<float(*)[CHUNK_ACC]>(chain[j % CHAINS] + a * ATOM_ACC +
-                                                                            q * CHUNK_ACC),
-                                     W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + (atom0 + a) * W_ATOM +
-                                                                    W_STEP * k)
-                                               : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + (atom0 + a) * W_ATOM +
-                                                                         W_STEP * k, W_ATOM),
-                                     wgmma_desc_k_major(x_slot(s) + j * X_BOX + q * X_CHUNK + 32 * k), 1);
+                        Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(chain[j % CHAINS] + a * ATOM_ACC),
+                                 W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k)
+                                           : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k, W_ATOM),
+                                 wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
             wgmma_commit();
-            if constexpr (PIPELINED) {
-                // The tensor cores are the bound here: this k-tile's wgmmas stay in flight while the last
-                // one's slot goes back.
-                wgmma_wait<1>();
-                if (held >= 0 && wg_tid == 0) mbar_arrive(empty + 8 * held);
-                held = s;
-            } else {
-                // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
-                // stages: the tensor cores are nearly idle here, and with a ring of 3 big stages the lag would
-                // keep a third of it out of the loads.
-                wgmma_wait<0>();
-                if (wg_tid == 0) mbar_arrive(empty + 8 * s);
-            }
+            // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
+            // stages: the tensor cores are nearly idle here, and with a ring of 3 big stages the lag would
+            // keep a third of it out of the loads.
+            wgmma_wait<0>();
+            if (wg_tid == 0) mbar_arrive(empty + 8 * s);
             if (++s == STAGES) {
                 s = 0;
                 phase ^= 1;
             }
-        }
-        if constexpr (PIPELINED) {
-            wgmma_wait<0>();
-            if (held >= 0 && wg_tid == 0) mbar_arrive(empty + 8 * held);
         }
 #pragma unroll
         for (int c = 0; c < CHAINS; ++c) wgmma_fence_accumulators(chain[c]);
@@ -331,8 +271,8 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             acc[i] = sum[0];
         }
         const bool whole = kt0 == 0 && kt1 == ktiles;
-        if (whole || stream_k_fixup(acc, sk, cta, t, x == run_begin, my_workspace, my_counters, 1 + wg, flags + wg))
-            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n), atom0);
+        if (whole || stream_k_fixup(acc, sk, cta, t, x == run_begin, workspace, counters, 1, flag))
+            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n));
         x += kt1 - kt0;
         ++t;
         kt0 = 0;

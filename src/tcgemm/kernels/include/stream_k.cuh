@@ -78,31 +78,6 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
     const int first_slot = stream_k_slot(first, sk.begin(first) == tile_begin);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;  // ((0 + p_first) + ...) in CTA order
-    if constexpr (NACC > 32) {
-        // A wide slot (the two-consumer tile: 152 floats a thread) comes in pieces of PIECE float4s, each added
-        // as it lands: the same additions in the same order, without a second NACC registers.
-        constexpr int PIECE = 8;
-#pragma unroll 1
-        for (int c = first; c <= last; ++c) {
-            const float4* src = slot_ptr(c == first ? first_slot : stream_k_slot(c, true));
-#pragma unroll
-            for (int j0 = 0; j0 < NACC / 4; j0 += PIECE) {
-                float4 part[PIECE];
-#pragma unroll
-                for (int u = 0; u < PIECE; ++u)
-                    if (j0 + u < NACC / 4) part[u] = __ldcg(src + 128 * (j0 + u));
-#pragma unroll
-                for (int u = 0; u < PIECE; ++u)
-                    if (j0 + u < NACC / 4) {
-                        acc[4 * (j0 + u)] += part[u].x;
-                        acc[4 * (j0 + u) + 1] += part[u].y;
-                        acc[4 * (j0 + u) + 2] += part[u].z;
-                        acc[4 * (j0 + u) + 3] += part[u].w;
-                    }
-            }
-        }
-        return true;
-    }
 #pragma unroll 1
     for (int c0 = first; c0 <= last; c0 += CHUNK) {
         float4 part[CHUNK][NACC / 4];
