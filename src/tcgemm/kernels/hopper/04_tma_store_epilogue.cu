@@ -517,8 +517,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     continue;
                 }
             }
-            if constexpr (kDTransposed) {  // staged 16-bit D: launched with D's map only; else registers
-                if constexpr (D_STAGED)
+            if constexpr (kDTransposed) {  // 16-bit D: the host launches these with D's map only; tf32: registers
+                if constexpr (sizeof(elem_d) == 2)
                     epilogue_tma_store_transposed(gz, acc, d_bufs + cw * D_BUF, tma_d, cd.m0 + consumer_row0(cw), cd.n0,
                                                   g.batch_d ? c.z : 0, 1 + cw);
                 else

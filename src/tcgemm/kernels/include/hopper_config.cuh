@@ -216,9 +216,7 @@ constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sc
 
 // ---- D staging (hopper_epilogue.cuh): a buffer per consumer warpgroup, between the ring and the barriers ----
 // (A D^T of 32 bits, D_TRANSPOSED with A_REGS, goes out from registers: never staged)
-// (a 16-bit D^T goes through a staging buffer unless the config writes it from registers: D_FROM_REGISTERS,
-// whose buffer's 38 KB at 128 x 152 buy a sixth ring stage)
-constexpr bool D_STAGED = kDTransposed ? sizeof(elem_d) == 2 && !D_FROM_REGISTERS : sizeof(elem_d) == 2 || EPI_32BIT;
+constexpr bool D_STAGED = sizeof(elem_d) == 2 || (EPI_32BIT && !kDTransposed);
 // (D_TRANSPOSED: BLOCK_N rows of 64 16-bit features, one part)
 constexpr int ATOM_BUF = kDTransposed ? BLOCK_N * 128 : 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block
 constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
@@ -258,9 +256,10 @@ static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 p
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
 static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
-                                (ELEM_BYTES == 2 ? EPI_PARTS == 1 && SPLIT_K == 1 : kARegs && D_FROM_REGISTERS)),
+                                (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 && SPLIT_K == 1
+                                                 : kARegs && D_FROM_REGISTERS)),
               "D_TRANSPOSED: m64 blocks, no tail split / EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
-              "through TMA stores (or from registers: D_FROM_REGISTERS), without split-K; tf32 (A_REGS) from registers");
+              "through TMA stores only, without split-K; tf32 (A_REGS) from registers");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
               "EPI_OVERLAP: 16-bit inputs, 128 x 256 tiles of one m64 block per consumer, D through TMA only");

@@ -314,8 +314,7 @@ __device__ __forceinline__ void store_tile_registers(const Gemm& gz, const acc_t
     }
 }
 
-// D^T from registers (D_TRANSPOSED with a 32-bit D: tf32's A_REGS configs, x @ w with w row-major; a 16-bit D in
-// configs with D_FROM_REGISTERS, whose staging buffer is a ring stage instead): the tile
+// D^T from registers (D_TRANSPOSED with a 32-bit D: tf32's A_REGS configs, x @ w with w row-major): the tile
 // is of D^T = B^T A^T, its element (row, col) is D's (col, row).  For each register a warp writes 8
 // consecutive rows of the tile (32 bytes of one row of D, a whole sector) in 4 rows of D.  C (beta != 0) is
 // read at the transposed problem's strides (problem.transposed_store exchanged them).
