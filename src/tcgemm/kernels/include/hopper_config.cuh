@@ -255,10 +255,10 @@ static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the coun
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
-static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !TAIL_SPLIT && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
+static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
                                 (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 && SPLIT_K == 1
                                                  : kARegs && D_FROM_REGISTERS)),
-              "D_TRANSPOSED: m64 blocks, no tail split / EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
+              "D_TRANSPOSED: m64 blocks, no EPI_OVERLAP, B K-major (any multiple of 8); 16-bit inputs "
               "through TMA stores only, without split-K; tf32 (A_REGS) from registers");
 static_assert(!OVERLAP || (D_STAGED && !D_FROM_REGISTERS && !PROMOTE && ELEM_BYTES == 2 && M_ATOMS == 1 &&
                            SPLIT_K == 1 && BLOCK_N == 256 && D_PARTS % 2 == 0),
