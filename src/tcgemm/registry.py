@@ -66,6 +66,9 @@ class TileConfig:
     # Launched with programmatic dependent launch where the kernel is (KernelSpec.pdl); False: this config measured
     # slower with it, in the same process (benchmarks/probes/pdl_ab.py).
     pdl: bool = True
+    # The estimate leaves this config out where N < min_n (0: no bound); for a D_TRANSPOSED config N is the
+    # tokens (the transposed problem's): a schedule measured ahead only near a whole number of token tiles.
+    min_n: int = 0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -152,9 +155,10 @@ class TileConfig:
 
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
-         grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, **params: int) -> TileConfig:
+         grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, min_n: int = 0,
+         **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl)
+                      named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl, min_n=min_n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1073,12 +1077,18 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x160x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=160,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160)),
-            _cfg("128x152x64Tt", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
-                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
             _cfg("128x152x64T", ("fp16", "bf16"), speed=1.0, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            # 128 x 152 T with the tail split (tail_split.cuh): where the tiles leave a partial last wave (Llama-3-8B's
+            # gate_up at 300 tokens: 448 tiles, 3.4 waves) its tiles are cut along k between owners and the idle SMs.
+            # bf16 rc, vs 128 x 152 T, us (2026-11-27-h100-explore-tail-split-dt-83c4e4d.json): 300 x 28672 x 4096
+            # 123.7 against 132.3 (cuBLAS 131.4), 290 x 28672 x 4096 126.6 / 133.4 (127.8), 300 x 37888 x 3584 145.3
+            # / 152.3 (134.4), 300 x 18944 x 4096 89.0 / 95.2 (80.3); but at 257 tokens 146.1 against 134.2 for
+            # auto's 128 x 144 Tc2 (not understood): min_n keeps it to the measured 290-304 tokens.
+            _cfg("128x152x64Tt", ("fp16", "bf16"), min_n=290, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
+                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,
