@@ -315,6 +315,29 @@ def test_split_k_in_rc_is_bitwise_reproducible(kernel, precision):
     assert relative_error(first, reference(a, b, None, 1.0, 0.0)) < TOLERANCE[precision]
 
 
+def test_auto_tail_split_on_transposed_tiles_is_exact_and_reproducible():
+    """At 300 tokens auto cuts the last partial wave of 128 x 152 transposed tiles along k (128x152x64Tt): 96
+    weight tiles x 2 token tiles on 132 SMs leave 60 in the last wave. The result matches float64, and the two
+    parts of a tail tile meet in either order with the same bits: on repeats and on another stream beside other
+    work."""
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("Hopper kernel")
+    a = torch.randn(300, 3584, device="cuda").to(torch.bfloat16)
+    b = torch.randn(12288, 3584, device="cuda").to(torch.bfloat16).t()  # (K, N): the weight as stored
+    assert tcgemm.explain(a, b).config == "128x152x64Tt"
+    first = tcgemm.gemm(a, b)
+    assert relative_error(first, reference(a, b, None, 1.0, 0.0)) < TOLERANCE["bf16"]
+    for _ in range(3):
+        assert torch.equal(tcgemm.gemm(a, b), first)
+    side = torch.cuda.Stream()
+    big = torch.randn(4096, 4096, device="cuda")
+    with torch.cuda.stream(side):
+        torch.mm(big, big)
+        other = tcgemm.gemm(a, b)
+    torch.cuda.synchronize()
+    assert torch.equal(other, first)
+
+
 @pytest.mark.parametrize("config,precision", [("128x128x128", "fp8e4m3"), ("128x192x128", "fp8e4m3"),
                                               ("128x128x32p4", "tf32"), ("128x192x32p4", "tf32")])
 def test_promoted_partial_rows_are_bitwise_reproducible(config, precision):
