@@ -261,6 +261,13 @@ def _epilogue_smem(block_m: int, block_n: int) -> int:
     return block_m * block_n * 2
 
 
+def _dt_ring_smem(block_m: int, block_n: int, stage_bytes: int | None = None) -> int:
+    """D_IN_RING's own buffer: the 8-token blocks of a D^T tile (1 KB each) that its last k-tile's ring slot
+    cannot hold (kernels/include/hopper_epilogue.cuh: DtRing); 0 where the slot holds the whole tile."""
+    slot = stage_bytes if stage_bytes is not None else (block_m + block_n) * 128
+    return max(0, block_m * block_n * 2 - slot // 1024 * 1024)
+
+
 def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
     """Dynamic shared memory of the swap-AB kernel's ring (hopper/05_swap_ab_stream_k.cu): per stage ``ksub``
     boxes of a weight tile of ``rows`` and of a token tile of ``tokens`` rows of 128 bytes; 1 KB to align
@@ -1089,6 +1096,28 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64Tt", ("fp16", "bf16"), min_n=290, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
+            # D^T staged in the last k-tile's ring slot (D_IN_RING: hopper_epilogue.cuh, DtRing): the staging buffer
+            # becomes a stage (128 x 152: 6 where 5 fit; 192 x 80: 6 where 5; cuBLAS runs both with 6 at 300 tokens).
+            _cfg("128x152x64Tr", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
+                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 D_IN_RING=1, SMEM_BYTES=_hopper_smem(6, 128, 152) + _dt_ring_smem(128, 152)),
+            _cfg("128x152x64Trt", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
+                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 D_IN_RING=1, TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(6, 128, 152) + _dt_ring_smem(128, 152)),
+            _cfg("192x80x64Tr", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=6, THREADS=512, CLUSTER_M=1, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 D_IN_RING=1, PRODUCER_REGS=40, CONSUMER_REGS=152,
+                 SMEM_BYTES=_hopper_smem(6, 192, 80) + _dt_ring_smem(192, 80)),
+            _cfg("192x80x64Trn", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
+                 BLOCK_K=64, STAGES=6, THREADS=512, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=96, B_BOX_N=80,
+                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, D_IN_RING=1, PRODUCER_REGS=40, CONSUMER_REGS=152,
+                 SMEM_BYTES=_hopper_smem(6, 192, 80) + _dt_ring_smem(192, 80)),
+            _cfg("128x104x64Tr", ("fp16", "bf16"), named_only=True, pdl=False, layouts=("rc", "cc"), BLOCK_M=128,
+                 BLOCK_N=104, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=104, D_TRANSPOSED=1,
+                 D_FROM_REGISTERS=0, D_IN_RING=1, SMEM_BYTES=_hopper_smem(7, 128, 104) + _dt_ring_smem(128, 104)),
+            _cfg("64x152x64Tr", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
+                 BLOCK_K=64, STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
+                 D_IN_RING=1, SMEM_BYTES=_hopper_smem(8, 64, 152) + _dt_ring_smem(64, 152)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

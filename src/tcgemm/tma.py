@@ -194,7 +194,8 @@ def d_geometry(problem: GemmProblem, cfg: TileConfig | None = None) -> tuple[tup
     D must be 16-bit or 32-bit with 16-byte aligned rows and batch entries. A box is 64 rows of D_BOX_BYTES
     (128, or 64 / 32 for tiles of 96 or 144 columns) of 16- or 32-bit elements; with D_TRANSPOSED (the
     problem's m and n are D's columns and rows: problem.d_transposed) BLOCK_N rows (tokens) of 64 16-bit
-    columns. (A kernel built without a staging buffer for its D type ignores the map.)"""
+    columns, or 8 rows where the tile is staged in a ring slot (D_IN_RING). (A kernel built without a staging
+    buffer for its D type ignores the map.)"""
     size = problem.out_dtype.itemsize
     if problem.out_dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32):
         return None
@@ -206,7 +207,9 @@ def d_geometry(problem: GemmProblem, cfg: TileConfig | None = None) -> tuple[tup
     cols, rows = (problem.m, problem.n) if problem.d_transposed else (problem.n_out, problem.m)
     row_bytes = problem.d_ld * size
     batch_bytes = problem.d_batch_stride * size if problem.d_batch_stride else rows * row_bytes
-    box = (64, cfg["BLOCK_N"], 1) if transposed else (d_box_bytes(cfg) // size, D_BOX, 1)
+    # (D_IN_RING: the tile is staged in 8-token blocks of a ring slot, each stored as its own box)
+    tokens = 8 if transposed and cfg.get("D_IN_RING") else cfg["BLOCK_N"] if transposed else 0
+    box = (64, tokens, 1) if transposed else (d_box_bytes(cfg) // size, D_BOX, 1)
     return (cols, rows, problem.batch), (row_bytes, max(batch_bytes, row_bytes)), box
 
 

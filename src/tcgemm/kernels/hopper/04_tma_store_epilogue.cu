@@ -79,6 +79,10 @@
 
 #include "setmaxnreg.cuh"
 
+// D_IN_RING's slot goes back after the transposed epilogue only: no variant may leave the tile another way.
+static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !ROW_SCALES),
+              "D_IN_RING: a plain D^T tile (no grouped rows, peer rows, gating, overlap or row scales)");
+
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
 // GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh);
@@ -92,8 +96,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers, 1024-aligned
-    const unsigned scale_slots = d_bufs + CONSUMERS * D_BUF;  // BLOCK_SCALES: STAGES slots of k-tile scales
+    const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (D_IN_RING: DT_EXTRA), 1024-aligned
+    const unsigned scale_slots = d_bufs + D_STAGING;  // BLOCK_SCALES: STAGES slots of k-tile scales
     const unsigned full = scale_slots + STAGES * SCALE_SLOT;  // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
@@ -386,8 +390,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
             if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
             pre_issued = false;
-            if (!PROMOTE_EACH && kt1 > kt0 && releaser)
+            if (!PROMOTE_EACH && !kDInRing && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
+            // D_IN_RING (hopper_epilogue.cuh: DtRing): the last slot is kept for D^T, released after its stores read it
+            const unsigned held = kDInRing ? cluster_map(empty + 8 * prev, target) : 0u;
+            if constexpr (kDInRing) {
+                if (kt1 <= kt0) watchdog_fault();  // (no split-K; tail-split parts have k-tiles: tail_split.cuh)
+                dt_ring_consumers_sync();
+            }
             if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
             wgmma_fence_accumulators(acc);
             // A tail tile's part or a split-K range (hopper_sched.cuh): the warpgroup that completes the tile writes D.
@@ -396,8 +406,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
                     int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
                     if (!tail_reduce<CONSUMERS>(acc, split_workspace(workspace), tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
-                                                walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
+                                                walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw)) {
+                        if (kDInRing && releaser) mbar_arrive_cluster(held);
                         continue;
+                    }
                 }
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
@@ -518,9 +530,13 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 }
             }
             if constexpr (kDTransposed) {  // 16-bit D: the host launches these with D's map only; tf32: registers
-                if constexpr (sizeof(elem_d) == 2)
-                    epilogue_tma_store_transposed(gz, acc, d_bufs + cw * D_BUF, tma_d, cd.m0 + consumer_row0(cw), cd.n0,
-                                                  g.batch_d ? c.z : 0, 1 + cw);
+                if constexpr (sizeof(elem_d) == 2 && kDInRing) {
+                    epilogue_tma_store_transposed(gz, acc, DtRing{a_slot(prev), d_bufs, cw * (BLOCK_N / 8)}, tma_d,
+                                                  cd.m0 + consumer_row0(cw), cd.n0, g.batch_d ? c.z : 0, 1 + cw);
+                    if (releaser) mbar_arrive_cluster(held);
+                } else if constexpr (sizeof(elem_d) == 2)
+                    epilogue_tma_store_transposed(gz, acc, DtBuffer{d_bufs + cw * D_BUF}, tma_d, cd.m0 + consumer_row0(cw),
+                                                  cd.n0, g.batch_d ? c.z : 0, 1 + cw);
                 else
                     store_tile_registers_transposed(gz, acc, cd, cw, warp, lane);
                 continue;

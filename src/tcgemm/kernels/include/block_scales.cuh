@@ -104,5 +104,5 @@ __device__ __forceinline__ void promote_block_scaled(acc_t (&acc)[NACC], acc_t (
 }
 
 static_assert(SCALE_SLOT % 16 == 0, "bulk copies land at 16-byte aligned addresses");
-static_assert(SMEM_BYTES >= STAGES * (STAGE_BYTES + SCALE_SLOT) + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
+static_assert(SMEM_BYTES >= STAGES * (STAGE_BYTES + SCALE_SLOT) + D_STAGING + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small for the scale slots (tcgemm.launch sizes block-scale builds)");

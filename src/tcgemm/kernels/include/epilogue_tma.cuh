@@ -336,13 +336,27 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
 // with the weight as its A (64-row blocks: features) and the tokens as its B (BLOCK_N: any multiple of 8, so
 // that M = 300 tokens take two tiles of 152), and this warpgroup's 64 x NTOK tile of D^T goes out as an NTOK x
 // 64 tile of D: stmatrix.trans writes each 8 x 8 block transposed into a buffer of NTOK rows (tokens) of 128
-// bytes (64 features), 128-byte swizzled, and one TMA store writes it at (features m_wg, tokens n0) of D's
-// map (box 64 x NTOK).  C (beta != 0) is read element-wise at the transposed problem's strides, except a bias
-// (per feature: c_row = 1, c_col = 0 here), which each lane loads once for its two rows.
-template <bool SCALE, bool BIAS, bool ANY, typename Acc, int NACC>
-__device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
-                                                                 const TmaDesc* tma_d, int m_wg, int n0, int z,
-                                                                 int bar_id) {
+// bytes (64 features), 128-byte swizzled, and the staging's `store` writes it at (features m_wg, tokens n0) of
+// D's map.  C (beta != 0) is read element-wise at the transposed problem's strides, except a bias (per feature:
+// c_row = 1, c_col = 0 here), which each lane loads once for its two rows.
+// Staging: the NTOK rows in blocks of 8 tokens (1 KB: each block keeps the swizzle's 1024-byte period), `at(b)`
+// the address of block b.  DtBuffer: one buffer, one box of 64 x NTOK; hopper_epilogue.cuh's DtRing: blocks in
+// a ring slot, 8-token boxes.
+struct DtBuffer {
+    unsigned buf;
+    __device__ __forceinline__ unsigned at(int b) const { return buf + b * 1024; }
+    __device__ __forceinline__ void store(const TmaDesc* tma_d, int m_wg, int n0, int z, int /*n_end*/) const {
+        if (threadIdx.x % 128 == 0) {
+            tma_store_3d(tma_d, buf, m_wg, n0, z);  // D's map: x = features (D's columns), y = tokens (D's rows)
+            tma_store_commit();
+        }
+    }
+};
+
+template <bool SCALE, bool BIAS, bool ANY, typename Staging, typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, const Acc (&acc)[NACC],
+                                                                 const Staging& buf, const TmaDesc* tma_d, int m_wg,
+                                                                 int n0, int z, int bar_id) {
     static_assert(sizeof(elem_d) == 2, "transposed TMA-store epilogue: 16-bit D");
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
     const int q = lane / 8, r8 = lane % 8;
@@ -382,7 +396,7 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
         // stored transposed, its row r8 is token 16 jp + 8 (q / 2) + r8, its 16 bytes the feature chunk 2 warp + q % 2.
         const int row = 16 * jp + 8 * (q / 2) + r8;
         const int chunk = 2 * warp + q % 2;
-        const unsigned addr = buf + row * 128 + ((chunk ^ (row % 8)) << 4);
+        const unsigned addr = buf.at(2 * jp + q / 2) + r8 * 128 + ((chunk ^ r8) << 4);
         if (jp == LAST)
             stmatrix_x2_trans(addr, pack_d2(v[0], v[1]), pack_d2(v[2], v[3]));  // (lanes 16 .. 31: addresses unused)
         else
@@ -390,14 +404,11 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
     }
     fence_proxy_async();
     warpgroup_bar_sync(bar_id);
-    if (wg_tid == 0) {
-        tma_store_3d(tma_d, buf, m_wg, n0, z);  // D's map: x = features (D's columns), y = tokens (D's rows)
-        tma_store_commit();
-    }
+    buf.store(tma_d, m_wg, n0, z, g.N);
 }
 
-template <typename Acc, int NACC>
-__device__ __forceinline__ void epilogue_tma_store_transposed(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
+template <typename Staging, typename Acc, int NACC>
+__device__ __forceinline__ void epilogue_tma_store_transposed(const Gemm& g, const Acc (&acc)[NACC], const Staging& buf,
                                                               const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
     if (g.beta != 0.0f && g.c_col == 0 && g.c_row == 1) {
         epilogue_tma_store_transposed_as<true, true, false>(g, acc, buf, tma_d, m_wg, n0, z, bar_id);

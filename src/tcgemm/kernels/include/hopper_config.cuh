@@ -63,6 +63,9 @@
 #ifndef D_TRANSPOSED
 #define D_TRANSPOSED 0  // 1: the tile is of D^T (the host swapped the operands) and goes out transposed into D
 #endif
+#ifndef D_IN_RING
+#define D_IN_RING 0  // 1: a D^T tile staged in its last k-tile's ring slot (hopper_epilogue.cuh: DtRing)
+#endif
 #ifndef EPI_PARTS
 #define EPI_PARTS 1  // column parts the staged epilogue goes through (a buffer of BLOCK_N / EPI_PARTS columns)
 #endif
@@ -107,6 +110,7 @@ constexpr bool kGpcOrder = GPC_ORDER != 0;
 constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;
 constexpr bool OVERLAP = EPI_OVERLAP;  // hopper_epilogue.cuh
 constexpr bool kDTransposed = D_TRANSPOSED != 0;  // epilogue_tma.cuh: epilogue_tma_store_transposed
+constexpr bool kDInRing = D_IN_RING != 0;
 constexpr bool kARegs = A_REGS != 0;
 constexpr bool kPingpong = PINGPONG != 0;
 
@@ -219,7 +223,13 @@ constexpr int GROUP_UNITS = GROUP_M / CTAS_M;  // unit rows per group (hopper_sc
 constexpr bool D_STAGED = sizeof(elem_d) == 2 || (EPI_32BIT && !kDTransposed);
 // (D_TRANSPOSED: BLOCK_N rows of 64 16-bit features, one part)
 constexpr int ATOM_BUF = kDTransposed ? BLOCK_N * 128 : 64 * (BLOCK_N / EPI_PARTS) * 2 * EPI_BUFS;  // staging bytes of one m64 block
-constexpr int D_BUF = D_STAGED ? M_ATOMS * ATOM_BUF : 0;          // per consumer
+constexpr int D_BUF = D_STAGED && !kDInRing ? M_ATOMS * ATOM_BUF : 0;  // per consumer
+// D_IN_RING (hopper_epilogue.cuh: DtRing): the CTA's D^T tile, CONSUMERS x BLOCK_N / 8 blocks of 8 tokens x 128
+// bytes, lies in the ring slot of the tile's last k-tile; the blocks the slot cannot hold in a buffer of their own.
+constexpr int DT_BLOCKS = CONSUMERS * BLOCK_N / 8;
+constexpr int DT_SLOT_BLOCKS = STAGE_BYTES / 1024;
+constexpr int DT_EXTRA = kDInRing && DT_BLOCKS > DT_SLOT_BLOCKS ? (DT_BLOCKS - DT_SLOT_BLOCKS) * 1024 : 0;
+constexpr int D_STAGING = kDInRing ? DT_EXTRA : CONSUMERS * D_BUF;  // bytes between the ring and the scale slots
 constexpr int D_PARTS = EPI_PARTS * (int)sizeof(elem_d) / 2;       // column parts of a 32-bit D: twice as many
 
 static_assert(sizeof(elem_a) == sizeof(elem_b), "A and B of one type");
@@ -285,7 +295,9 @@ static_assert(ACTIVATION == Act::None || !INT_ACC, "an activation of float sums 
 static_assert(!ROW_SCALES || (PROMOTE && !kDTransposed && !GATED), "row-wise scales: fp8 (promoted sums), D not transposed");
 static_assert(!GATED || (B_K_MAJOR && !kDTransposed && !PROMOTE && sizeof(elem_d) == 2 && gated_parts() > 0),
               "EPI_GATED: 16-bit D from a K-major B, not transposed or fp8, its BLOCK_N / 2 columns in whole boxes");
-static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + CONSUMERS * D_BUF + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
+static_assert(!kDInRing || (kDTransposed && sizeof(elem_d) == 2 && !kPingpong && SPLIT_K == 1),
+              "D_IN_RING: a 16-bit D^T (TMA stores of 8-token boxes), cooperative consumers, no split-K");
+static_assert(SMEM_BYTES >= STAGES * STAGE_BYTES + D_STAGING + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
               "SMEM_BYTES too small");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "register file");
 

@@ -47,6 +47,42 @@ constexpr CRead kOverlapRead = kBiasOverlap ? CRead::Row : CRead::None;
 // overlap and paid its C reads on top (4-5% of 2048 x 8192 x 14336 with the L2 prefetch, 10% without).
 constexpr bool kAnyOverlap = kBiasOverlap && !kDTransposed;
 
+// D_IN_RING: a 16-bit D^T tile staged in the ring slot of its last k-tile, so that the D^T staging buffer (38 KB at
+// 128 x 152) becomes a sixth stage.  A consumer's tile is BLOCK_N / 8 blocks of 8 tokens x 128 bytes; the CTA's
+// blocks, consumer by consumer, fill the slot and the rest (128 x 152: 3 of 38) a buffer of their own (DT_EXTRA).
+// Protocol, on top of the ring's (04_tma_store_epilogue.cu):
+//   1. a consumer keeps the last k-tile's slot instead of releasing it, and the CTA's consumers meet at a named
+//      barrier (dt_ring_consumers_sync) once their wgmmas are retired: the slot is then read by no wgmma;
+//   2. each stages its blocks (stmatrix: the generic proxy, after the async proxy's loads and wgmma reads, which
+//      the barrier and wgmma.wait ordered); fence.proxy.async; the first BLOCK_N / 8 lanes of warp 0 each store
+//      one 8-token box and wait until the TMA unit has *read* it (wait_group.read 0), then __syncwarp;
+//   3. only then does the warpgroup release the slot (its usual arrival on empty[slot] of every CTA of the
+//      cluster), so neither this CTA's producer nor a peer's multicast writes the slot before the reads are done.
+// The producer loads the next tile into the other STAGES - 1 slots meanwhile.  The overflow buffer needs no wait at
+// the next tile: the reads were awaited in step 2.  A tail-split part that does not write D releases the slot at
+// once (the barrier of step 1 comes before the parts meet, where the CTA's consumers may go different ways).
+struct DtRing {
+    unsigned slot, extra;
+    int first;  // this warpgroup's first block among the CTA's
+    __device__ __forceinline__ unsigned at(int b) const {
+        b += first;
+        return b < DT_SLOT_BLOCKS ? slot + b * 1024 : extra + (b - DT_SLOT_BLOCKS) * 1024;
+    }
+    __device__ __forceinline__ void store(const TmaDesc* tma_d, int m_wg, int n0, int z, int n_end) const {
+        const int lane = threadIdx.x % 128;  // (warp 0 of the warpgroup: BLOCK_N / 8 <= 32 boxes)
+        if (lane < BLOCK_N / 8 && n0 + 8 * lane < n_end) {  // (boxes wholly past the tokens: nothing to write)
+            tma_store_3d(tma_d, at(lane), m_wg, n0 + 8 * lane, z);
+            tma_store_commit();
+            tma_store_wait_read<0>();
+        }
+        if (lane < 32) __syncwarp();
+    }
+};
+constexpr int DT_RING_BAR = 6;  // named barrier of the CTA's consumers (1 + cw: each warpgroup's; 3, 4: PINGPONG's)
+__device__ __forceinline__ void dt_ring_consumers_sync() {
+    asm volatile("bar.sync %0, %1;" ::"r"(DT_RING_BAR), "r"(128 * CONSUMERS) : "memory");
+}
+
 // The GEMM arguments of tile c's epilogue (gz: a copy of the kernel's): batch entry c.z of C and D,
 // fp8's scales applied.
 template <int NACC>
