@@ -69,6 +69,8 @@ class TileConfig:
     # The estimate leaves this config out where N < min_n (0: no bound); for a D_TRANSPOSED config N is the
     # tokens (the transposed problem's): a schedule measured ahead only near a whole number of token tiles.
     min_n: int = 0
+    # ... and where N > max_n (0: no bound): a tile measured ahead only while its token tiles fill one round.
+    max_n: int = 0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -156,9 +158,10 @@ class TileConfig:
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
          grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, min_n: int = 0,
-         **params: int) -> TileConfig:
+         max_n: int = 0, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
-                      named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl, min_n=min_n)
+                      named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl, min_n=min_n,
+                      max_n=max_n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,11 +264,11 @@ def _epilogue_smem(block_m: int, block_n: int) -> int:
     return block_m * block_n * 2
 
 
-def _dt_ring_smem(block_m: int, block_n: int, stage_bytes: int | None = None) -> int:
+def _dt_ring_smem(block_m: int, block_n: int) -> int:
     """D_IN_RING's own buffer: the 8-token blocks of a D^T tile (1 KB each) that its last k-tile's ring slot
-    cannot hold (kernels/include/hopper_epilogue.cuh: DtRing); 0 where the slot holds the whole tile."""
-    slot = stage_bytes if stage_bytes is not None else (block_m + block_n) * 128
-    return max(0, block_m * block_n * 2 - slot // 1024 * 1024)
+    ((block_m + block_n) rows of 128 bytes) cannot hold (kernels/include/hopper_epilogue.cuh: DtRing); 0 where
+    the slot holds the whole tile."""
+    return max(0, block_m * block_n * 2 - (block_m + block_n) * 128)
 
 
 def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
@@ -1096,28 +1099,19 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64Tt", ("fp16", "bf16"), min_n=290, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            # D^T staged in the last k-tile's ring slot (D_IN_RING: hopper_epilogue.cuh, DtRing): the staging buffer
-            # becomes a stage (128 x 152: 6 where 5 fit; 192 x 80: 6 where 5; cuBLAS runs both with 6 at 300 tokens).
-            _cfg("128x152x64Tr", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
-                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 D_IN_RING=1, SMEM_BYTES=_hopper_smem(6, 128, 152) + _dt_ring_smem(128, 152)),
-            _cfg("128x152x64Trt", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
-                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 D_IN_RING=1, TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(6, 128, 152) + _dt_ring_smem(128, 152)),
-            _cfg("192x80x64Tr", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
-                 BLOCK_K=64, STAGES=6, THREADS=512, CLUSTER_M=1, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 D_IN_RING=1, PRODUCER_REGS=40, CONSUMER_REGS=152,
-                 SMEM_BYTES=_hopper_smem(6, 192, 80) + _dt_ring_smem(192, 80)),
-            _cfg("192x80x64Trn", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=192, BLOCK_N=80,
-                 BLOCK_K=64, STAGES=6, THREADS=512, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=96, B_BOX_N=80,
+            # 192 x 80 T with the pair along the tokens sharing the weight's tile (cuBLAS's nvjet 192x80 1x2 at
+            # 300 x 6144 x 4096: 128 tiles where 128 x 152 T makes 96), its D^T staged in the last k-tile's ring
+            # slot (D_IN_RING: hopper_epilogue.cuh, DtRing), which makes room for a sixth stage as cuBLAS has.
+            # CUDA graphs, bf16 rc, us (2026-11-27-h100-explore-ring-a-c7c5838.json): 300 x 6144 x 4096 28.4
+            # against 29.6 for 128 x 152 T (cuBLAS 28.3; with 5 stages and its own staging buffer it had run no
+            # faster than 128 x 152 T); where its tiles make two rounds it loses (300 x 8192 x 3584 43.3 / 30.3,
+            # 300 x 7168 x 8192 97.3 / 59.1). The same ring staging gave 128 x 152 T, 128 x 104 T and 64 x 152 T a
+            # stage more each and nothing (29.8 / 29.6, 23.1 / 21.5, 22.0 / 20.8 us: removed).
+            # min_n, max_n: four token tiles, 241-320 tokens.
+            _cfg("192x80x64Trn", ("fp16", "bf16"), speed=0.81, min_n=241, max_n=320, layouts=("rc",), BLOCK_M=192,
+                 BLOCK_N=80, BLOCK_K=64, STAGES=6, THREADS=512, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=96, B_BOX_N=80,
                  D_TRANSPOSED=1, D_FROM_REGISTERS=0, D_IN_RING=1, PRODUCER_REGS=40, CONSUMER_REGS=152,
                  SMEM_BYTES=_hopper_smem(6, 192, 80) + _dt_ring_smem(192, 80)),
-            _cfg("128x104x64Tr", ("fp16", "bf16"), named_only=True, pdl=False, layouts=("rc", "cc"), BLOCK_M=128,
-                 BLOCK_N=104, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=104, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, D_IN_RING=1, SMEM_BYTES=_hopper_smem(7, 128, 104) + _dt_ring_smem(128, 104)),
-            _cfg("64x152x64Tr", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
-                 BLOCK_K=64, STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
-                 D_IN_RING=1, SMEM_BYTES=_hopper_smem(8, 64, 152) + _dt_ring_smem(64, 152)),
             # 64 x 128, one consumer: 1.14x of cuBLAS at 300 x 3072 x 768 (GPT-2's fc1; 128 x 128 b2 0.90x).
             _cfg("64x128x64", ("fp16", "bf16"), grouped=True, speed=0.55, max_k=4096, BLOCK_M=64, BLOCK_N=128,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=128, EPI_PARTS=2, EPI_BUFS=2,

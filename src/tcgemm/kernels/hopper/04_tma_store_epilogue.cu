@@ -80,8 +80,8 @@
 #include "setmaxnreg.cuh"
 
 // D_IN_RING's slot goes back after the transposed epilogue only: no variant may leave the tile another way.
-static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !ROW_SCALES),
-              "D_IN_RING: a plain D^T tile (no grouped rows, peer rows, gating, overlap or row scales)");
+static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !ROW_SCALES && !kTailSplit),
+              "D_IN_RING: a plain D^T tile (no grouped rows, peer rows, gating, overlap, row scales or tail split)");
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
@@ -395,7 +395,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             // D_IN_RING (hopper_epilogue.cuh: DtRing): the last slot is kept for D^T, released after its stores read it
             const unsigned held = kDInRing ? cluster_map(empty + 8 * prev, target) : 0u;
             if constexpr (kDInRing) {
-                if (kt1 <= kt0) watchdog_fault();  // (no split-K; tail-split parts have k-tiles: tail_split.cuh)
+                if (kt1 <= kt0) watchdog_fault();  // (K > 0, no split-K: every unit has k-tiles)
                 dt_ring_consumers_sync();
             }
             if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
@@ -406,10 +406,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
                     int* tail_counters = kGpcOrder ? counters + GPC_INTS : counters;  // (after GPC_ORDER's)
                     if (!tail_reduce<CONSUMERS>(acc, split_workspace(workspace), tail_counters, (u - walk.tail.dp) * CLUSTER_M + rank,
-                                                walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw)) {
-                        if (kDInRing && releaser) mbar_arrive_cluster(held);
+                                                walk.tail.owner ? 0 : 1, cw, 1 + cw, flag + cw))
                         continue;
-                    }
                 }
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;

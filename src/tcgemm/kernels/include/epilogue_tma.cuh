@@ -394,7 +394,6 @@ __device__ __forceinline__ void epilogue_tma_store_transposed_as(const Gemm& g, 
         for (int i = 0; i < 8; ++i) v[i] = activate<STORE_ACT>(v[i]);
         // Block q of the x4 holds features 8 (q % 2) .. + 7 of this warp's 16 and tokens 16 jp + 8 (q / 2) .. + 7;
         // stored transposed, its row r8 is token 16 jp + 8 (q / 2) + r8, its 16 bytes the feature chunk 2 warp + q % 2.
-        const int row = 16 * jp + 8 * (q / 2) + r8;
         const int chunk = 2 * warp + q % 2;
         const unsigned addr = buf.at(2 * jp + q / 2) + r8 * 128 + ((chunk ^ r8) << 4);
         if (jp == LAST)

@@ -59,8 +59,8 @@ constexpr bool kAnyOverlap = kBiasOverlap && !kDTransposed;
 //   3. only then does the warpgroup release the slot (its usual arrival on empty[slot] of every CTA of the
 //      cluster), so neither this CTA's producer nor a peer's multicast writes the slot before the reads are done.
 // The producer loads the next tile into the other STAGES - 1 slots meanwhile.  The overflow buffer needs no wait at
-// the next tile: the reads were awaited in step 2.  A tail-split part that does not write D releases the slot at
-// once (the barrier of step 1 comes before the parts meet, where the CTA's consumers may go different ways).
+// the next tile: the reads were awaited in step 2.  (Not with the tail split: a part that writes no D would have
+// to release the slot on its own way out.)
 struct DtRing {
     unsigned slot, extra;
     int first;  // this warpgroup's first block among the CTA's
