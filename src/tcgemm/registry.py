@@ -1099,13 +1099,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x152x64Tt", ("fp16", "bf16"), min_n=290, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=152,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("128x152x64Tn", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=128, BLOCK_N=152,
-                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=152,
-                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(5, 128, 152) + _epilogue_smem(128, 152)),
-            _cfg("128x152x64Trn", ("fp16", "bf16"), named_only=True, layouts=("rc",), BLOCK_M=128, BLOCK_N=152,
-                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=64, B_BOX_N=152,
-                 D_TRANSPOSED=1, D_FROM_REGISTERS=0, D_IN_RING=1,
-                 SMEM_BYTES=_hopper_smem(6, 128, 152) + _dt_ring_smem(128, 152)),
             # 192 x 80 T with the pair along the tokens sharing the weight's tile (cuBLAS's nvjet 192x80 1x2 at
             # 300 x 6144 x 4096: 128 tiles where 128 x 152 T makes 96), its D^T staged in the last k-tile's ring
             # slot (D_IN_RING: hopper_epilogue.cuh, DtRing), which makes room for a sixth stage as cuBLAS has.
