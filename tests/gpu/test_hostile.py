@@ -338,6 +338,42 @@ def test_auto_tail_split_on_transposed_tiles_is_exact_and_reproducible():
     assert torch.equal(other, first)
 
 
+@pytest.mark.parametrize("tokens", [283, 300, 320])
+def test_auto_d_transposed_in_the_ring_is_exact_and_reproducible(tokens):
+    """At 280-320 tokens and 6144 outputs auto runs 192 x 80 transposed tiles in pairs sharing the weight tile, their
+    D^T staged in the last k-tile's ring slot (192x80x64Trn: the slot goes back only once its TMA stores have read
+    it). Every element of a poisoned output is written and matches float64 with a bias added; repeats, another stream
+    beside other work, and a CUDA graph's replay give the same bits."""
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("Hopper kernel")
+    a = torch.randn(tokens, 4096, device="cuda").to(torch.bfloat16)
+    b = torch.randn(6144, 4096, device="cuda").to(torch.bfloat16).t()  # (K, N): the weight as stored
+    bias = torch.randn(6144, device="cuda").to(torch.bfloat16)
+    assert tcgemm.explain(a, b).config == "192x80x64Trn"
+    out = poisoned_like((tokens, 6144), torch.bfloat16, "cuda")
+    first = tcgemm.gemm(a, b, bias, beta=1.0, out=out)
+    assert not torch.isnan(first).any()
+    assert relative_error(first, reference(a, b, bias, 1.0, 1.0)) < TOLERANCE["bf16"]
+    for _ in range(3):
+        assert torch.equal(tcgemm.gemm(a, b, bias, beta=1.0), first)
+    side = torch.cuda.Stream()
+    big = torch.randn(4096, 4096, device="cuda")
+    with torch.cuda.stream(side):
+        torch.mm(big, big)
+        other = tcgemm.gemm(a, b, bias, beta=1.0)
+    torch.cuda.synchronize()
+    assert torch.equal(other, first)
+    replayed = poisoned_like((tokens, 6144), torch.bfloat16, "cuda")
+    tcgemm.gemm(a, b, bias, beta=1.0, out=replayed)  # (warm: the plan and the kernel exist before capture)
+    replayed.fill_(float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tcgemm.gemm(a, b, bias, beta=1.0, out=replayed)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(replayed, first)
+
+
 @pytest.mark.parametrize("config,precision", [("128x128x128", "fp8e4m3"), ("128x192x128", "fp8e4m3"),
                                               ("128x128x32p4", "tf32"), ("128x192x32p4", "tf32")])
 def test_promoted_partial_rows_are_bitwise_reproducible(config, precision):
