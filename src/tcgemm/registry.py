@@ -1556,6 +1556,7 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
+            _swap_cfg(48, "bf16", per_sm=1, stages=3), _swap_cfg(48, "bf16", per_sm=1, stages=4),
             # (Tried and removed: a wide token tile, 304 tokens x 128 weight rows in two consumers, stream-K over
             # every SM: 0.24-0.82x cuBLAS at the 300-token shapes where auto's tiles run 0.87-1.44x; 208b511,
             # 2026-11-27-h100-explore-wide-token-tile-208b511.json; docs/findings.md.)
