@@ -1554,9 +1554,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
             _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
+            # 48 tokens, where the 64-token tile is a quarter empty: CUDA graphs, 48 / 40 x 1280 x 8192 (the 70B shard's
+            # qkv) 12.5 / 12.4 us against 12.9 / 12.8 for the 64-token config (cuBLAS 11.9-12.5); at N >= 6144 level
+            # with the others (2026-11-27-h100-explore-48-b3bafcf.json; 4 stages no better).
+            _swap_cfg(48, "bf16", per_sm=1, stages=3, auto_max_m=48, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
-            _swap_cfg(48, "bf16", per_sm=1, stages=3), _swap_cfg(48, "bf16", per_sm=1, stages=4),
             # (Tried and removed: a wide token tile, 304 tokens x 128 weight rows in two consumers, stream-K over
             # every SM: 0.24-0.82x cuBLAS at the 300-token shapes where auto's tiles run 0.87-1.44x; 208b511,
             # 2026-11-27-h100-explore-wide-token-tile-208b511.json; docs/findings.md.)
