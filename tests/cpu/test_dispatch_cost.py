@@ -182,7 +182,7 @@ def test_few_rows_at_short_k_take_unclustered_64_row_tiles(m, n, k, kernel, conf
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
     (3000, 2304, 768, "128x144x64pp"), (3000, 3072, 768, "128x144x64pp"), (2048, 2304, 768, "128x144x64pp"),
     (3000, 768, 768, "128x144x64Tc2"), (3000, 768, 3072, "128x144x64Tc2"), (3000, 1280, 8192, "128x232x64T"),
-    (300, 6144, 4096, "128x152x64T"), (128, 6144, 4096, "128x64x64"), (128, 4608, 3584, "64x80x64c2"),
+    (300, 6144, 4096, "192x80x64Trn"), (128, 6144, 4096, "128x64x64"), (128, 4608, 3584, "64x80x64c2"),
     (512, 2304, 768, "64x144x64c2"),
 ])
 def test_whole_rounds_at_3000_tokens_and_d_transposed_margin(m, n, k, config):
@@ -192,6 +192,24 @@ def test_whole_rounds_at_3000_tokens_and_d_transposed_margin(m, n, k, config):
     measured 0.83-1.00x against 0.93-1.05x; 128 x 4608 now takes 64 x 80 pairs), and one tile per CTA keeps
     ping-pong out (512 x 2304 x 768)."""
     assert dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)[1].name == config
+
+
+@pytest.mark.parametrize(("m", "config"), [(256, "128x112x64"), (280, "192x80x64Trn"), (300, "192x80x64Trn"),
+                                           (320, "192x80x64Trn"), (384, "192x96x64")])
+def test_d_transposed_ring_pairs_only_where_measured(m, config):
+    """192 x 80 T pairs with D^T in the ring (192x80x64Trn) ran ahead at 280-320 tokens x 6144 x 4096 and 8 us behind
+    at 256 (2026-11-27-h100-explore-trn-e5109c6.json): min_n and max_n (the transposed problem's N, the tokens) keep
+    the estimate to that range."""
+    assert dispatch.select(_problem(m, 6144, 4096, layouts="rc"), 90, 132)[1].name == config
+
+
+@pytest.mark.parametrize(("m", "config"), [(32, "32x64x64q4s4g1"), (40, "48x64x64q4s3g1"), (48, "48x64x64q4s3g1"),
+                                           (64, "64x64x64q4s3g1")])
+def test_decode_kernel_token_tiles_at_narrow_long_k(m, config):
+    """At N <= 2048 and K >= 8192 (the 70B shard's qkv) the decode kernel takes the smallest token tile that holds
+    M: 48 tokens ran 12.5 us against 12.9 on the 64-token tile (2026-11-27-h100-explore-48-b3bafcf.json)."""
+    spec, cfg = dispatch.select(_problem(m, 1280, 8192, layouts="rc"), 90, 132)
+    assert (spec.name, cfg.name) == ("swap_ab_stream_k", config)
 
 
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
@@ -207,7 +225,7 @@ def test_64x144_where_its_tiles_make_one_round(m, n, k, config):
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
     (512, 1280, 8192, "128x80x64k2"), (384, 1280, 8192, "64x64x64c2s13"), (512, 2048, 8192, "128x64x64"),
     (1024, 1280, 8192, "128x112x64"), (256, 1280, 8192, "64x64x64c2s13"), (300, 4608, 3584, "128x104x64T"),
-    (300, 6144, 4096, "128x152x64T"), (300, 4096, 4096, "64x152x64T"),
+    (300, 6144, 4096, "192x80x64Trn"), (300, 4096, 4096, "64x152x64T"),
 ])
 def test_narrow_long_k_and_104_token_tiles(m, n, k, config):
     """128 x 80 tiles in two k ranges fill one round at 512 x 1280 x 8192 (0.83x cuBLAS against 0.78x); 104-token
