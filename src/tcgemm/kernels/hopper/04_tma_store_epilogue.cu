@@ -27,7 +27,8 @@
 //      hopper_epilogue.cuh  TMA store, registers, or overlapped with the next tile's first wgmmas; boxes of
 //                           32-byte rows for tiles 48-144 wide (D_BOX_BYTES); D^T written transposed
 //                           (D_TRANSPOSED: the host exchanged the operands, the tokens are the wgmma's N;
-//                           tf32's D^T from registers)
+//                           tf32's D^T from registers), staged in its last k-tile's ring slot (D_IN_RING:
+//                           the slot held until the stores have read it, so the buffer becomes a stage)
 //    and all input types: fp16/bf16 (K- or MN-major), tf32, int8, fp8 (K-major; registry entry
 //    wgmma_tma_store_kmajor), with 16- or 32-bit D.
 //
