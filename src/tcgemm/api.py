@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from . import emulation, epilogue, fastpath, launch, registry, staging, tma
+from . import dispatch, emulation, epilogue, fastpath, launch, registry, staging, tma
 from .dispatch import KernelUnavailable, select
 from .jit import target_arch
 from .problem import GemmProblem, _overlaps, describe, transposed_store
@@ -486,7 +486,24 @@ def _fp32_route(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: t
     arch, sms, _ = device_info(_index(a))
     if emulation.use_3xtf32(m, n, k, arch):
         return "3xtf32", 1
+    if _fp32_decode_takes(a, b, c, out, alpha, beta, arch):
+        return "decode_3xtf32", 1  # (the general path: auto's specialist for these rows)
     return "cuda_cores", fp32_k_splits(m, n, k, sms, b_row_major=b.stride(1) == 1)
+
+
+def _fp32_decode_takes(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
+                       alpha: float, beta: float, arch: int) -> bool:
+    """Whether auto runs this fp32 product on the 3xTF32 decode kernel (registry: swap_ab_stream_k_3xtf32, the
+    specialist dispatch takes for these rows where one of its configs admits the shape), rather than on the CUDA
+    cores with K in parts."""
+    spec = registry.get(emulation.DECODE_KERNEL)
+    if not (registry.get("simt_skinny").auto_max_m < a.shape[0] <= spec.auto_max_m and arch >= spec.min_arch):
+        return False
+    try:
+        problem, _ = describe(a, b, c, alpha=alpha, beta=beta, out=out)
+    except (ValueError, TypeError):
+        return False  # (the general path reports it)
+    return dispatch.why_not(spec, problem, arch) is None and dispatch.specialist_takes(spec, problem, None)
 
 
 def fp32_k_splits(m: int, n: int, k: int, sms: int, b_row_major: bool = True) -> int:

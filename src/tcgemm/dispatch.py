@@ -292,7 +292,8 @@ def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", 
                   and (not s.auto_max_m or 0 < rows <= s.auto_max_m)]
     if not candidates:
         return None
-    return min(candidates, key=lambda s: (s.auto_max_m == 0, _FAMILY_ORDER.index(s.family), -s.stage))
+    # (specialists first, the tightest bound first: fp32's simt_skinny up to 16 rows, its 3xTF32 decode kernel above)
+    return min(candidates, key=lambda s: (s.auto_max_m == 0, s.auto_max_m, _FAMILY_ORDER.index(s.family), -s.stage))
 
 
 def select(
@@ -303,7 +304,7 @@ def select(
         aligned = _tma_ok(problem)
         transposed = transposed_problem(problem) is not None
         spec = _auto(problem.precision, arch, aligned, problem.layouts, row_class(problem.m), transposed)
-        if spec is not None and spec.auto_max_m and not _specialist_takes(spec, problem, config):
+        if spec is not None and spec.auto_max_m and not specialist_takes(spec, problem, config):
             spec = _auto(problem.precision, arch, aligned, problem.layouts, 0, transposed)  # the general kernels
         if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
@@ -324,7 +325,7 @@ def select(
     return spec, _explicit(spec, config, problem)
 
 
-def _specialist_takes(spec: KernelSpec, problem: GemmProblem, config: str | None) -> bool:
+def specialist_takes(spec: KernelSpec, problem: GemmProblem, config: str | None) -> bool:
     """Whether a specialist for few rows (KernelSpec.auto_max_m) runs ``problem`` under auto: one of its configs
     admits the shape, or ``config`` names one of its configs (a config of the general kernels falls to them)."""
     configs = spec.configs_for(problem.precision)

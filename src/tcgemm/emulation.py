@@ -11,8 +11,9 @@ B3 = [lo hi' hi]), and the tf32 Hopper kernel sums A3 B3 with alpha, beta and C 
 The tf32 tensor cores run ~7x the fp32 CUDA cores' rate on the H100 (tf32 dense ~495 TFLOP/s against 67), so
 three tf32 products and the copies beat one fp32 product wherever the product is large against its operands;
 where it is not (a few rows against a large weight: the copies would write 3x the weight's bytes per call), the
-CUDA-core kernels keep it. Inputs beyond fp32's normal range differ from IEEE fp32 in one way: a lo part below
-the smallest normal float may be flushed by the tensor cores, so products of numbers below ~1e-34 lose bits that
+decode kernel splits both operands on chip instead (DECODE_KERNEL: 17 to 128 rows on the H100; tcgemm.api routes
+them), and the CUDA-core kernels keep the rest. Inputs beyond fp32's normal range differ from IEEE fp32 in one way:
+a lo part below the smallest normal float may be flushed by the tensor cores, so products of numbers below ~1e-34 lose bits that
 fp32's denormals would keep. inf and NaN reach D as fp32 forms them (see split_tf32).
 """
 
@@ -32,6 +33,9 @@ from .staging import PreparedSplit, split_tf32
 # not rounded to nearest, and over a K of thousands their error grows with K (3xTF32 with one accumulator at
 # 4096 x 4096 x 14336: 1e-4 against cuBLAS's fp32 2e-6), where fp32's rounded adds grow as its square root.
 KERNEL = "wgmma_tma_store_kmajor"
+# A few dozen rows against a large weight: the split copies would write 3x the weight per call, so the decode kernel
+# splits both operands on chip instead (hopper/05_swap_ab_stream_k.cu, SPLIT3), streaming the weight once.
+DECODE_KERNEL = "swap_ab_stream_k_3xtf32"
 CONFIGS = ("128x192x32p4", "128x128x32p4")
 
 # The cost model of the choice (H100, 2026-11-26-h100-probe-fp32-3xtf32-2770538.json and the fp32 sweeps): the fp32

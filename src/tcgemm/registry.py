@@ -271,11 +271,11 @@ def _dt_ring_smem(block_m: int, block_n: int) -> int:
     return max(0, block_m * block_n * 2 - (block_m + block_n) * 128)
 
 
-def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1) -> int:
+def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1, planes: int = 1) -> int:
     """Dynamic shared memory of the swap-AB kernel's ring (hopper/05_swap_ab_stream_k.cu): per stage ``ksub``
-    boxes of a weight tile of ``rows`` and of a token tile of ``tokens`` rows of 128 bytes; 1 KB to align
-    them, then 2 x STAGES mbarriers and the fixup's flag."""
-    return 1024 + stages * (rows + tokens) * 128 * ksub + 16 * stages + 16
+    boxes of a weight tile of ``rows`` and of ``planes`` token tiles of ``tokens`` rows of 128 bytes (3 for fp32's
+    split tokens); 1 KB to align them, then 2 x STAGES mbarriers (3 x with the split) and the fixup's flag."""
+    return 1024 + stages * (rows + planes * tokens) * 128 * ksub + 8 * (3 if planes > 1 else 2) * stages + 16
 
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
@@ -290,19 +290,20 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config.
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
     CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
-    block_k = 32 if precision == "tf32" else 64
-    stage_bytes = (rows + tokens) * 128 * ksub
+    block_k = 32 if precision in ("tf32", "fp32") else 64
+    planes = 3 if precision == "fp32" else 1  # fp32 (3xTF32): the token tile and its hi' and lo planes
+    stage_bytes = (rows + planes * tokens) * 128 * ksub
     fit = (228 * 1024 // 2 - 1024 - 1024 - 64) // stage_bytes
     stages = stages or fit
     name = (f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if stages != fit else "")
             + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
-    return _cfg(name, ("tf32",) if precision == "tf32" else ("fp16", "bf16"),
+    return _cfg(name, (precision,) if precision in ("tf32", "fp32") else ("fp16", "bf16"),
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
                 CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
                 **({"AUTO_YIELD_NK_LO": auto_yield_nk[0], "AUTO_YIELD_NK_HI": auto_yield_nk[1]}
                    if auto_yield_nk[1] else {}),
                 L2_PREFETCH=stages * prefetch,
-                SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub))
+                SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub, planes))
 
 
 def _pipeline_smem(stages: int, block_m: int, block_n: int, block_k: int, elem_bytes: int) -> int:
@@ -1610,6 +1611,35 @@ LADDER: tuple[KernelSpec, ...] = (
         tma_store=True,
         pdl=True,
         auto_max_m=256,
+    ),
+    # fp32 at a few dozen rows: the same kernel, 3xTF32 with both operands split on chip (SPLIT3 in the kernel).
+    # Where it runs: the fp32 route of tcgemm.api (it takes these rows from the CUDA-core kernels' K parts).
+    KernelSpec(
+        name="swap_ab_stream_k_3xtf32",
+        family="hopper",
+        stage=5,
+        technique="swap_ab_stream_k for fp32 as 3xTF32: the weight split into tf32 parts in registers (wgmma's A), "
+                  "the tokens split into three planes in shared memory, each stage's sums promoted to fp32",
+        source="hopper/05_swap_ab_stream_k.cu",
+        entry="swap_ab_stream_k",
+        precisions=("fp32",),
+        configs=(
+            _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=2, stages=4, auto_max_m=32, auto_min_k=512),
+            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=64, auto_min_k=512),
+            _swap_cfg(128, "fp32", rows=64, per_sm=1, ksub=1, stages=4, auto_max_m=128, auto_min_k=512),
+            _swap_cfg(64, "fp32", rows=64, per_sm=1, ksub=2, stages=3),
+            _swap_cfg(32, "fp32", rows=64, per_sm=1, ksub=2, stages=5),
+            _swap_cfg(16, "fp32", rows=128, per_sm=1, ksub=2, stages=5),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        layouts=("rc", "rr"),
+        persistent=True,
+        tma_store=True,
+        pdl=True,
+        auto_max_m=128,
     ),
 )
 

@@ -652,6 +652,66 @@ def test_fp32_as_3xtf32(m, n, k, layouts):
     assert torch.equal(captured, d)
 
 
+@pytest.mark.parametrize("layouts", ["rc", "rr"])
+@pytest.mark.parametrize("m,n,k", [(17, 1000, 2048), (32, 4096, 4096), (48, 1004, 1028), (64, 520, 8192),
+                                   (100, 1000, 2044), (128, 4096, 4096), (77, 136, 14336)])
+def test_fp32_decode_3xtf32(m, n, k, layouts):
+    """fp32 at 17-128 rows runs as 3xTF32 on the decode kernel, both operands split on chip (swap_ab_stream_k_3xtf32):
+    against a float64 reference no worse than cuBLAS's fp32 (CUDA cores, TF32 off) on the same inputs, poisoned
+    output written, alpha, beta, C and a bias applied, inf and NaN where fp32 puts them, the same bits on every call,
+    on another stream and inside a CUDA graph."""
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    a = torch.randn(m, k, device="cuda", generator=gen)
+    b = _in_layout(torch.randn(k, n, device="cuda", generator=gen), layouts[1])
+    choice = tcgemm.explain(a, b)
+    assert choice.kernel == "swap_ab_stream_k_3xtf32", choice
+    ref = a.double() @ b.double()
+    out = torch.full((m, n), float("nan"), device="cuda")
+    d = tcgemm.gemm(a, b, out=out)
+    assert d is out
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        cublas = a @ b
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    err = ((d.double() - ref).norm() / ref.norm()).item()
+    cublas_err = ((cublas.double() - ref).norm() / ref.norm()).item()
+    assert err <= 1.5 * cublas_err + 1e-8 and err < 1e-5, (err, cublas_err)
+    assert torch.equal(tcgemm.gemm(a, b), d)
+    assert torch.equal(tcgemm.gemm(a, b), d)  # (the repeat path)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        other = tcgemm.gemm(a, b)
+    torch.cuda.current_stream().wait_stream(side)
+    assert torch.equal(other, d)
+    c = torch.randn(m, n, device="cuda", generator=gen)
+    want = 0.5 * ref + 2.0 * c.double()
+    got = tcgemm.gemm(a, b, c, alpha=0.5, beta=2.0)
+    assert ((got.double() - want).norm() / want.norm()).item() < 1e-5
+    bias = torch.randn(n, device="cuda", generator=gen)
+    got = tcgemm.gemm(a, b, bias, beta=1.0)
+    assert ((got.double() - (ref + bias.double())).norm() / ref.norm()).item() < 1e-5
+    # inf and NaN: where fp32 puts them (a row of A with an inf, a column of B with a NaN, a weight with an inf)
+    a2, b2 = a.clone(), b.clone()
+    a2[3, 5], b2[7, 11], b2[9, n - 2] = float("inf"), float("nan"), float("-inf")
+    special = tcgemm.gemm(a2, b2)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        expected = a2 @ b2
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    assert torch.equal(special.isnan(), expected.isnan()) and torch.equal(special.isinf(), expected.isinf())
+    assert torch.equal(torch.sign(special[special.isinf()]), torch.sign(expected[expected.isinf()]))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = tcgemm.gemm(a, b)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(captured, d)
+
+
 @pytest.mark.parametrize("layouts", ["rr", "rc", "cr"])
 @pytest.mark.parametrize("m,n,k", [(16, 4096, 4096), (3, 1000, 2048), (200, 520, 8192), (48, 4096, 4096),
                                    (64, 1000, 2048)])
@@ -681,7 +741,11 @@ def test_fp32_split_k_few_rows(m, n, k, layouts):
     if layouts[1] == "r" and m <= k:  # an out over B, with the signature of the prepared call's out
         with pytest.raises(ValueError, match="overlap"):
             tcgemm.gemm(a, b, alpha=0.5, out=b[:m])
-    assert ("parts" in tcgemm.explain(a, b).reason) == (splits > 1)
+    choice = tcgemm.explain(a, b)
+    if choice.kernel == "swap_ab_stream_k_3xtf32":  # (17-128 rows, A row-major: test_fp32_decode_3xtf32)
+        assert 16 < m <= 128 and layouts[0] == "r"
+    else:
+        assert ("parts" in choice.reason) == (splits > 1)
     # With C: a bias row, a full matrix, and C updated in place (c = out), D = alpha A B + beta C.
     for c in (torch.randn(n, device="cuda", generator=gen), torch.randn(m, n, device="cuda", generator=gen)):
         want = 0.5 * ref + 1.5 * c.double()

@@ -31,6 +31,17 @@
 //    eight adjacent features of one token, 16 bytes.  D is M x N, a fraction of W's bytes, so its
 //    scattered stores cost little next to the stream; C, alpha and beta as everywhere (epilogue.cuh).
 //
+// fp32 inputs (3xTF32, SPLIT3): an fp32 weight streams at fp32's bytes, and the tensor cores give fp32's
+// accuracy through three tf32 products (include/tf32_split.cuh): D = W_hi' X_lo + W_lo X_hi' + W_hi X_hi.  The
+// weight is split in registers: wgmma takes A from registers, so each consumer thread loads its fragment of the
+// raw fp32 tile (mma.m16n8k8's A fragment of its warp's 16 rows, from the swizzled tile as TMA wrote it, K- or
+// MN-major), splits it and issues three wgmmas from the parts, in two register sets so that one k step's loads
+// overlap the previous step's wgmmas.  The tokens, wgmma's B, must come from shared memory, so warps 1-3 of the
+// producer warpgroup split each stage's token tile there into three planes (hi over the raw tile, hi', lo) and
+// hand the stage to the consumer on a second barrier.  No copy of either operand leaves the SM.  The tensor
+// cores' adds into an accumulator are not rounded to nearest, so over a long K their error would grow past
+// fp32's: each stage's products go into fresh registers that are then added to the fp32 total with FADDs.
+//
 // Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
 // ring of STAGES slots; full[s] completes when all the stage's boxes are in), warpgroup 1 the consumer
 // (waits on full[s], multiplies, releases the slot on empty[s] as soon as the wgmmas reading it have
@@ -43,6 +54,8 @@
 #include "tma.cuh"
 #include "epilogue.cuh"
 #include "stream_k.cuh"
+#include "tf32_split.cuh"
+#include "ldmatrix.cuh"
 
 #ifndef BLOCK_M
 #define BLOCK_M 16   // tokens per tile: wgmma N
@@ -68,11 +81,21 @@ static_assert(A_LAYOUT == LAYOUT_ROW, "the tokens K-major (A row-major)");
 #if defined(PRECISION_TF32)
 static_assert(W_K_MAJOR, "wgmma reads tf32 K-major only");
 using Mma = WgmmaTf32<BLOCK_M>;
+#elif defined(PRECISION_FP32)
+using Mma = WgmmaTf32<BLOCK_M>;  // (3xTF32: the weight's parts from registers, any layout)
 #elif defined(PRECISION_BF16)
 using Mma = Wgmma<BLOCK_M, true, W_K_MAJOR ? 0 : 1, 0>;
 #else
 using Mma = Wgmma<BLOCK_M, false, W_K_MAJOR ? 0 : 1, 0>;
 #endif
+
+#if defined(PRECISION_FP32)
+constexpr bool SPLIT3 = true;  // fp32 as 3xTF32, the operands split on chip (see above)
+#else
+constexpr bool SPLIT3 = false;
+#endif
+constexpr int X_PLANES = SPLIT3 ? 3 : 1;  // token tiles per box in a stage: the raw (or hi) tile, then hi' and lo
+constexpr int SPLITTER_WARPS = 3;         // SPLIT3: warps 1-3 of the producer warpgroup split the token tiles
 
 constexpr int ATOMS = BLOCK_N / 64;        // m64 wgmmas per k step
 constexpr int ATOM_ACC = BLOCK_M / 2;      // accumulators per thread of one m64 x BLOCK_M wgmma
@@ -80,24 +103,32 @@ constexpr int NACC = ATOMS * ATOM_ACC;
 // Independent accumulator chains, the stage's boxes dealt out in turn and summed after a tile's run: a
 // sum of thousands of k in one fp32 chain drifts more than cuBLAS's (16 x 4096 x 14336, fp32 out, H200:
 // 7.9e-6 against 3.8e-6 relative), and at 8-16 tokens the extra accumulators are a few registers.
-constexpr int CHAINS = NACC <= 8 ? (KSUB >= 4 ? 4 : KSUB) : NACC <= 16 ? (KSUB >= 2 ? 2 : 1) : 1;
+// (SPLIT3 promotes each stage's partial sums to an fp32 total instead: one chain.)
+constexpr int CHAINS = SPLIT3 ? 1 : NACC <= 8 ? (KSUB >= 4 ? 4 : KSUB) : NACC <= 16 ? (KSUB >= 2 ? 2 : 1) : 1;
 static_assert(KSUB % CHAINS == 0, "whole rounds of boxes per chain");
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEPS = ROW_BYTES / 32;    // every wgmma reads 32 bytes of k per row
-constexpr int W_BOX = BLOCK_N * ROW_BYTES;   // one TMA box: BLOCK_K of k for every weight row of the tile
+constexpr int W_BOX = BLOCK_N * ROW_BYTES;   // BLOCK_K of k for every weight row of the tile
 constexpr int X_BOX = BLOCK_M * ROW_BYTES;   // 8-row swizzle atoms of 1024 bytes: boxes stay 1024-aligned
 constexpr int W_ATOM = 64 * ROW_BYTES;       // one m64 atom of the weight: 64 rows of k (K-major), 64 k rows (MN-major)
 constexpr int W_STEP = W_K_MAJOR ? 32 : 16 * ROW_BYTES;  // a wgmma's 16 k: 32 bytes along a row, or 16 rows
+// An MN-major weight arrives in TMA boxes one 128-byte row of features wide (64 16-bit, 32 fp32) and BLOCK_K k deep.
+constexpr int MN_BOX_N = ROW_BYTES / (int)sizeof(elem_b);
+constexpr int MN_BOX_BYTES = BLOCK_K * ROW_BYTES;
+constexpr int W_LOADS = W_K_MAJOR ? 1 : BLOCK_N / MN_BOX_N;  // TMA boxes per BLOCK_K of the weight tile
 constexpr int W_TILE = KSUB * W_BOX;
 constexpr int X_TILE = KSUB * X_BOX;
-constexpr int STAGE_BYTES = W_TILE + X_TILE;
+constexpr int LOAD_BYTES = W_TILE + X_TILE;                // what the TMA unit writes into a stage
+constexpr int STAGE_BYTES = W_TILE + X_PLANES * X_TILE;
 constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-tile
 
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
 static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 128, "wgmma N: 8 to 128 tokens (at most 128 registers a thread)");
 static_assert(THREADS == 256, "a producer warpgroup and one consumer warpgroup");
-static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 16 * STAGES + 4, "SMEM_BYTES too small");
+static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 8 * (SPLIT3 ? 3 : 2) * STAGES + 4, "SMEM_BYTES too small");
+static_assert(!SPLIT3 || (sizeof(elem_a) == 4 && BLOCK_K == 32), "3xTF32: fp32 inputs, 32 k per 128-byte row");
+static_assert(W_K_MAJOR || BLOCK_N % MN_BOX_N == 0, "whole MN-major boxes per weight tile");
 static_assert(KSUB >= 1 && KSUB <= 8, "boxes per stage");
 
 struct SwapTile {
@@ -127,14 +158,77 @@ __device__ __forceinline__ void store_transposed(const Gemm& g, const float (&ac
         }
 }
 
+// SPLIT3: the A fragment of one m64 atom's k step of 8 (kl0 = 8 kk) in one BLOCK_K box of the weight tile at `w`, as
+// TMA wrote it: mma.m16n8k8's (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of the warp's 16 rows (g = lane / 4,
+// t = lane % 4).  K-major: row r at 128 r, its 16-byte chunks swizzled by r % 8, so the four 8 x 4 blocks are
+// ldmatrix's four 8 x 16-byte matrices (ldmatrix.cuh: any element size), one instruction, each in one wavefront.
+// MN-major: boxes of 32 rows (features) x 32 k, 4 KB each, k row kl at 128 kl, chunks swizzled by kl % 8; four
+// 32-bit loads, the 4 k rows of a load pairing up on 2 x 4 banks (two wavefronts), as in the tf32 A_REGS path
+// (hopper_ktile.cuh).
+__device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, int row0, int kl0) {
+    const int lane = threadIdx.x % 32;
+    if constexpr (W_K_MAJOR) {
+        const int r = row0 + lane % 8 + 8 * ((lane / 8) % 2), chunk = kl0 / 4 + lane / 16;
+        ldmatrix4<false>(f, w + r * 128 + ((chunk ^ (r & 7)) << 4));
+    } else {
+        const int g = lane / 4, t = lane % 4;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const int r = row0 + g + 8 * (q & 1), kl = kl0 + t + 4 * (q >> 1);
+            f[q] = lds_b32(w + (r >> 5) * 4096 + kl * 128 + ((((r & 31) >> 2) ^ (kl & 7)) << 4) + (r & 3) * 4);
+        }
+    }
+}
+
+// SPLIT3: one stage's products into `part` (overwritten: the stage's first wgmma has scale_d = 0).  Per k step of 8:
+// each atom's A fragment (mma.m16n8k8's: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), g = lane / 4, t = lane % 4,
+// rows 16 w + g of the atom) loaded from the raw weight tile and split, then W_hi' X_lo, W_lo X_hi', W_hi X_hi.
+// wgmma reads its A registers asynchronously: two register sets, and before a set is rewritten the group that
+// read it has retired (wait_group 1 after each step's commit).
+// (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
+template <bool ON = SPLIT3>
+__device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], unsigned w, unsigned x) {
+    if constexpr (ON) {
+    using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
+    const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
+    unsigned frag[2][ATOMS][3][4];  // [set][atom][hi', lo, hi][fragment register]
+    const unsigned x16 = smem_units(x);
+#pragma unroll
+    for (int step = 0; step < KSUB * K_STEPS; ++step) {
+        const int j = step / K_STEPS, kk = step % K_STEPS, set = step % 2;
+#pragma unroll
+        for (int a = 0; a < ATOMS; ++a) {
+            unsigned raw[4];
+            load_w_fragment(raw, w + j * W_BOX, 64 * a + row0, 8 * kk);
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                split_tf32_rounded(raw[q], frag[set][a][2][q], frag[set][a][0][q], frag[set][a][1][q]);
+        }
+        wgmma_fence();  // the fragments written, before the wgmmas read them
+        const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
+#pragma unroll
+        for (int a = 0; a < ATOMS; ++a) {
+            auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
+            TfMma::mma_rs(d, frag[set][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), step == 0 ? 0 : 1);
+            TfMma::mma_rs(d, frag[set][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
+            TfMma::mma_rs(d, frag[set][a][2], wgmma_desc_k_major_units(xb), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+    }
+    }
+}
+
 __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const TmaDesc* tma_x, const TmaDesc* tma_w,
                                              const TmaDesc* /*tma_d: unused, D is written transposed*/,
                                              float* workspace, int* counters, const float*, const float*) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const unsigned ring = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned full = ring + STAGES * STAGE_BYTES;  // STAGES mbarriers
-    const unsigned empty = full + 8 * STAGES;           // STAGES mbarriers, then the fixup's flag
-    volatile int* flag = reinterpret_cast<volatile int*>(smem_raw + (empty + 8 * STAGES - smem_u32(smem_raw)));
+    const unsigned empty = full + 8 * STAGES;           // STAGES mbarriers
+    const unsigned split = empty + 8 * STAGES;          // SPLIT3: STAGES mbarriers (token tiles split); then the flag
+    volatile int* flag = reinterpret_cast<volatile int*>(
+            smem_raw + (empty + 8 * STAGES * (SPLIT3 ? 2 : 1) - smem_u32(smem_raw)));
     auto w_slot = [&](int s) { return ring + s * STAGE_BYTES; };
     auto x_slot = [&](int s) { return ring + s * STAGE_BYTES + W_TILE; };
 
@@ -159,11 +253,12 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)
 #pragma unroll
-                    for (int a = 0; a < (W_K_MAJOR ? 1 : ATOMS); ++a)
+                    for (int b = 0; b < W_LOADS; ++b)
                         if constexpr (W_K_MAJOR)
                             tma_prefetch_l2_3d(tma_w, kt * STAGE_K + j * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
                         else
-                            tma_prefetch_l2_3d(tma_w, c.n0 + 64 * a, kt * STAGE_K + j * BLOCK_K, g.batch_b ? c.z : 0);
+                            tma_prefetch_l2_3d(tma_w, c.n0 + MN_BOX_N * b, kt * STAGE_K + j * BLOCK_K,
+                                               g.batch_b ? c.z : 0);
                 if (++kt == ktiles) {
                     kt = 0;
                     ++t;
@@ -174,6 +269,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
             mbar_init(empty + 8 * s, 1);
+            if constexpr (SPLIT3) mbar_init(split + 8 * s, SPLITTER_WARPS);
         }
         mbar_init_fence();
     }
@@ -190,17 +286,17 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             bool first_lap = true;
             for (long long x = run_begin; x < run_end; ++x) {
                 if (!first_lap) mbar_wait_guarded(empty + 8 * s, phase ^ 1);  // use u - 1 released
-                mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
+                mbar_arrive_expect_tx(full + 8 * s, LOAD_BYTES);
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)  // (boxes wholly past K are zero-filled: they count their bytes)
 #pragma unroll
-                    for (int a = 0; a < (W_K_MAJOR ? 1 : ATOMS); ++a)
+                    for (int b = 0; b < W_LOADS; ++b)
                         if constexpr (W_K_MAJOR)
                             tma_load_3d(w_slot(s) + j * W_BOX, tma_w, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.n0,
                                         g.batch_b ? c.z : 0);
                         else  // (coordinates: n, then k)
-                            tma_load_3d(w_slot(s) + j * W_BOX + a * W_ATOM, tma_w, full + 8 * s, c.n0 + 64 * a,
-                                        kt * STAGE_K + j * BLOCK_K, g.batch_b ? c.z : 0);
+                            tma_load_3d(w_slot(s) + j * W_BOX + b * MN_BOX_BYTES, tma_w, full + 8 * s,
+                                        c.n0 + MN_BOX_N * b, kt * STAGE_K + j * BLOCK_K, g.batch_b ? c.z : 0);
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)
                     tma_load_3d(x_slot(s) + j * X_BOX, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.m0,
@@ -216,6 +312,24 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                 }
             }
             grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
+        } else if (SPLIT3 && tid >= 32) {
+            // ---- SPLIT3: warps 1-3 split each stage's token tile into its three planes ----
+            // split[s] completes once per use of slot s, after full[s]'s phase of that use (the splitters wait
+            // for it) and before the consumer's release of the slot (it waits for split[s]), so it runs neither
+            // ahead of nor behind full[s] by a phase.
+            int s = 0;
+            unsigned phase = 0;
+            for (long long x = run_begin; x < run_end; ++x) {
+                mbar_wait_guarded(full + 8 * s, phase);
+                split_tf32_tile(x_slot(s), X_TILE, X_TILE, tid - 32, 32 * SPLITTER_WARPS);
+                fence_proxy_async();  // the planes written by threads, before the wgmmas read them
+                __syncwarp();
+                if (tid % 32 == 0) mbar_arrive(split + 8 * s);
+                if (++s == STAGES) {
+                    s = 0;
+                    phase ^= 1;
+                }
+            }
         }
         return;
     }
@@ -235,23 +349,35 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             for (int i = 0; i < NACC; ++i) chain[c][i] = 0.0f;
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
-            wgmma_fence();
+            float part[NACC];  // (SPLIT3's stage sums)
+            if constexpr (SPLIT3) {
+                mbar_wait_guarded(split + 8 * s, phase);  // (the weight's bytes: full[s], waited for above)
+                mma_stage_split3(part, w_slot(s), x_slot(s));
+            } else {
+                wgmma_fence();
 #pragma unroll
-            for (int j = 0; j < KSUB; ++j)
+                for (int j = 0; j < KSUB; ++j)
 #pragma unroll
-                for (int a = 0; a < ATOMS; ++a)
+                    for (int a = 0; a < ATOMS; ++a)
 #pragma unroll
-                    for (int k = 0; k < K_STEPS; ++k)
-                        Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(chain[j % CHAINS] + a * ATOM_ACC),
-                                 W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k)
-                                           : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k, W_ATOM),
-                                 wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
-            wgmma_commit();
+                        for (int k = 0; k < K_STEPS; ++k)
+                            Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(chain[j % CHAINS] + a * ATOM_ACC),
+                                     W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k)
+                                               : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k,
+                                                                     W_ATOM),
+                                     wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
+                wgmma_commit();
+            }
             // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
             // stages: the tensor cores are nearly idle here, and with a ring of 3 big stages the lag would
             // keep a third of it out of the loads.
             wgmma_wait<0>();
             if (wg_tid == 0) mbar_arrive(empty + 8 * s);
+            if constexpr (SPLIT3) {  // the stage's partial sums promoted: fp32 adds, rounded to nearest
+                wgmma_fence_accumulators(part);
+#pragma unroll
+                for (int i = 0; i < NACC; ++i) chain[0][i] += part[i];
+            }
             if (++s == STAGES) {
                 s = 0;
                 phase ^= 1;

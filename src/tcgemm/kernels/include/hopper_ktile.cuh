@@ -31,6 +31,7 @@
 // device pointers, null = 1) multiply the total before alpha/beta (hopper_epilogue.cuh).
 #pragma once
 #include "hopper_config.cuh"
+#include "ldmatrix.cuh"  // (lds_b32)
 
 // Accumulators of m64 block `a` of a consumer's WG_M rows.
 template <typename Acc, int NACC>
@@ -76,11 +77,6 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
 // iteration, 493 us (...-rT-2set-5539dc8.json).
 __device__ __forceinline__ unsigned a_regs_offset(int r, int kl) {  // A(r, kl) in a consumer's 64-row block
     return (r >> 5) * 4096 + kl * 128 + ((((r & 31) >> 2) ^ (kl & 7)) << 4) + (r & 3) * 4;
-}
-__device__ __forceinline__ unsigned lds_b32(unsigned addr) {
-    unsigned v;
-    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-    return v;
 }
 constexpr int A_REG_HALF = ROW_BYTES / K_STEP_BYTES / 2;  // k8 steps in half a tf32 k-tile
 // Half H of a k-tile's wgmmas, A's fragments loaded into `a` first.  (k step kk's offsets are kk's 0 plus

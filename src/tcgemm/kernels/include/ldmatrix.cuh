@@ -66,6 +66,14 @@ __device__ __forceinline__ void ldmatrix2(u32 (&r)[2], u32 addr) {
     else ldmatrix_x2(r[0], r[1], addr);
 }
 
+// One 32-bit word: the fragment loads ldmatrix cannot do (a tf32 or s8 fragment of an MN-major tile, whose
+// elements .trans would split).
+__device__ __forceinline__ u32 lds_b32(u32 addr) {
+    u32 v;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 // Which lanes address which rows for the two fragment loads the kernels use
 // (fragments.py: ldmatrix_a_rows, ldmatrix_b_rows).  Coordinates are
 // (row, 16-byte chunk) of the tile as stored, relative to the fragment's corner.

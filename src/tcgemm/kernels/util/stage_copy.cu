@@ -36,6 +36,8 @@
 #ifndef ELEM
 #define ELEM unsigned short  // 1-, 2- or 4-byte element, copied as raw bits
 #endif
+#include "tf32_split.cuh"
+
 typedef ELEM elem;
 typedef long long i64;
 
@@ -123,42 +125,18 @@ extern "C" __global__ void __launch_bounds__(ROW_THREADS) stage_rows(const unsig
 }
 
 // split_tf32 is the operand copy of an fp32 GEMM run on tf32 tensor cores
-// (tcgemm/emulation.py).  A tf32 product keeps 11 significant bits of each
-// factor; fp32 has 24.  Written as x = hi + lo, with hi = x rounded to tf32
-// and lo = x - hi (exact in fp32: hi is within half a tf32 ulp of x), a
-// product is  a b = ha hb + ha lb + la hb + la lb,  and the last term is below
-// 2^-22 |a b|: three tf32 products carry an fp32 product's accuracy.  The
-// GEMM does them as ONE tf32 GEMM over 3K: each row of the K-major copy holds
-// three K-blocks,
+// (tcgemm/emulation.py; the split itself, and why three tf32 products carry an
+// fp32 product's accuracy: include/tf32_split.cuh).  The GEMM does the three
+// products as ONE tf32 GEMM over 3K: each row of the K-major copy holds three
+// K-blocks,
 //
 //   A3 row = [ hi' | lo  | hi ]        B3 row (a column of B) = [ lo | hi' | hi ]
 //
 // so block 0 sums ha lb, block 1 la hb, block 2 ha hb, the small terms first.
 // lo is rounded to tf32 by the GEMM's TMA copy (its tensor maps are TFLOAT32).
-// hi' is hi where x is finite and 0 where it is inf or NaN (lo is 0 there):
-// then a non-finite product reaches D through block 2 alone, as IEEE fp32
-// forms it (inf * finite = inf, NaN propagates), not as inf * 0 = NaN from a
-// cross term.  hi rounds to nearest with ties away (add half a tf32 ulp to the
-// magnitude bits, clear the low 13); where that would carry past the largest
-// finite float (|x| > (2 - 2^-11) 2^127) hi is x truncated instead.  The
-// transposing case (B row-major) goes through the shared-memory tile of
+// The transposing case (B row-major) goes through the shared-memory tile of
 // stage_copy; rows run along K in the destination (the wgmma's K-major
 // operand), `ld` floats apart (3K rounded up to 16 bytes; the rest unread).
-__device__ __forceinline__ void split_tf32_value(float x, float& hi, float& hi_finite, float& lo) {
-    const unsigned int bits = __float_as_uint(x);
-    if ((bits & 0x7f800000u) == 0x7f800000u) {  // inf or NaN
-        hi = x;
-        hi_finite = 0.0f;
-        lo = 0.0f;
-        return;
-    }
-    unsigned int rounded = (bits + 0x1000u) & 0xffffe000u;
-    if ((rounded & 0x7f800000u) == 0x7f800000u) rounded = bits & 0xffffe000u;
-    hi = __uint_as_float(rounded);
-    hi_finite = hi;
-    lo = __fsub_rn(x, hi);
-}
-
 extern "C" __global__ void __launch_bounds__(TILE * ROWS) split_tf32(const float* __restrict__ src, i64 s_i, i64 s_j,
                                                                      float* __restrict__ dst, i64 ld, int R, int C,
                                                                      int b_side) {
