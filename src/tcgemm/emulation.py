@@ -13,8 +13,8 @@ three tf32 products and the copies beat one fp32 product wherever the product is
 where it is not (a few rows against a large weight: the copies would write 3x the weight's bytes per call), the
 decode kernel splits both operands on chip instead (DECODE_KERNEL: 17 to 128 rows on the H100; tcgemm.api routes
 them), and the CUDA-core kernels keep the rest. Inputs beyond fp32's normal range differ from IEEE fp32 in one way:
-a lo part below the smallest normal float may be flushed by the tensor cores, so products of numbers below ~1e-34 lose bits that
-fp32's denormals would keep. inf and NaN reach D as fp32 forms them (see split_tf32).
+a lo part below the smallest normal float may be flushed by the tensor cores, so products of numbers below ~1e-34
+lose bits that fp32's denormals would keep. inf and NaN reach D as fp32 forms them (see split_tf32).
 """
 
 from __future__ import annotations
