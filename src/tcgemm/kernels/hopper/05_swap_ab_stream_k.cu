@@ -191,30 +191,39 @@ __device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], unsigned w
     if constexpr (ON) {
     using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
     const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
-    unsigned frag[2][ATOMS][3][4];  // [set][atom][hi', lo, hi][fragment register]
+#ifndef SPLIT3_SETS
+#define SPLIT3_SETS 2
+#endif
+#ifndef SPLIT3_PROBE
+#define SPLIT3_PROBE 0
+#endif
+    unsigned frag[SPLIT3_SETS][ATOMS][3][4];  // [set][atom][hi', lo, hi][fragment register]
     const unsigned x16 = smem_units(x);
 #pragma unroll
     for (int step = 0; step < KSUB * K_STEPS; ++step) {
-        const int j = step / K_STEPS, kk = step % K_STEPS, set = step % 2;
+        const int j = step / K_STEPS, kk = step % K_STEPS, set = step % SPLIT3_SETS;
 #pragma unroll
         for (int a = 0; a < ATOMS; ++a) {
             unsigned raw[4];
             load_w_fragment(raw, w + j * W_BOX, 64 * a + row0, 8 * kk);
 #pragma unroll
             for (int q = 0; q < 4; ++q)
-                split_tf32_rounded(raw[q], frag[set][a][2][q], frag[set][a][0][q], frag[set][a][1][q]);
+                if constexpr (SPLIT3_PROBE == 2) frag[set][a][0][q] = frag[set][a][1][q] = frag[set][a][2][q] = raw[q];
+                else split_tf32_rounded(raw[q], frag[set][a][2][q], frag[set][a][0][q], frag[set][a][1][q]);
         }
         wgmma_fence();  // the fragments written, before the wgmmas read them
         const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
 #pragma unroll
         for (int a = 0; a < ATOMS; ++a) {
             auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
+            if constexpr (SPLIT3_PROBE != 1) {
             TfMma::mma_rs(d, frag[set][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), step == 0 ? 0 : 1);
             TfMma::mma_rs(d, frag[set][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-            TfMma::mma_rs(d, frag[set][a][2], wgmma_desc_k_major_units(xb), 1);
+            }
+            TfMma::mma_rs(d, frag[set][a][2], wgmma_desc_k_major_units(xb), SPLIT3_PROBE == 1 && step == 0 ? 0 : 1);
         }
         wgmma_commit();
-        wgmma_wait<1>();
+        wgmma_wait<SPLIT3_SETS - 1>();
     }
     }
 }
@@ -321,7 +330,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             unsigned phase = 0;
             for (long long x = run_begin; x < run_end; ++x) {
                 mbar_wait_guarded(full + 8 * s, phase);
-                split_tf32_tile(x_slot(s), X_TILE, X_TILE, tid - 32, 32 * SPLITTER_WARPS);
+                if (SPLIT3_PROBE != 3) split_tf32_tile(x_slot(s), X_TILE, X_TILE, tid - 32, 32 * SPLITTER_WARPS);
                 fence_proxy_async();  // the planes written by threads, before the wgmmas read them
                 __syncwarp();
                 if (tid % 32 == 0) mbar_arrive(split + 8 * s);
