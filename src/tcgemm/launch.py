@@ -539,7 +539,8 @@ def split_k_buffers(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig,
     gpc_order = bool(cfg.get("GPC_ORDER"))
     if cfg.get("STREAM_K"):  # (clusters: the launch's CTAs, one per place)
         tiles = -(-problem.m // cfg["BLOCK_M"]) * -(-problem.n // cfg["BLOCK_N"]) * problem.batch
-        need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"])
+        need_ws, need_counters = stream_k_scratch(clusters, tiles, cfg["BLOCK_M"], cfg["BLOCK_N"],
+                                                  cfg["THREADS"] // 128 - 1)
     elif cfg.get("TAIL_SPLIT"):
         need_ws, need_counters = _tail_need(problem, spec, cfg, clusters)
         if need_ws == 0 and not gpc_order:

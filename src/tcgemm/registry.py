@@ -298,7 +298,8 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     name = (f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if stages != fit else "")
             + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
     return _cfg(name, (precision,) if precision in ("tf32", "fp32") else ("fp16", "bf16"),
-                BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages, THREADS=256, STREAM_K=1,
+                BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages,
+                THREADS=384 if planes > 1 else 256, STREAM_K=1,
                 CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
                 **({"AUTO_YIELD_NK_LO": auto_yield_nk[0], "AUTO_YIELD_NK_HI": auto_yield_nk[1]}
                    if auto_yield_nk[1] else {}),
@@ -1625,11 +1626,10 @@ LADDER: tuple[KernelSpec, ...] = (
         precisions=("fp32",),
         configs=(
             _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=2, stages=4, auto_max_m=32, auto_min_k=512),
-            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=64, auto_min_k=512),
-            _swap_cfg(128, "fp32", rows=64, per_sm=1, ksub=1, stages=4, auto_max_m=128, auto_min_k=512),
-            _swap_cfg(64, "fp32", rows=64, per_sm=1, ksub=2, stages=3),
-            _swap_cfg(32, "fp32", rows=64, per_sm=1, ksub=2, stages=5),
+            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=128, auto_min_k=512),
             _swap_cfg(16, "fp32", rows=128, per_sm=1, ksub=2, stages=5),
+            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=2, stages=3),
+            _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=1, stages=6),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

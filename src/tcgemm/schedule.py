@@ -89,7 +89,8 @@ def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: in
     return max(1, ctas), tiles, ktiles
 
 
-def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int) -> tuple[int, int]:
+def stream_k_scratch(ctas: int, tiles: int, block_m: int, block_n: int, consumers: int = 1) -> tuple[int, int]:
     """(workspace floats, counters) of a stream-K launch of ``ctas`` CTAs over ``tiles`` output tiles: two
-    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile."""
-    return 2 * ctas * block_m * block_n, tiles
+    partial-tile slots per CTA (the first and the last tile of its run), one arrival counter per tile and
+    consumer warpgroup (each sums its own rows of the tile: kernels/include/stream_k.cuh)."""
+    return 2 * ctas * block_m * block_n, tiles * consumers

@@ -97,9 +97,11 @@ constexpr bool SPLIT3 = false;
 constexpr int X_PLANES = SPLIT3 ? 3 : 1;  // token tiles per box in a stage: the raw (or hi) tile, then hi' and lo
 constexpr int SPLITTER_WARPS = 3;         // SPLIT3: warps 1-3 of the producer warpgroup split the token tiles
 
-constexpr int ATOMS = BLOCK_N / 64;        // m64 wgmmas per k step
-constexpr int ATOM_ACC = BLOCK_M / 2;      // accumulators per thread of one m64 x BLOCK_M wgmma
-constexpr int NACC = ATOMS * ATOM_ACC;
+constexpr int CONSUMERS = THREADS / 128 - 1;  // consumer warpgroups (SPLIT3: two, an m64 atom or two each)
+constexpr int ATOMS = BLOCK_N / 64;           // m64 atoms of the weight tile per k step
+constexpr int WG_ATOMS = ATOMS / CONSUMERS;   // ... of one consumer: rows [64 WG_ATOMS cw, 64 WG_ATOMS (cw + 1))
+constexpr int ATOM_ACC = BLOCK_M / 2;         // accumulators per thread of one m64 x BLOCK_M wgmma
+constexpr int NACC = WG_ATOMS * ATOM_ACC;     // a consumer thread's accumulators
 // Independent accumulator chains, the stage's boxes dealt out in turn and summed after a tile's run: a
 // sum of thousands of k in one fp32 chain drifts more than cuBLAS's (16 x 4096 x 14336, fp32 out, H200:
 // 7.9e-6 against 3.8e-6 relative), and at 8-16 tokens the extra accumulators are a few registers.
@@ -125,8 +127,12 @@ constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-t
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
 static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 128, "wgmma N: 8 to 128 tokens (at most 128 registers a thread)");
-static_assert(THREADS == 256, "a producer warpgroup and one consumer warpgroup");
-static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 8 * (SPLIT3 ? 3 : 2) * STAGES + 4, "SMEM_BYTES too small");
+static_assert(THREADS == 256 || (SPLIT3 && THREADS == 384), "a producer warpgroup, one consumer (SPLIT3: two)");
+static_assert(ATOMS % CONSUMERS == 0, "whole atoms per consumer");
+// (With 384 threads ptxas compiles every role within 168 registers a thread, setmaxnreg or not: 128-token tiles
+// (64 accumulators, 64 + 64 stage sums, fragments) spilled.  The configs keep a consumer within that.)
+static_assert(SMEM_BYTES >= 1024 + STAGES * STAGE_BYTES + 8 * (SPLIT3 ? 3 : 2) * STAGES + 4 * CONSUMERS,
+              "SMEM_BYTES too small");
 static_assert(!SPLIT3 || (sizeof(elem_a) == 4 && BLOCK_K == 32), "3xTF32: fp32 inputs, 32 k per 128-byte row");
 static_assert(W_K_MAJOR || BLOCK_N % MN_BOX_N == 0, "whole MN-major boxes per weight tile");
 static_assert(KSUB >= 1 && KSUB <= 8, "boxes per stage");
@@ -143,16 +149,16 @@ __device__ __forceinline__ SwapTile swap_tile(int t, int tiles_m, int tiles_n) {
 }
 
 // D[m][n] for the accumulators of one tile: feature n along the registers' rows, token m along columns.
-__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c) {
+__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c, int cw) {
     Gemm gz = g;
     gz.D += (i64)c.z * g.batch_d;
     if (g.C) gz.C += (i64)c.z * g.batch_c;
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
 #pragma unroll
-    for (int a = 0; a < ATOMS; ++a)
+    for (int a = 0; a < WG_ATOMS; ++a)
 #pragma unroll
         for (int i = 0; i < ATOM_ACC; ++i) {
-            const int n = c.n0 + 64 * a + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+            const int n = c.n0 + 64 * (cw * WG_ATOMS + a) + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
             const int m = c.m0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
             store_d(gz, m, n, acc[a * ATOM_ACC + i]);
         }
@@ -180,50 +186,47 @@ __device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, in
     }
 }
 
-// SPLIT3: one stage's products into `part` (overwritten: the stage's first wgmma has scale_d = 0).  Per k step of 8:
+// SPLIT3: one stage's products into `part` (W_hi X_hi) and `cross` (the two small terms), both overwritten (the
+// stage's first wgmmas have scale_d = 0).  The tensor cores add into an accumulator without rounding to nearest, each
+// add losing up to an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small
+// terms' losses are ulps of small numbers.  (One accumulator for all three: 4.7e-7 relative error against cuBLAS's
+// 2.2e-7 at 17 x 1000 x 2048.)  Per k step of 8:
 // each atom's A fragment (mma.m16n8k8's: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), g = lane / 4, t = lane % 4,
 // rows 16 w + g of the atom) loaded from the raw weight tile and split, then W_hi' X_lo, W_lo X_hi', W_hi X_hi.
 // wgmma reads its A registers asynchronously: two register sets, and before a set is rewritten the group that
 // read it has retired (wait_group 1 after each step's commit).
 // (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
 template <bool ON = SPLIT3>
-__device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], unsigned w, unsigned x) {
+__device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cross)[NACC], unsigned w, unsigned x,
+                                                 int cw) {
     if constexpr (ON) {
     using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
     const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
-#ifndef SPLIT3_SETS
-#define SPLIT3_SETS 2
-#endif
-#ifndef SPLIT3_PROBE
-#define SPLIT3_PROBE 0
-#endif
-    unsigned frag[SPLIT3_SETS][ATOMS][3][4];  // [set][atom][hi', lo, hi][fragment register]
+    unsigned frag[2][WG_ATOMS][3][4];  // [set][atom][hi', lo, hi][fragment register]
     const unsigned x16 = smem_units(x);
 #pragma unroll
     for (int step = 0; step < KSUB * K_STEPS; ++step) {
-        const int j = step / K_STEPS, kk = step % K_STEPS, set = step % SPLIT3_SETS;
+        const int j = step / K_STEPS, kk = step % K_STEPS, set = step % 2;
 #pragma unroll
-        for (int a = 0; a < ATOMS; ++a) {
+        for (int a = 0; a < WG_ATOMS; ++a) {
             unsigned raw[4];
-            load_w_fragment(raw, w + j * W_BOX, 64 * a + row0, 8 * kk);
+            load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * kk);
 #pragma unroll
             for (int q = 0; q < 4; ++q)
-                if constexpr (SPLIT3_PROBE == 2) frag[set][a][0][q] = frag[set][a][1][q] = frag[set][a][2][q] = raw[q];
-                else split_tf32_rounded(raw[q], frag[set][a][2][q], frag[set][a][0][q], frag[set][a][1][q]);
+                split_tf32_rounded(raw[q], frag[set][a][2][q], frag[set][a][0][q], frag[set][a][1][q]);
         }
         wgmma_fence();  // the fragments written, before the wgmmas read them
         const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
 #pragma unroll
-        for (int a = 0; a < ATOMS; ++a) {
+        for (int a = 0; a < WG_ATOMS; ++a) {
             auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
-            if constexpr (SPLIT3_PROBE != 1) {
-            TfMma::mma_rs(d, frag[set][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), step == 0 ? 0 : 1);
-            TfMma::mma_rs(d, frag[set][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-            }
-            TfMma::mma_rs(d, frag[set][a][2], wgmma_desc_k_major_units(xb), SPLIT3_PROBE == 1 && step == 0 ? 0 : 1);
+            auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
+            TfMma::mma_rs(e, frag[set][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), step == 0 ? 0 : 1);
+            TfMma::mma_rs(e, frag[set][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
+            TfMma::mma_rs(d, frag[set][a][2], wgmma_desc_k_major_units(xb), step == 0 ? 0 : 1);
         }
         wgmma_commit();
-        wgmma_wait<SPLIT3_SETS - 1>();
+        wgmma_wait<1>();
     }
     }
 }
@@ -277,7 +280,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
-            mbar_init(empty + 8 * s, 1);
+            mbar_init(empty + 8 * s, CONSUMERS);
             if constexpr (SPLIT3) mbar_init(split + 8 * s, SPLITTER_WARPS);
         }
         mbar_init_fence();
@@ -330,7 +333,7 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             unsigned phase = 0;
             for (long long x = run_begin; x < run_end; ++x) {
                 mbar_wait_guarded(full + 8 * s, phase);
-                if (SPLIT3_PROBE != 3) split_tf32_tile(x_slot(s), X_TILE, X_TILE, tid - 32, 32 * SPLITTER_WARPS);
+                split_tf32_tile(x_slot(s), X_TILE, X_TILE, tid - 32, 32 * SPLITTER_WARPS);
                 fence_proxy_async();  // the planes written by threads, before the wgmmas read them
                 __syncwarp();
                 if (tid % 32 == 0) mbar_arrive(split + 8 * s);
@@ -343,8 +346,8 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         return;
     }
 
-    // ---- consumer warpgroup: each tile of the run, then D or the fixup ----
-    const int wg_tid = tid % 128;
+    // ---- consumer warpgroup(s): each tile of the run, then D or the fixup ----
+    const int wg_tid = tid % 128, cw = CONSUMERS == 1 ? 0 : tid / 128 - 1;
     float acc[NACC], chain[CHAINS][NACC];
     int s = 0;
     unsigned phase = 0;
@@ -358,10 +361,10 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             for (int i = 0; i < NACC; ++i) chain[c][i] = 0.0f;
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
-            float part[NACC];  // (SPLIT3's stage sums)
+            float part[NACC], cross[NACC];  // (SPLIT3's stage sums)
             if constexpr (SPLIT3) {
                 mbar_wait_guarded(split + 8 * s, phase);  // (the weight's bytes: full[s], waited for above)
-                mma_stage_split3(part, w_slot(s), x_slot(s));
+                mma_stage_split3(part, cross, w_slot(s), x_slot(s), cw);
             } else {
                 wgmma_fence();
 #pragma unroll
@@ -384,8 +387,9 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             if (wg_tid == 0) mbar_arrive(empty + 8 * s);
             if constexpr (SPLIT3) {  // the stage's partial sums promoted: fp32 adds, rounded to nearest
                 wgmma_fence_accumulators(part);
+                wgmma_fence_accumulators(cross);
 #pragma unroll
-                for (int i = 0; i < NACC; ++i) chain[0][i] += part[i];
+                for (int i = 0; i < NACC; ++i) chain[0][i] += part[i] + cross[i];
             }
             if (++s == STAGES) {
                 s = 0;
@@ -406,8 +410,9 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             acc[i] = sum[0];
         }
         const bool whole = kt0 == 0 && kt1 == ktiles;
-        if (whole || stream_k_fixup(acc, sk, cta, t, x == run_begin, workspace, counters, 1, flag))
-            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n));
+        if (whole || stream_k_fixup<NACC, CONSUMERS>(acc, sk, cta, t, x == run_begin, workspace, counters, 1 + cw,
+                                                      flag + cw, cw))
+            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n), cw);
         x += kt1 - kt0;
         ++t;
         kt0 = 0;

@@ -52,13 +52,18 @@ __device__ __forceinline__ int stream_k_slot(int cta, bool first_of_run) { retur
 // The last arriver's sum is latency-bound (one L2 round trip per contributor if done one by one: a
 // tile of ~40 contributors cost ~15 us), so it loads CHUNK contributors' slots at once and adds them in
 // CTA order as they come: the same additions in the same order, a round trip per CHUNK.
-template <int NACC>
+//
+// With CONSUMERS warpgroups a CTA (consumer cw holding its own rows of the tile), each does its own fixup of its
+// part: a slot holds the whole tile, consumer cw's part 128 NACC floats into it, and each has its own counter per
+// tile (counters[tile * CONSUMERS + cw]), named barrier and flag.
+template <int NACC, int CONSUMERS = 1>
 __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK& sk, int cta, int tile,
                                                bool first_of_run, float* workspace, int* counters, int bar_id,
-                                               volatile int* flag) {
+                                               volatile int* flag, int cw = 0) {
     const int wg_tid = threadIdx.x % 128;
-    constexpr int SLOT_FLOATS = 128 * NACC;
+    constexpr int SLOT_FLOATS = 128 * NACC * CONSUMERS;
     constexpr int CHUNK = NACC >= 32 ? 1 : 32 / NACC;  // slots in flight: <= 32 floats of registers a thread
+    workspace += 128 * NACC * cw;
     auto slot_ptr = [&](int slot) {
         return reinterpret_cast<const float4*>(workspace + (long long)slot * SLOT_FLOATS) + wg_tid;
     };
@@ -69,8 +74,9 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[NACC], const StreamK
     const int first = sk.cta_of(tile_begin);
     const int last = sk.cta_of(tile_begin + sk.ktiles - 1);
     if (wg_tid == 0) {
-        const bool done = arrive_acq_rel(counters + tile) == last - first;
-        if (done) counters[tile] = 0;  // every contributor is in: ready for the next launch
+        int* counter = counters + (long long)tile * CONSUMERS + cw;
+        const bool done = arrive_acq_rel(counter) == last - first;
+        if (done) *counter = 0;  // every contributor is in: ready for the next launch
         *flag = done;
     }
     warpgroup_bar_sync(bar_id);
