@@ -1628,7 +1628,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=2, stages=4, auto_max_m=32, auto_min_k=512),
             _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=128, auto_min_k=512),
             _swap_cfg(16, "fp32", rows=128, per_sm=1, ksub=2, stages=5),
-            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=2, stages=3),
             _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=1, stages=6),
         ),
         seed=_SEED_HOPPER,

@@ -190,44 +190,62 @@ __device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, in
 // stage's first wgmmas have scale_d = 0).  The tensor cores add into an accumulator without rounding to nearest, each
 // add losing up to an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small
 // terms' losses are ulps of small numbers.  (One accumulator for all three: 4.7e-7 relative error against cuBLAS's
-// 2.2e-7 at 17 x 1000 x 2048.)  Per k step of 8:
-// each atom's A fragment (mma.m16n8k8's: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), g = lane / 4, t = lane % 4,
-// rows 16 w + g of the atom) loaded from the raw weight tile and split, then W_hi' X_lo, W_lo X_hi', W_hi X_hi.
-// wgmma reads its A registers asynchronously: two register sets, and before a set is rewritten the group that
-// read it has retired (wait_group 1 after each step's commit).
+// 2.2e-7 at 17 x 1000 x 2048.)
+// The k steps go out in groups of SPLIT_GROUP: every fragment of a group loaded and split, one fence, then the
+// group's 3 x SPLIT_GROUP wgmmas per atom back to back, committed as one group.  wgmma reads its A registers
+// asynchronously, and a fence waits for the wgmmas in flight that read registers, so a fence per k step made each
+// step wait out the last one's whole chain (~2500-2900 clocks a 32-k box at any token count, ~2x the weight's
+// bytes at HBM bandwidth).  With SPLIT_SETS = 2 register sets a group's loads overlap the group before.
+#ifndef SPLIT_GROUP
+#define SPLIT_GROUP 4  // k steps of 8 per wgmma group (K_STEPS: one 128-byte box of k)
+#endif
+#ifndef SPLIT_SETS
+#define SPLIT_SETS 1
+#endif
 // (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
 template <bool ON = SPLIT3>
 __device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cross)[NACC], unsigned w, unsigned x,
                                                  int cw) {
     if constexpr (ON) {
-    using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
-    const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
-    unsigned frag[2][WG_ATOMS][3][4];  // [set][atom][hi', lo, hi][fragment register]
-    const unsigned x16 = smem_units(x);
+        using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
+        constexpr int STEPS = KSUB * K_STEPS;
+        static_assert(STEPS % SPLIT_GROUP == 0 && (SPLIT_SETS == 1 || SPLIT_SETS == 2), "whole groups, 1-2 sets");
+        const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
+        unsigned frag[SPLIT_SETS][SPLIT_GROUP][WG_ATOMS][3][4];  // [set][step][atom][hi', lo, hi][register]
+        const unsigned x16 = smem_units(x);
 #pragma unroll
-    for (int step = 0; step < KSUB * K_STEPS; ++step) {
-        const int j = step / K_STEPS, kk = step % K_STEPS, set = step % 2;
+        for (int g0 = 0; g0 < STEPS; g0 += SPLIT_GROUP) {
+            const int set = (g0 / SPLIT_GROUP) % SPLIT_SETS;
+            if (SPLIT_SETS == 1 && g0 > 0) wgmma_wait<0>();  // the group before has read the one set
 #pragma unroll
-        for (int a = 0; a < WG_ATOMS; ++a) {
-            unsigned raw[4];
-            load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * kk);
+            for (int u = 0; u < SPLIT_GROUP; ++u)
 #pragma unroll
-            for (int q = 0; q < 4; ++q)
-                split_tf32_rounded(raw[q], frag[set][a][2][q], frag[set][a][0][q], frag[set][a][1][q]);
+                for (int a = 0; a < WG_ATOMS; ++a) {
+                    const int step = g0 + u, j = step / K_STEPS, kk = step % K_STEPS;
+                    unsigned raw[4];
+                    load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * kk);
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        split_tf32_rounded(raw[q], frag[set][u][a][2][q], frag[set][u][a][0][q], frag[set][u][a][1][q]);
+                }
+            wgmma_fence();  // the fragments written, before the wgmmas read them
+#pragma unroll
+            for (int u = 0; u < SPLIT_GROUP; ++u) {
+                const int step = g0 + u, j = step / K_STEPS, kk = step % K_STEPS;
+                const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
+#pragma unroll
+                for (int a = 0; a < WG_ATOMS; ++a) {
+                    auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
+                    auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
+                    TfMma::mma_rs(e, frag[set][u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16),
+                                  step == 0 ? 0 : 1);
+                    TfMma::mma_rs(e, frag[set][u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
+                    TfMma::mma_rs(d, frag[set][u][a][2], wgmma_desc_k_major_units(xb), step == 0 ? 0 : 1);
+                }
+            }
+            wgmma_commit();
+            if constexpr (SPLIT_SETS == 2) wgmma_wait<1>();  // the group before retired: its set is free
         }
-        wgmma_fence();  // the fragments written, before the wgmmas read them
-        const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
-#pragma unroll
-        for (int a = 0; a < WG_ATOMS; ++a) {
-            auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
-            auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
-            TfMma::mma_rs(e, frag[set][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), step == 0 ? 0 : 1);
-            TfMma::mma_rs(e, frag[set][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-            TfMma::mma_rs(d, frag[set][a][2], wgmma_desc_k_major_units(xb), step == 0 ? 0 : 1);
-        }
-        wgmma_commit();
-        wgmma_wait<1>();
-    }
     }
 }
 
