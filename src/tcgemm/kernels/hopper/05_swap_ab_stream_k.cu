@@ -71,6 +71,10 @@
 #ifndef L2_PREFETCH
 #define L2_PREFETCH 0  // k-tiles of the weight hinted into L2 before the wait for the grid before (pdl.cuh)
 #endif
+#ifndef W_L2_GROUP
+#define W_L2_GROUP 0   // every W_L2_GROUP k-tiles, the weight of the W_L2_GROUP k-tiles W_L2_AHEAD ahead hinted into L2
+#define W_L2_AHEAD 0
+#endif
 
 // The weight (B = W^T) K-major (W row-major, as torch.nn.Linear stores it: "rc"), or MN-major for a
 // 16-bit B stored row-major (K x N, "rr"): wgmma reads a transposed 16-bit A from shared memory, so the
@@ -331,6 +335,19 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                 for (int j = 0; j < KSUB; ++j)
                     tma_load_3d(x_slot(s) + j * X_BOX, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.m0,
                                 g.batch_a ? c.z : 0);
+                if constexpr (W_L2_GROUP > 0) {
+                    if (kt % W_L2_GROUP == 0)
+                        for (int k2 = kt + W_L2_AHEAD; k2 < min(ktiles, kt + W_L2_AHEAD + W_L2_GROUP); ++k2)
+#pragma unroll
+                            for (int j = 0; j < KSUB; ++j)
+#pragma unroll
+                                for (int b = 0; b < W_LOADS; ++b)
+                                    if constexpr (W_K_MAJOR)
+                                        tma_prefetch_l2_3d(tma_w, k2 * STAGE_K + j * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
+                                    else
+                                        tma_prefetch_l2_3d(tma_w, c.n0 + MN_BOX_N * b, k2 * STAGE_K + j * BLOCK_K,
+                                                           g.batch_b ? c.z : 0);
+                }
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
