@@ -71,10 +71,6 @@
 #ifndef L2_PREFETCH
 #define L2_PREFETCH 0  // k-tiles of the weight hinted into L2 before the wait for the grid before (pdl.cuh)
 #endif
-#ifndef W_L2_GROUP
-#define W_L2_GROUP 0   // every W_L2_GROUP k-tiles, the weight of the W_L2_GROUP k-tiles W_L2_AHEAD ahead hinted into L2
-#define W_L2_AHEAD 0
-#endif
 
 // The weight (B = W^T) K-major (W row-major, as torch.nn.Linear stores it: "rc"), or MN-major for a
 // 16-bit B stored row-major (K x N, "rr"): wgmma reads a transposed 16-bit A from shared memory, so the
@@ -195,17 +191,10 @@ __device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, in
 // add losing up to an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small
 // terms' losses are ulps of small numbers.  (One accumulator for all three: 4.7e-7 relative error against cuBLAS's
 // 2.2e-7 at 17 x 1000 x 2048.)
-// The k steps go out in groups of SPLIT_GROUP: every fragment of a group loaded and split, one fence, then the
-// group's 3 x SPLIT_GROUP wgmmas per atom back to back, committed as one group.  wgmma reads its A registers
-// asynchronously, and a fence waits for the wgmmas in flight that read registers, so a fence per k step made each
-// step wait out the last one's whole chain (~2500-2900 clocks a 32-k box at any token count, ~2x the weight's
-// bytes at HBM bandwidth).  With SPLIT_SETS = 2 register sets a group's loads overlap the group before.
-#ifndef SPLIT_GROUP
-#define SPLIT_GROUP 4  // k steps of 8 per wgmma group (K_STEPS: one 128-byte box of k)
-#endif
-#ifndef SPLIT_SETS
-#define SPLIT_SETS 1
-#endif
+// A box of k (4 steps of 8) goes out as one group: its fragments loaded and split, one fence, its 12 wgmmas per
+// atom, one commit; the next box's loads wait for the group (wgmma reads A registers asynchronously).  (Measured
+// against a group per k step with two register sets, each step's loads under the last step's wgmmas, and against
+// two steps a group: within 3% at 16-128 tokens; 2026-11-27-h100-explore-fp32dec-probes-01865bf.json.)
 // (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
 template <bool ON = SPLIT3>
 __device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cross)[NACC], unsigned w, unsigned x,
@@ -213,16 +202,14 @@ __device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cr
     if constexpr (ON) {
         using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
         constexpr int STEPS = KSUB * K_STEPS;
-        static_assert(STEPS % SPLIT_GROUP == 0 && (SPLIT_SETS == 1 || SPLIT_SETS == 2), "whole groups, 1-2 sets");
         const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
-        unsigned frag[SPLIT_SETS][SPLIT_GROUP][WG_ATOMS][3][4];  // [set][step][atom][hi', lo, hi][register]
+        unsigned frag[K_STEPS][WG_ATOMS][3][4];  // [step][atom][hi', lo, hi][fragment register]
         const unsigned x16 = smem_units(x);
 #pragma unroll
-        for (int g0 = 0; g0 < STEPS; g0 += SPLIT_GROUP) {
-            const int set = (g0 / SPLIT_GROUP) % SPLIT_SETS;
-            if (SPLIT_SETS == 1 && g0 > 0) wgmma_wait<0>();  // the group before has read the one set
+        for (int g0 = 0; g0 < STEPS; g0 += K_STEPS) {
+            if (g0 > 0) wgmma_wait<0>();  // the box before has read the registers
 #pragma unroll
-            for (int u = 0; u < SPLIT_GROUP; ++u)
+            for (int u = 0; u < K_STEPS; ++u)
 #pragma unroll
                 for (int a = 0; a < WG_ATOMS; ++a) {
                     const int step = g0 + u, j = step / K_STEPS, kk = step % K_STEPS;
@@ -230,25 +217,24 @@ __device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cr
                     load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * kk);
 #pragma unroll
                     for (int q = 0; q < 4; ++q)
-                        split_tf32_rounded(raw[q], frag[set][u][a][2][q], frag[set][u][a][0][q], frag[set][u][a][1][q]);
+                        split_tf32_rounded(raw[q], frag[u][a][2][q], frag[u][a][0][q], frag[u][a][1][q]);
                 }
             wgmma_fence();  // the fragments written, before the wgmmas read them
 #pragma unroll
-            for (int u = 0; u < SPLIT_GROUP; ++u) {
+            for (int u = 0; u < K_STEPS; ++u) {
                 const int step = g0 + u, j = step / K_STEPS, kk = step % K_STEPS;
                 const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
 #pragma unroll
                 for (int a = 0; a < WG_ATOMS; ++a) {
                     auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
                     auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
-                    TfMma::mma_rs(e, frag[set][u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16),
+                    TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16),
                                   step == 0 ? 0 : 1);
-                    TfMma::mma_rs(e, frag[set][u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-                    TfMma::mma_rs(d, frag[set][u][a][2], wgmma_desc_k_major_units(xb), step == 0 ? 0 : 1);
+                    TfMma::mma_rs(e, frag[u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
+                    TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), step == 0 ? 0 : 1);
                 }
             }
             wgmma_commit();
-            if constexpr (SPLIT_SETS == 2) wgmma_wait<1>();  // the group before retired: its set is free
         }
     }
 }
@@ -335,19 +321,6 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                 for (int j = 0; j < KSUB; ++j)
                     tma_load_3d(x_slot(s) + j * X_BOX, tma_x, full + 8 * s, kt * STAGE_K + j * BLOCK_K, c.m0,
                                 g.batch_a ? c.z : 0);
-                if constexpr (W_L2_GROUP > 0) {
-                    if (kt % W_L2_GROUP == 0)
-                        for (int k2 = kt + W_L2_AHEAD; k2 < min(ktiles, kt + W_L2_AHEAD + W_L2_GROUP); ++k2)
-#pragma unroll
-                            for (int j = 0; j < KSUB; ++j)
-#pragma unroll
-                                for (int b = 0; b < W_LOADS; ++b)
-                                    if constexpr (W_K_MAJOR)
-                                        tma_prefetch_l2_3d(tma_w, k2 * STAGE_K + j * BLOCK_K, c.n0, g.batch_b ? c.z : 0);
-                                    else
-                                        tma_prefetch_l2_3d(tma_w, c.n0 + MN_BOX_N * b, k2 * STAGE_K + j * BLOCK_K,
-                                                           g.batch_b ? c.z : 0);
-                }
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
