@@ -497,7 +497,7 @@ def _fp32_decode_takes(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None,
     specialist dispatch takes for these rows where one of its configs admits the shape), rather than on the CUDA
     cores with K in parts."""
     spec = registry.get(emulation.DECODE_KERNEL)
-    if not (registry.get("simt_skinny").auto_max_m < a.shape[0] <= spec.auto_max_m and arch >= spec.min_arch):
+    if not (0 < a.shape[0] <= spec.auto_max_m and arch >= spec.min_arch):
         return False
     try:
         problem, _ = describe(a, b, c, alpha=alpha, beta=beta, out=out)

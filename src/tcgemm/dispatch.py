@@ -292,8 +292,7 @@ def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", 
                   and (not s.auto_max_m or 0 < rows <= s.auto_max_m)]
     if not candidates:
         return None
-    # (specialists first, the tightest bound first: fp32's simt_skinny up to 16 rows, its 3xTF32 decode kernel above)
-    return min(candidates, key=lambda s: (s.auto_max_m == 0, s.auto_max_m, _FAMILY_ORDER.index(s.family), -s.stage))
+    return min(candidates, key=lambda s: (s.auto_max_m == 0, _FAMILY_ORDER.index(s.family), -s.stage))
 
 
 def select(
