@@ -1625,12 +1625,10 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="swap_ab_stream_k",
         precisions=("fp32",),
         configs=(
+            _swap_cfg(8, "fp32", rows=128, per_sm=1, ksub=2, stages=5, auto_max_m=8, auto_min_k=512),
             _swap_cfg(16, "fp32", rows=128, per_sm=1, ksub=2, stages=5, auto_max_m=16, auto_min_k=512),
             _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=1, stages=6, auto_max_m=32, auto_min_k=512),
             _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=128, auto_min_k=512),
-            _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=2, stages=4),
-            _swap_cfg(8, "fp32", rows=128, per_sm=1, ksub=2, stages=5),
-            _swap_cfg(8, "fp32", rows=128, per_sm=1, ksub=3, stages=3),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -186,28 +186,28 @@ __device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, in
     }
 }
 
-// SPLIT3: one stage's products into `part` (W_hi X_hi) and `cross` (the two small terms), both overwritten (the
-// stage's first wgmmas have scale_d = 0).  The tensor cores add into an accumulator without rounding to nearest, each
-// add losing up to an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small
-// terms' losses are ulps of small numbers.  (One accumulator for all three: 4.7e-7 relative error against cuBLAS's
-// 2.2e-7 at 17 x 1000 x 2048.)
+// SPLIT3: one stage's products added to `total`, a box of k (32) at a time: the box's products go into fresh
+// registers, `part` (W_hi X_hi) and `cross` (the two small terms), which are then added to the total with FADDs,
+// rounded to nearest.  The tensor cores add into an accumulator without rounding to nearest, each add losing up to
+// an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small terms' losses are ulps
+// of small numbers.  (One accumulator for all three, promoted per stage of two boxes: 4.7e-7 relative error against
+// cuBLAS's 2.2e-7 at 17 x 1000 x 2048; part and cross apart, per stage: 2.1e-7 against 1.2e-7 at 5 x 1000 x 2048.)
 // A box of k (4 steps of 8) goes out as one group: its fragments loaded and split, one fence, its 12 wgmmas per
 // atom, one commit; the next box's loads wait for the group (wgmma reads A registers asynchronously).  (Measured
 // against a group per k step with two register sets, each step's loads under the last step's wgmmas, and against
 // two steps a group: within 3% at 16-128 tokens; 2026-11-27-h100-explore-fp32dec-probes-01865bf.json.)
 // (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
 template <bool ON = SPLIT3>
-__device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cross)[NACC], unsigned w, unsigned x,
-                                                 int cw) {
+__device__ __forceinline__ void mma_stage_split3(float (&total)[NACC], unsigned w, unsigned x, int cw) {
     if constexpr (ON) {
         using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
         constexpr int STEPS = KSUB * K_STEPS;
         const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
         unsigned frag[K_STEPS][WG_ATOMS][3][4];  // [step][atom][hi', lo, hi][fragment register]
         const unsigned x16 = smem_units(x);
+        float part[NACC], cross[NACC];
 #pragma unroll
         for (int g0 = 0; g0 < STEPS; g0 += K_STEPS) {
-            if (g0 > 0) wgmma_wait<0>();  // the box before has read the registers
 #pragma unroll
             for (int u = 0; u < K_STEPS; ++u)
 #pragma unroll
@@ -228,13 +228,17 @@ __device__ __forceinline__ void mma_stage_split3(float (&part)[NACC], float (&cr
                 for (int a = 0; a < WG_ATOMS; ++a) {
                     auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
                     auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
-                    TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16),
-                                  step == 0 ? 0 : 1);
+                    TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), u == 0 ? 0 : 1);
                     TfMma::mma_rs(e, frag[u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-                    TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), step == 0 ? 0 : 1);
+                    TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), u == 0 ? 0 : 1);
                 }
             }
             wgmma_commit();
+            wgmma_wait<0>();  // (also: the registers are free for the next box's fragments)
+            wgmma_fence_accumulators(part);
+            wgmma_fence_accumulators(cross);
+#pragma unroll
+            for (int i = 0; i < NACC; ++i) total[i] += part[i] + cross[i];
         }
     }
 }
@@ -369,10 +373,9 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             for (int i = 0; i < NACC; ++i) chain[c][i] = 0.0f;
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
-            float part[NACC], cross[NACC];  // (SPLIT3's stage sums)
             if constexpr (SPLIT3) {
                 mbar_wait_guarded(split + 8 * s, phase);  // (the weight's bytes: full[s], waited for above)
-                mma_stage_split3(part, cross, w_slot(s), x_slot(s), cw);
+                mma_stage_split3(chain[0], w_slot(s), x_slot(s), cw);
             } else {
                 wgmma_fence();
 #pragma unroll
@@ -393,12 +396,6 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             // keep a third of it out of the loads.
             wgmma_wait<0>();
             if (wg_tid == 0) mbar_arrive(empty + 8 * s);
-            if constexpr (SPLIT3) {  // the stage's partial sums promoted: fp32 adds, rounded to nearest
-                wgmma_fence_accumulators(part);
-                wgmma_fence_accumulators(cross);
-#pragma unroll
-                for (int i = 0; i < NACC; ++i) chain[0][i] += part[i] + cross[i];
-            }
             if (++s == STAGES) {
                 s = 0;
                 phase ^= 1;
