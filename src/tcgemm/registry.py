@@ -280,7 +280,7 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1, planes: int =
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
               auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1,
-              auto_yield_nk: tuple[int, int] = (0, 0)) -> TileConfig:
+              auto_yield_nk: tuple[int, int] = (0, 0), split_steps: int = 0) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
@@ -289,7 +289,8 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N);
     ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config.
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
-    CTA per SM), l<prefetch> (rings hinted into L2, where not 1)."""
+    CTA per SM), l<prefetch> (rings hinted into L2, where not 1). fp32 (3xTF32): ``split_steps`` k steps of 8 per
+    wgmma group (SPLIT_STEPS in the kernel; 0: its default, a box of k)."""
     block_k = 32 if precision in ("tf32", "fp32") else 64
     planes = 3 if precision == "fp32" else 1  # fp32 (3xTF32): the token tile and its hi' and lo planes
     stage_bytes = (rows + planes * tokens) * 128 * ksub
@@ -304,6 +305,7 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
                 **({"AUTO_YIELD_NK_LO": auto_yield_nk[0], "AUTO_YIELD_NK_HI": auto_yield_nk[1]}
                    if auto_yield_nk[1] else {}),
                 L2_PREFETCH=stages * prefetch,
+                **({"SPLIT_STEPS": split_steps} if split_steps else {}),
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub, planes))
 
 
@@ -1628,7 +1630,7 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(8, "fp32", rows=128, per_sm=1, ksub=2, stages=5, auto_max_m=8, auto_min_k=512),
             _swap_cfg(16, "fp32", rows=128, per_sm=1, ksub=2, stages=5, auto_max_m=16, auto_min_k=512),
             _swap_cfg(32, "fp32", rows=128, per_sm=1, ksub=1, stages=6, auto_max_m=32, auto_min_k=512),
-            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=128, auto_min_k=512),
+            _swap_cfg(64, "fp32", rows=128, per_sm=1, ksub=1, stages=5, auto_max_m=128, auto_min_k=512, split_steps=2),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -192,49 +192,57 @@ __device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, in
 // an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small terms' losses are ulps
 // of small numbers.  (One accumulator for all three, promoted per stage of two boxes: 4.7e-7 relative error against
 // cuBLAS's 2.2e-7 at 17 x 1000 x 2048; part and cross apart, per stage: 2.1e-7 against 1.2e-7 at 5 x 1000 x 2048.)
-// A box of k (4 steps of 8) goes out as one group: its fragments loaded and split, one fence, its 12 wgmmas per
-// atom, one commit; the next box's loads wait for the group (wgmma reads A registers asynchronously).  (Measured
-// against a group per k step with two register sets, each step's loads under the last step's wgmmas, and against
-// two steps a group: within 3% at 16-128 tokens; 2026-11-27-h100-explore-fp32dec-probes-01865bf.json.)
-// (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
+// The k steps go out in groups of SPLIT_STEPS (4: a box of k): the group's fragments loaded and split, one fence, its
+// 3 x SPLIT_STEPS wgmmas per atom, one commit; the next group's loads wait for it (wgmma reads A registers
+// asynchronously).  Measured against a group per k step with two register sets (each step's loads under the last
+// step's wgmmas) and against two steps a group: within 3% at 16-128 tokens
+// (2026-11-27-h100-explore-fp32dec-probes-01865bf.json); two steps a group keep the 64-token tile within 168
+// registers.  (A template, so that builds of the other precisions, whose Mma has no register form, leave it
+// uninstantiated.)
+#ifndef SPLIT_STEPS
+#define SPLIT_STEPS 4
+#endif
 template <bool ON = SPLIT3>
 __device__ __forceinline__ void mma_stage_split3(float (&total)[NACC], unsigned w, unsigned x, int cw) {
     if constexpr (ON) {
         using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
-        constexpr int STEPS = KSUB * K_STEPS;
+        static_assert(K_STEPS % SPLIT_STEPS == 0, "whole groups per box");
         const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
-        unsigned frag[K_STEPS][WG_ATOMS][3][4];  // [step][atom][hi', lo, hi][fragment register]
+        unsigned frag[SPLIT_STEPS][WG_ATOMS][3][4];  // [step][atom][hi', lo, hi][fragment register]
         const unsigned x16 = smem_units(x);
         float part[NACC], cross[NACC];
 #pragma unroll
-        for (int g0 = 0; g0 < STEPS; g0 += K_STEPS) {
+        for (int j = 0; j < KSUB; ++j) {
 #pragma unroll
-            for (int u = 0; u < K_STEPS; ++u)
+            for (int k0 = 0; k0 < K_STEPS; k0 += SPLIT_STEPS) {
+                if (k0 > 0) wgmma_wait<0>();  // the group before has read the fragment registers
 #pragma unroll
-                for (int a = 0; a < WG_ATOMS; ++a) {
-                    const int step = g0 + u, j = step / K_STEPS, kk = step % K_STEPS;
-                    unsigned raw[4];
-                    load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * kk);
+                for (int u = 0; u < SPLIT_STEPS; ++u)
 #pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        split_tf32_rounded(raw[q], frag[u][a][2][q], frag[u][a][0][q], frag[u][a][1][q]);
+                    for (int a = 0; a < WG_ATOMS; ++a) {
+                        unsigned raw[4];
+                        load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * (k0 + u));
+#pragma unroll
+                        for (int q = 0; q < 4; ++q)
+                            split_tf32_rounded(raw[q], frag[u][a][2][q], frag[u][a][0][q], frag[u][a][1][q]);
+                    }
+                wgmma_fence();  // the fragments written, before the wgmmas read them
+#pragma unroll
+                for (int u = 0; u < SPLIT_STEPS; ++u) {
+                    const int kk = k0 + u, first = kk == 0 ? 0 : 1;  // (scale_d 0: a box starts fresh sums)
+                    const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
+#pragma unroll
+                    for (int a = 0; a < WG_ATOMS; ++a) {
+                        auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
+                        auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
+                        TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), first);
+                        TfMma::mma_rs(e, frag[u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
+                        TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), first);
+                    }
                 }
-            wgmma_fence();  // the fragments written, before the wgmmas read them
-#pragma unroll
-            for (int u = 0; u < K_STEPS; ++u) {
-                const int step = g0 + u, j = step / K_STEPS, kk = step % K_STEPS;
-                const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
-#pragma unroll
-                for (int a = 0; a < WG_ATOMS; ++a) {
-                    auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
-                    auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
-                    TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), u == 0 ? 0 : 1);
-                    TfMma::mma_rs(e, frag[u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-                    TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), u == 0 ? 0 : 1);
-                }
+                wgmma_commit();
             }
-            wgmma_commit();
-            wgmma_wait<0>();  // (also: the registers are free for the next box's fragments)
+            wgmma_wait<0>();  // the box's sums complete (and the fragment registers free)
             wgmma_fence_accumulators(part);
             wgmma_fence_accumulators(cross);
 #pragma unroll
