@@ -1615,14 +1615,18 @@ LADDER: tuple[KernelSpec, ...] = (
         pdl=True,
         auto_max_m=256,
     ),
-    # fp32 at a few dozen rows: the same kernel, 3xTF32 with both operands split on chip (SPLIT3 in the kernel).
-    # Where it runs: the fp32 route of tcgemm.api (it takes these rows from the CUDA-core kernels' K parts).
+    # fp32 at 1-128 rows: the same kernel, 3xTF32 with both operands split on chip (SPLIT3 in the kernel). tcgemm.api's
+    # fp32 route sends these rows here on Hopper instead of to the CUDA-core kernels (simt_skinny, K in parts). Token
+    # tiles by M, CUDA graphs against cuBLAS's fp32, rc / rr (2026-11-27-h100-fp32-decode-{rc,rr}-d982490.json): 8 at
+    # 1-8 rows (0.98 / 0.84x at one row, 1.57 / 1.43x at 8; 3-4% ahead of 16 there, ...-explore-fp32dec-8tok-*), 16 at
+    # 9-16 (1.60 / 2.48x), 32 at 17-32 (32 x 128 with one box a stage ahead of two boxes: 35 against 40 us; 1.33 /
+    # 1.18x), 64 from 33 (1.26 / 1.07x at 64, 1.10 / 1.02x eager at 128; ...-explore-fp32dec-configs-*-05e6f32.json).
     KernelSpec(
         name="swap_ab_stream_k_3xtf32",
         family="hopper",
         stage=5,
         technique="swap_ab_stream_k for fp32 as 3xTF32: the weight split into tf32 parts in registers (wgmma's A), "
-                  "the tokens split into three planes in shared memory, each stage's sums promoted to fp32",
+                  "the tokens split into three planes in shared memory, each box of k's sums promoted to fp32",
         source="hopper/05_swap_ab_stream_k.cu",
         entry="swap_ab_stream_k",
         precisions=("fp32",),
