@@ -35,18 +35,19 @@
 // accuracy through three tf32 products (include/tf32_split.cuh): D = W_hi' X_lo + W_lo X_hi' + W_hi X_hi.  The
 // weight is split in registers: wgmma takes A from registers, so each consumer thread loads its fragment of the
 // raw fp32 tile (mma.m16n8k8's A fragment of its warp's 16 rows, from the swizzled tile as TMA wrote it, K- or
-// MN-major), splits it and issues three wgmmas from the parts, in two register sets so that one k step's loads
-// overlap the previous step's wgmmas.  The tokens, wgmma's B, must come from shared memory, so warps 1-3 of the
-// producer warpgroup split each stage's token tile there into three planes (hi over the raw tile, hi', lo) and
-// hand the stage to the consumer on a second barrier.  No copy of either operand leaves the SM.  The tensor
-// cores' adds into an accumulator are not rounded to nearest, so over a long K their error would grow past
-// fp32's: each stage's products go into fresh registers that are then added to the fp32 total with FADDs.
+// MN-major), splits it and issues three wgmmas from the parts (mma_stage_split3).  The tokens, wgmma's B, must
+// come from shared memory, so warps 1-3 of the producer warpgroup split each stage's token tile there into three
+// planes (hi over the raw tile, hi', lo) and hand the stage to the consumers on a third barrier, split[s].  No
+// copy of either operand leaves the SM.  The tensor cores' adds into an accumulator are not rounded to nearest,
+// so over a long K their error would grow past fp32's: each box of k's products go into fresh registers that are
+// then added to the fp32 total with FADDs.  Two consumer warpgroups, an m64 atom of the 128-row weight tile each.
 //
 // Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
 // ring of STAGES slots; full[s] completes when all the stage's boxes are in), warpgroup 1 the consumer
-// (waits on full[s], multiplies, releases the slot on empty[s] as soon as the wgmmas reading it have
-// retired: one arrival per use).  The ring is stage 1's protocol (01_warp_specialized.cu), without
-// clusters.
+// (SPLIT3: warpgroups 1 and 2; each waits on full[s], multiplies its rows of the tile, and arrives once on
+// empty[s], whose count is the consumers', as soon as the wgmmas reading the slot have retired).  The ring is
+// stage 1's protocol (01_warp_specialized.cu), without clusters.  SPLIT3's split[s] (count 3, one arrival per
+// splitter warp) completes once per use of slot s, after full[s]'s phase of that use and before its release.
 #include "gemm.cuh"
 #include "wgmma.cuh"
 #include "mbarrier.cuh"
