@@ -106,7 +106,7 @@ constexpr int NACC = WG_ATOMS * ATOM_ACC;     // a consumer thread's accumulator
 // Independent accumulator chains, the stage's boxes dealt out in turn and summed after a tile's run: a
 // sum of thousands of k in one fp32 chain drifts more than cuBLAS's (16 x 4096 x 14336, fp32 out, H200:
 // 7.9e-6 against 3.8e-6 relative), and at 8-16 tokens the extra accumulators are a few registers.
-// (SPLIT3 promotes each stage's partial sums to an fp32 total instead: one chain.)
+// (SPLIT3 promotes each box of k's partial sums to an fp32 total instead: one chain.)
 constexpr int CHAINS = SPLIT3 ? 1 : NACC <= 8 ? (KSUB >= 4 ? 4 : KSUB) : NACC <= 16 ? (KSUB >= 2 ? 2 : 1) : 1;
 static_assert(KSUB % CHAINS == 0, "whole rounds of boxes per chain");
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
