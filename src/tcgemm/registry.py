@@ -280,7 +280,7 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1, planes: int =
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
               auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1,
-              auto_yield_nk: tuple[int, int] = (0, 0), split_steps: int = 0) -> TileConfig:
+              auto_yield_nk: tuple[int, int] = (0, 0), split_steps: int = 0, consumers: int = 0) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
@@ -289,8 +289,10 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N);
     ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config.
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
-    CTA per SM), l<prefetch> (rings hinted into L2, where not 1). fp32 (3xTF32): ``split_steps`` k steps of 8 per
-    wgmma group (SPLIT_STEPS in the kernel; 0: its default, a box of k)."""
+    CTA per SM), l<prefetch> (rings hinted into L2, where not 1). Weight fragments from registers (fp32's 3xTF32,
+    tf32 with a row-major weight): ``split_steps`` k steps of 8 per wgmma group (SPLIT_STEPS in the kernel; 0: its
+    default, a box of k); ``consumers`` warpgroups, an m64 atom of the weight tile each or more (0: two for fp32's
+    split, else one)."""
     block_k = 32 if precision in ("tf32", "fp32") else 64
     planes = 3 if precision == "fp32" else 1  # fp32 (3xTF32): the token tile and its hi' and lo planes
     stage_bytes = (rows + planes * tokens) * 128 * ksub
@@ -300,7 +302,7 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
             + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
     return _cfg(name, (precision,) if precision in ("tf32", "fp32") else ("fp16", "bf16"),
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages,
-                THREADS=384 if planes > 1 else 256, STREAM_K=1,
+                THREADS=128 * (1 + (consumers or (2 if planes > 1 else 1))), STREAM_K=1,
                 CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
                 **({"AUTO_YIELD_NK_LO": auto_yield_nk[0], "AUTO_YIELD_NK_HI": auto_yield_nk[1]}
                    if auto_yield_nk[1] else {}),
@@ -1614,6 +1616,38 @@ LADDER: tuple[KernelSpec, ...] = (
         tma_store=True,
         pdl=True,
         auto_max_m=256,
+    ),
+    # tf32 with the weight row-major (K x N, "rr": torch.matmul's B): wgmma reads tf32 K-major only, so the kernel loads
+    # each consumer's A fragments from the MN-major weight tile into registers (W_REGS in the kernel, the 3xTF32
+    # path's loads with one part and no split) instead of staging a K-major copy of the weight.
+    KernelSpec(
+        name="swap_ab_stream_k_tf32_mn",
+        family="hopper",
+        stage=5,
+        technique="swap_ab_stream_k for tf32 with a row-major weight: wgmma's A fragments loaded from the "
+                  "MN-major weight tile into registers (tf32 descriptors are K-major only)",
+        source="hopper/05_swap_ab_stream_k.cu",
+        entry="swap_ab_stream_k",
+        precisions=("tf32",),
+        configs=(
+            _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3),
+            _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2),
+            _swap_cfg(16, "tf32", rows=128, per_sm=1, ksub=2, stages=5, consumers=2),
+            _swap_cfg(32, "tf32", per_sm=1, stages=4),
+            _swap_cfg(32, "tf32", rows=128, per_sm=1, ksub=1, stages=10, consumers=2),
+            _swap_cfg(64, "tf32", per_sm=1, stages=3),
+            _swap_cfg(64, "tf32", rows=128, per_sm=1, ksub=1, stages=8, consumers=2),
+            _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        layouts=("rr",),
+        persistent=True,
+        tma_store=True,
+        pdl=True,
+        auto_max_m=128,
     ),
     # fp32 at 1-128 rows: the same kernel, 3xTF32 with both operands split on chip (SPLIT3 in the kernel). tcgemm.api's
     # fp32 route sends these rows here on Hopper instead of to the CUDA-core kernels (simt_skinny, K in parts). Token

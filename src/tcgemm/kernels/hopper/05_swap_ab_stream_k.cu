@@ -80,8 +80,7 @@
 constexpr bool W_K_MAJOR = B_LAYOUT == LAYOUT_COL;
 static_assert(A_LAYOUT == LAYOUT_ROW, "the tokens K-major (A row-major)");
 #if defined(PRECISION_TF32)
-static_assert(W_K_MAJOR, "wgmma reads tf32 K-major only");
-using Mma = WgmmaTf32<BLOCK_M>;
+using Mma = WgmmaTf32<BLOCK_M>;  // (an MN-major weight from registers: W_REGS)
 #elif defined(PRECISION_FP32)
 using Mma = WgmmaTf32<BLOCK_M>;  // (3xTF32: the weight's parts from registers, any layout)
 #elif defined(PRECISION_BF16)
@@ -95,10 +94,20 @@ constexpr bool SPLIT3 = true;  // fp32 as 3xTF32, the operands split on chip (se
 #else
 constexpr bool SPLIT3 = false;
 #endif
+// The weight's A fragments from registers: fp32 (3xTF32) in either layout, and tf32 stored K x N, which wgmma
+// cannot read from shared memory (tf32 descriptors are K-major only).  The consumer threads load their
+// fragments from the tile as TMA wrote it (load_w_fragment), so no copy of the weight is made; TMA's TFLOAT32
+// map has already rounded a tf32 weight, so its fragments go to the tensor cores as loaded.
+#if defined(PRECISION_TF32)
+constexpr bool W_REGS = SPLIT3 || !W_K_MAJOR;
+#else
+constexpr bool W_REGS = SPLIT3;
+#endif
+constexpr int W_PARTS = SPLIT3 ? 3 : 1;  // wgmmas per weight fragment: hi' X_lo, lo X_hi', hi X_hi; or W X
 constexpr int X_PLANES = SPLIT3 ? 3 : 1;  // token tiles per box in a stage: the raw (or hi) tile, then hi' and lo
 constexpr int SPLITTER_WARPS = 3;         // SPLIT3: warps 1-3 of the producer warpgroup split the token tiles
 
-constexpr int CONSUMERS = THREADS / 128 - 1;  // consumer warpgroups (SPLIT3: two, an m64 atom or two each)
+constexpr int CONSUMERS = THREADS / 128 - 1;  // consumer warpgroups (W_REGS: one or two, an m64 atom or two each)
 constexpr int ATOMS = BLOCK_N / 64;           // m64 atoms of the weight tile per k step
 constexpr int WG_ATOMS = ATOMS / CONSUMERS;   // ... of one consumer: rows [64 WG_ATOMS cw, 64 WG_ATOMS (cw + 1))
 constexpr int ATOM_ACC = BLOCK_M / 2;         // accumulators per thread of one m64 x BLOCK_M wgmma
@@ -106,8 +115,9 @@ constexpr int NACC = WG_ATOMS * ATOM_ACC;     // a consumer thread's accumulator
 // Independent accumulator chains, the stage's boxes dealt out in turn and summed after a tile's run: a
 // sum of thousands of k in one fp32 chain drifts more than cuBLAS's (16 x 4096 x 14336, fp32 out, H200:
 // 7.9e-6 against 3.8e-6 relative), and at 8-16 tokens the extra accumulators are a few registers.
-// (SPLIT3 promotes each box of k's partial sums to an fp32 total instead: one chain.)
-constexpr int CHAINS = SPLIT3 ? 1 : NACC <= 8 ? (KSUB >= 4 ? 4 : KSUB) : NACC <= 16 ? (KSUB >= 2 ? 2 : 1) : 1;
+// (SPLIT3 promotes each box of k's partial sums to an fp32 total instead: one chain.  So does the one-part
+// register path, whose tf32 inputs carry 2^-11 relative error each, far above a chain's drift.)
+constexpr int CHAINS = W_REGS ? 1 : NACC <= 8 ? (KSUB >= 4 ? 4 : KSUB) : NACC <= 16 ? (KSUB >= 2 ? 2 : 1) : 1;
 static_assert(KSUB % CHAINS == 0, "whole rounds of boxes per chain");
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEPS = ROW_BYTES / 32;    // every wgmma reads 32 bytes of k per row
@@ -128,7 +138,7 @@ constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-t
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
 static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 128, "wgmma N: 8 to 128 tokens (at most 128 registers a thread)");
-static_assert(THREADS == 256 || (SPLIT3 && THREADS == 384), "a producer warpgroup, one consumer (SPLIT3: two)");
+static_assert(THREADS == 256 || (W_REGS && THREADS == 384), "a producer warpgroup, one consumer (W_REGS: or two)");
 static_assert(ATOMS % CONSUMERS == 0, "whole atoms per consumer");
 // (With 384 threads ptxas compiles every role within 168 registers a thread, setmaxnreg or not: 128-token tiles
 // (64 accumulators, 64 + 64 stage sums, fragments) spilled.  The configs keep a consumer within that.)
@@ -165,7 +175,7 @@ __device__ __forceinline__ void store_transposed(const Gemm& g, const float (&ac
         }
 }
 
-// SPLIT3: the A fragment of one m64 atom's k step of 8 (kl0 = 8 kk) in one BLOCK_K box of the weight tile at `w`, as
+// W_REGS: the A fragment of one m64 atom's k step of 8 (kl0 = 8 kk) in one BLOCK_K box of the weight tile at `w`, as
 // TMA wrote it: mma.m16n8k8's (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of the warp's 16 rows (g = lane / 4,
 // t = lane % 4).  K-major: row r at 128 r, its 16-byte chunks swizzled by r % 8, so the four 8 x 4 blocks are
 // ldmatrix's four 8 x 16-byte matrices (ldmatrix.cuh: any element size), one instruction, each in one wavefront.
@@ -187,67 +197,81 @@ __device__ __forceinline__ void load_w_fragment(unsigned (&f)[4], unsigned w, in
     }
 }
 
-// SPLIT3: one stage's products added to `total`, a box of k (32) at a time: the box's products go into fresh
-// registers, `part` (W_hi X_hi) and `cross` (the two small terms), which are then added to the total with FADDs,
-// rounded to nearest.  The tensor cores add into an accumulator without rounding to nearest, each add losing up to
-// an ulp of the sum so far: kept apart, the big sum takes a third of the adds, and the small terms' losses are ulps
-// of small numbers.  (One accumulator for all three, promoted per stage of two boxes: 4.7e-7 relative error against
-// cuBLAS's 2.2e-7 at 17 x 1000 x 2048; part and cross apart, per stage: 2.1e-7 against 1.2e-7 at 5 x 1000 x 2048.)
-// The k steps go out in groups of SPLIT_STEPS (4: a box of k): the group's fragments loaded and split, one fence, its
-// 3 x SPLIT_STEPS wgmmas per atom, one commit; the next group's loads wait for it (wgmma reads A registers
+// W_REGS: one stage's products added to `total`, the weight's fragments loaded from the tile into registers.
+// The k steps go out in groups of SPLIT_STEPS (4: a box of k): the group's fragments loaded (and split), one fence,
+// its W_PARTS x SPLIT_STEPS wgmmas per atom, one commit; the next group's loads wait for it (wgmma reads A registers
 // asynchronously).  Measured against a group per k step with two register sets (each step's loads under the last
 // step's wgmmas) and against two steps a group: within 3% at 16-128 tokens
-// (2026-11-27-h100-explore-fp32dec-probes-01865bf.json); two steps a group keep the 64-token tile within 168
-// registers.  (A template, so that builds of the other precisions, whose Mma has no register form, leave it
-// uninstantiated.)
+// (2026-11-27-h100-explore-fp32dec-probes-01865bf.json); two steps a group keep the 64-token 3xTF32 tile within 168
+// registers.  One part (tf32) accumulates into `total` directly, as the shared-memory path does.
+// SPLIT3 adds a box of k (32) at a time: the box's products go into fresh registers, `part` (W_hi X_hi) and
+// `cross` (the two small terms), which are then added to the total with FADDs, rounded to nearest.  The tensor
+// cores add into an accumulator without rounding to nearest, each add losing up to an ulp of the sum so far: kept
+// apart, the big sum takes a third of the adds, and the small terms' losses are ulps of small numbers.  (One
+// accumulator for all three, promoted per stage of two boxes: 4.7e-7 relative error against cuBLAS's 2.2e-7 at
+// 17 x 1000 x 2048; part and cross apart, per stage: 2.1e-7 against 1.2e-7 at 5 x 1000 x 2048.)
+// (A template, so that builds of the other precisions, whose Mma has no register form, leave it uninstantiated.)
 #ifndef SPLIT_STEPS
 #define SPLIT_STEPS 4
 #endif
-template <bool ON = SPLIT3>
-__device__ __forceinline__ void mma_stage_split3(float (&total)[NACC], unsigned w, unsigned x, int cw) {
+template <bool ON = W_REGS>
+__device__ __forceinline__ void mma_stage_regs(float (&total)[NACC], unsigned w, unsigned x, int cw) {
     if constexpr (ON) {
         using TfMma = WgmmaTf32<ON ? BLOCK_M : 0>;
         static_assert(K_STEPS % SPLIT_STEPS == 0, "whole groups per box");
         const int row0 = 16 * ((threadIdx.x % 128) / 32);  // the warp's 16 rows of each atom
-        unsigned frag[SPLIT_STEPS][WG_ATOMS][3][4];  // [step][atom][hi', lo, hi][fragment register]
+        unsigned frag[SPLIT_STEPS][WG_ATOMS][W_PARTS][4];  // [step][atom][hi', lo, hi or W][fragment register]
         const unsigned x16 = smem_units(x);
-        float part[NACC], cross[NACC];
+        float part[SPLIT3 ? NACC : 1], cross[SPLIT3 ? NACC : 1];
 #pragma unroll
         for (int j = 0; j < KSUB; ++j) {
 #pragma unroll
             for (int k0 = 0; k0 < K_STEPS; k0 += SPLIT_STEPS) {
-                if (k0 > 0) wgmma_wait<0>();  // the group before has read the fragment registers
+                // the group before has read the fragment registers (SPLIT3 waited at the end of its box)
+                if (k0 > 0 || (!SPLIT3 && j > 0)) wgmma_wait<0>();
 #pragma unroll
                 for (int u = 0; u < SPLIT_STEPS; ++u)
 #pragma unroll
                     for (int a = 0; a < WG_ATOMS; ++a) {
-                        unsigned raw[4];
-                        load_w_fragment(raw, w + j * W_BOX, 64 * (cw * WG_ATOMS + a) + row0, 8 * (k0 + u));
+                        const int row = 64 * (cw * WG_ATOMS + a) + row0;
+                        if constexpr (SPLIT3) {
+                            unsigned raw[4];
+                            load_w_fragment(raw, w + j * W_BOX, row, 8 * (k0 + u));
 #pragma unroll
-                        for (int q = 0; q < 4; ++q)
-                            split_tf32_rounded(raw[q], frag[u][a][2][q], frag[u][a][0][q], frag[u][a][1][q]);
+                            for (int q = 0; q < 4; ++q)
+                                split_tf32_rounded(raw[q], frag[u][a][2][q], frag[u][a][0][q], frag[u][a][1][q]);
+                        } else {
+                            load_w_fragment(frag[u][a][0], w + j * W_BOX, row, 8 * (k0 + u));
+                        }
                     }
                 wgmma_fence();  // the fragments written, before the wgmmas read them
 #pragma unroll
                 for (int u = 0; u < SPLIT_STEPS; ++u) {
-                    const int kk = k0 + u, first = kk == 0 ? 0 : 1;  // (scale_d 0: a box starts fresh sums)
+                    const int kk = k0 + u, first = kk == 0 ? 0 : 1;  // (scale_d 0: a SPLIT3 box starts fresh sums)
                     const unsigned xb = x16 + (j * X_BOX + 32 * kk) / 16;  // this k step's 32 bytes of the hi plane
 #pragma unroll
                     for (int a = 0; a < WG_ATOMS; ++a) {
-                        auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
-                        auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
-                        TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), first);
-                        TfMma::mma_rs(e, frag[u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
-                        TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), first);
+                        if constexpr (SPLIT3) {
+                            auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(part + a * ATOM_ACC);
+                            auto& e = *reinterpret_cast<float(*)[ATOM_ACC]>(cross + a * ATOM_ACC);
+                            TfMma::mma_rs(e, frag[u][a][0], wgmma_desc_k_major_units(xb + 2 * X_TILE / 16), first);
+                            TfMma::mma_rs(e, frag[u][a][1], wgmma_desc_k_major_units(xb + X_TILE / 16), 1);
+                            TfMma::mma_rs(d, frag[u][a][2], wgmma_desc_k_major_units(xb), first);
+                        } else {
+                            auto& d = *reinterpret_cast<float(*)[ATOM_ACC]>(total + a * ATOM_ACC);
+                            TfMma::mma_rs(d, frag[u][a][0], wgmma_desc_k_major_units(xb), 1);
+                        }
                     }
                 }
                 wgmma_commit();
             }
-            wgmma_wait<0>();  // the box's sums complete (and the fragment registers free)
-            wgmma_fence_accumulators(part);
-            wgmma_fence_accumulators(cross);
+            if constexpr (SPLIT3) {
+                wgmma_wait<0>();  // the box's sums complete (and the fragment registers free)
+                wgmma_fence_accumulators(part);
+                wgmma_fence_accumulators(cross);
 #pragma unroll
-            for (int i = 0; i < NACC; ++i) total[i] += part[i] + cross[i];
+                for (int i = 0; i < NACC; ++i) total[i] += part[i] + cross[i];
+            }
         }
     }
 }
@@ -382,9 +406,9 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
             for (int i = 0; i < NACC; ++i) chain[c][i] = 0.0f;
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
-            if constexpr (SPLIT3) {
-                mbar_wait_guarded(split + 8 * s, phase);  // (the weight's bytes: full[s], waited for above)
-                mma_stage_split3(chain[0], w_slot(s), x_slot(s), cw);
+            if constexpr (W_REGS) {
+                if constexpr (SPLIT3) mbar_wait_guarded(split + 8 * s, phase);  // (the weight: full[s], above)
+                mma_stage_regs(chain[0], w_slot(s), x_slot(s), cw);
             } else {
                 wgmma_fence();
 #pragma unroll
