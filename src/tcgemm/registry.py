@@ -1619,7 +1619,17 @@ LADDER: tuple[KernelSpec, ...] = (
     ),
     # tf32 with the weight row-major (K x N, "rr": torch.matmul's B): wgmma reads tf32 K-major only, so the kernel loads
     # each consumer's A fragments from the MN-major weight tile into registers (W_REGS in the kernel, the 3xTF32
-    # path's loads with one part and no split) instead of staging a K-major copy of the weight.
+    # path's loads with one part and no split) instead of staging a K-major copy of the weight.  Before it, auto ran
+    # these rows on the general kernel's transposed tiles (rT, split-K): 0.81 / 0.96 / 0.89x cuBLAS at 1 / 16 / 128 x
+    # 4096 x 4096 in CUDA graphs, 0.58x at 100 x 1000 x 2044.  Measured (CUDA graphs, us, H100,
+    # 2026-11-27-h100-explore-tf32mn-29c4c5b.json; cuBLAS TF32 in the same process): 1-16 rows x 4096 x 4096 the
+    # 128-row tile in two consumers 26.9 / 27.0 / 27.3 at 1 / 8 / 16 (cuBLAS 25.3 / 29.5 / 30.3); 17-64 the
+    # 32-token tile 28.7 / 29.8 / 29.1 at 32 / 48 / 64 (cuBLAS 31.6 / 33.2 / 34.9); 65-128 the 128-token tile
+    # 33.9 / 33.7 at 96 / 128 (cuBLAS 31.7 / 32.1; the 64-token tile 37.7 / 33.5, the general kernel 35.8 / 35.9);
+    # 64 x 1280 x 8192 23.1 (cuBLAS 26.7); 100 x 1000 x 2044 13.8 (cuBLAS 10.7, the general kernel 18.6).  At
+    # N = 14336 with 128 tokens the swap tiles ran 107-1290 us against 89 for the general kernel (cuBLAS 90): N <=
+    # 4096 beyond 16 tokens, as for the K-major configs.  (Measured and dropped: 16 x 64 q8, 32 x 128, 64 x 128
+    # tiles, within 1-10% of these or behind.)
     KernelSpec(
         name="swap_ab_stream_k_tf32_mn",
         family="hopper",
@@ -1630,14 +1640,11 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="swap_ab_stream_k",
         precisions=("tf32",),
         configs=(
+            _swap_cfg(16, "tf32", rows=128, per_sm=1, ksub=2, stages=5, consumers=2, auto_max_m=16, auto_min_k=1024),
+            _swap_cfg(32, "tf32", per_sm=1, stages=4, auto_max_m=64, auto_min_k=1024, auto_max_n=4096),
+            _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4, auto_max_m=128, auto_min_k=1024, auto_max_n=4096),
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3),
-            _swap_cfg(16, "tf32", per_sm=1, ksub=8, stages=2),
-            _swap_cfg(16, "tf32", rows=128, per_sm=1, ksub=2, stages=5, consumers=2),
-            _swap_cfg(32, "tf32", per_sm=1, stages=4),
-            _swap_cfg(32, "tf32", rows=128, per_sm=1, ksub=1, stages=10, consumers=2),
             _swap_cfg(64, "tf32", per_sm=1, stages=3),
-            _swap_cfg(64, "tf32", rows=128, per_sm=1, ksub=1, stages=8, consumers=2),
-            _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -112,11 +112,12 @@ def test_named_only_configs_run_only_when_named():
     assert dispatch.select(p, 90, 132, kernel="wgmma_tma_store", config=named[0].name)[1] is named[0]
 
 
-@pytest.mark.parametrize(("m", "config"), [(16, "128x64x32rTk4"), (128, "128x128x32rTk4"), (300, "128x128x32rT"),
-                                           (512, "128x128x32rT"), (4096, "128x256x32rT")])
+@pytest.mark.parametrize(("m", "config"), [(129, "128x64x32rTk4"), (300, "128x128x32rT"), (512, "128x128x32rT"),
+                                           (4096, "128x256x32rT")])
 def test_tf32_with_b_row_major_runs_transposed(m, config):
     """wgmma reads tf32 K-major only from shared memory: with B row-major auto runs D^T = B^T A^T, B^T's
-    fragments through registers (A_REGS), instead of copying B; other layouts keep their kernels."""
+    fragments through registers (A_REGS), instead of copying B; other layouts keep their kernels. (Up to 128
+    rows the decode kernel takes it: test_fp32_split.test_tf32_row_major_weight_takes_the_register_decode_kernel.)"""
     spec = registry.get("wgmma_tma_store_kmajor")
     assert dispatch.transposed_layouts(spec, "tf32") == {"rr"}
     assert not dispatch.transposed_layouts(spec, "int8")  # (K-major only: staged copies as before)

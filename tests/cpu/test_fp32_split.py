@@ -106,3 +106,30 @@ def test_fp32_decode_configs_fit_and_count_counters_per_consumer():
         assert cfg["SMEM_BYTES"] == registry._swap_smem(cfg["STAGES"], cfg["BLOCK_M"], 128, cfg["KSUB"], 3)
     assert schedule.stream_k_scratch(132, 32, 64, 128, 2) == (2 * 132 * 64 * 128, 64)
     assert schedule.stream_k_scratch(132, 32, 64, 128) == (2 * 132 * 64 * 128, 32)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "config"), [
+    (1, 4096, 4096, "16x128x32q2s5g1"), (16, 4096, 14336, "16x128x32q2s5g1"), (17, 4096, 4096, "32x64x32q4s4g1"),
+    (64, 1280, 8192, "32x64x32q4s4g1"), (65, 4096, 4096, "128x64x32q2s4g1"), (128, 4096, 4096, "128x64x32q2s4g1"),
+    (100, 1000, 2044, "128x64x32q2s4g1"),
+    (129, 4096, 4096, None),   # past the decode kernel's rows
+    (32, 8192, 4096, None),    # N past the measured range beyond 16 rows
+    (16, 1000, 512, None),     # K below it
+])
+def test_tf32_row_major_weight_takes_the_register_decode_kernel(m, n, k, config):
+    """tf32 with a row-major B at 1-128 rows (N <= 4096 beyond 16 rows, K >= 1024) runs on the decode kernel with the
+    weight's fragments loaded into registers (wgmma reads tf32 K-major only); elsewhere the general kernel's
+    transposed tiles. The 16-token config runs two consumer warpgroups (an m64 atom each)."""
+    import torch
+
+    from tcgemm import dispatch, registry
+    from tcgemm.problem import describe
+
+    problem = describe(torch.empty(m, k, device="meta"), torch.empty(k, n, device="meta"), precision="tf32")[0]
+    spec, cfg = dispatch.select(problem, 90, 132)
+    if config is None:
+        assert spec.name == "wgmma_tma_store_kmajor"
+    else:
+        assert (spec.name, cfg.name) == ("swap_ab_stream_k_tf32_mn", config)
+    two = registry.get("swap_ab_stream_k_tf32_mn").config("16x128x32q2s5g1", "tf32")
+    assert two["THREADS"] == 384 and two.smem_bytes <= registry.MAX_DYNAMIC_SMEM

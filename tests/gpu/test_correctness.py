@@ -683,6 +683,56 @@ def test_fp32_decode_3xtf32(m, n, k, layouts):
                                     ("b", (9, n - 2), float("-inf"))], other_stream=True)
 
 
+@pytest.mark.parametrize("m,n,k", [(1, 4096, 1024), (5, 1000, 2048), (16, 1000, 4100), (17, 1000, 2048),
+                                   (48, 1004, 1028), (64, 520, 8192), (100, 1000, 2044), (128, 4096, 4096),
+                                   (77, 136, 14336)])
+def test_tf32_decode_row_major_weight(m, n, k):
+    """tf32 with a row-major B (K x N) at 1-128 rows runs on the decode kernel with the weight's fragments loaded
+    into registers (swap_ab_stream_k_tf32_mn): against a float64 reference no worse than cuBLAS's TF32 on the same
+    inputs, poisoned output written, alpha, beta, C and a bias applied, the same bits on every call, on another
+    stream and inside a CUDA graph."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the Hopper decode kernel")
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn(m, k, device="cuda", generator=gen)
+    b = torch.randn(k, n, device="cuda", generator=gen)
+    assert tcgemm.explain(a, b, precision="tf32").kernel == "swap_ab_stream_k_tf32_mn"
+    ref = a.double() @ b.double()
+    out = torch.full((m, n), float("nan"), device="cuda")
+    d = tcgemm.gemm(a, b, out=out, precision="tf32")
+    assert d is out
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        cublas = a @ b
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    err = ((d.double() - ref).norm() / ref.norm()).item()
+    cublas_err = ((cublas.double() - ref).norm() / ref.norm()).item()
+    assert err <= 1.5 * cublas_err + 1e-6 and err < 1e-3, (err, cublas_err)
+    assert torch.equal(tcgemm.gemm(a, b, precision="tf32"), d)
+    assert torch.equal(tcgemm.gemm(a, b, precision="tf32"), d)  # (the repeat path)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        other = tcgemm.gemm(a, b, precision="tf32")
+    torch.cuda.current_stream().wait_stream(side)
+    assert torch.equal(other, d)
+    c = torch.randn(m, n, device="cuda", generator=gen)
+    want = 0.5 * ref + 2.0 * c.double()
+    got = tcgemm.gemm(a, b, c, alpha=0.5, beta=2.0, precision="tf32")
+    assert ((got.double() - want).norm() / want.norm()).item() < 1e-3
+    bias = torch.randn(n, device="cuda", generator=gen)
+    got = tcgemm.gemm(a, b, bias, beta=1.0, precision="tf32")
+    assert ((got.double() - (ref + bias.double())).norm() / ref.norm()).item() < 1e-3
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = tcgemm.gemm(a, b, precision="tf32")
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(captured, d)
+
+
 @pytest.mark.parametrize("layouts", ["rr", "rc", "cr"])
 @pytest.mark.parametrize("m,n,k", [(16, 4096, 4096), (3, 1000, 2048), (200, 520, 8192), (48, 4096, 4096),
                                    (64, 1000, 2048)])
