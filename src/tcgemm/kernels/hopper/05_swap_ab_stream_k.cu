@@ -41,6 +41,8 @@
 // copy of either operand leaves the SM.  The tensor cores' adds into an accumulator are not rounded to nearest,
 // so over a long K their error would grow past fp32's: each box of k's products go into fresh registers that are
 // then added to the fp32 total with FADDs.  Two consumer warpgroups, an m64 atom of the 128-row weight tile each.
+// tf32 with the weight stored K x N (MN-major) takes the same register path (W_REGS) with one part and no split:
+// wgmma's tf32 descriptors are K-major only, and TMA's TFLOAT32 map has rounded the weight as it copied it.
 //
 // Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
 // ring of STAGES slots; full[s] completes when all the stage's boxes are in), warpgroup 1 the consumer
