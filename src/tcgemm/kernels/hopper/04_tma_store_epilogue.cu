@@ -376,14 +376,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         if (c_stage && (kt1 - kt == C_STAGE_LEAD || (kt == kt_first && kt1 - kt < C_STAGE_LEAD)))
                             stage_c_tile(g, d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, c.z, 1 + cw);
                     }
-                    if constexpr (WGMMA_LAG == 1) {
-                        wgmma_wait<1>();  // the k-tile before this one retired
-                        if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
-                    } else {
-                        wgmma_wait<WGMMA_LAG>();  // the k-tile WGMMA_LAG before this one retired
-                        if (kt - kt0 >= WGMMA_LAG && releaser)
-                            mbar_arrive_cluster(cluster_map(empty + 8 * ((s + STAGES - WGMMA_LAG) % STAGES), target));
-                    }
+                    wgmma_wait<1>();  // the k-tile before this one retired
+                    if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                 }
                 prev = s;
                 if (++s == STAGES) {
@@ -397,12 +391,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
             if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
             pre_issued = false;
-            if constexpr (WGMMA_LAG > 1) {  // the slots of the k-tiles before the last that the loop left queued
-#pragma unroll
-                for (int j = WGMMA_LAG - 1; j >= 1; --j)
-                    if (kt1 - 1 - j >= kt0 && releaser)
-                        mbar_arrive_cluster(cluster_map(empty + 8 * ((prev + STAGES - j) % STAGES), target));
-            }
             if (!PROMOTE_EACH && !kDInRing && kt1 > kt0 && releaser)
                 mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));  // last slot
             // D_IN_RING (hopper_epilogue.cuh: DtRing): the last slot is kept for D^T, released after its stores read it

@@ -84,12 +84,6 @@
 #ifndef EPI_OVERLAP
 #define EPI_OVERLAP 0  // 1: the next tile's first k-tile issued in two column halves between the epilogue's halves
 #endif
-#ifndef WGMMA_LAG
-// k-tiles whose wgmmas may still run when a consumer waits after issuing the next one (16-bit main loop): their
-// slots go back that many k-tiles late.  1: the k-tile before; more keeps more of a narrow tile's short wgmma
-// groups queued on the tensor cores.
-#define WGMMA_LAG 1
-#endif
 #ifndef PINGPONG
 #define PINGPONG 0  // 1: two consumer warpgroups each own whole tiles, in turn (hopper_sched.cuh: the ping-pong schedule)
 #endif
@@ -250,8 +244,6 @@ static_assert(!kPingpong || (WG_M == BLOCK_M && SPLIT_K == 1 && !TAIL_SPLIT && !
                              !D_TRANSPOSED),
               "PINGPONG: each consumer a whole tile (WG_M = BLOCK_M); no split-K, tail split, EPI_OVERLAP, promotion, "
               "A_REGS or D^T");
-static_assert(WGMMA_LAG >= 1 && WGMMA_LAG <= 4 && STAGES >= WGMMA_LAG + 2 && (WGMMA_LAG == 1 || (!PROMOTE && !kARegs)),
-              "WGMMA_LAG: 1 to 4 k-tiles behind, a ring with room for the producer, the plain main loop only");
 static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
 static_assert(BLOCK_N % MN_BOX == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and whole MN-major boxes)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
