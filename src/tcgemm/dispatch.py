@@ -280,19 +280,26 @@ def row_class(m: int) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0,
-          transposed: bool = True) -> KernelSpec | None:
-    """The kernel auto runs: a specialist for few rows (KernelSpec.auto_max_m >= ``rows``, the row class of
-    M) where one serves, else the highest stage of the fastest family; ``transposed``: kernels that serve these
-    layouts only through the transposed problem count (not where there is none: transposed_problem)."""
+def _auto_order(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0,
+                transposed: bool = True) -> tuple[KernelSpec, ...]:
+    """The kernels auto may run, in the order it tries them: the specialists for few rows (KernelSpec.auto_max_m
+    >= ``rows``, the row class of M), then the general kernels, each group by family and highest stage first;
+    ``transposed``: kernels that serve these layouts only through the transposed problem count (not where there
+    is none: transposed_problem)."""
     candidates = [s for s in registry.all_specs()
                   if precision in s.precisions and arch >= s.min_arch and s.auto
                   and (aligned or not (s.requires_aligned16 or s.tma))
                   and (layouts in s.layouts or (transposed and layouts in transposed_layouts(s, precision)))
                   and (not s.auto_max_m or 0 < rows <= s.auto_max_m)]
-    if not candidates:
-        return None
-    return min(candidates, key=lambda s: (s.auto_max_m == 0, _FAMILY_ORDER.index(s.family), -s.stage))
+    return tuple(sorted(candidates, key=lambda s: (s.auto_max_m == 0, _FAMILY_ORDER.index(s.family), -s.stage)))
+
+
+def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0,
+          transposed: bool = True) -> KernelSpec | None:
+    """The first kernel of _auto_order: a specialist for few rows where one serves, else the highest stage of the
+    fastest family."""
+    order = _auto_order(precision, arch, aligned, layouts, rows, transposed)
+    return order[0] if order else None
 
 
 def select(
@@ -302,9 +309,10 @@ def select(
     if kernel == "auto":
         aligned = _tma_ok(problem)
         transposed = transposed_problem(problem) is not None
-        spec = _auto(problem.precision, arch, aligned, problem.layouts, row_class(problem.m), transposed)
-        if spec is not None and spec.auto_max_m and not specialist_takes(spec, problem, config):
-            spec = _auto(problem.precision, arch, aligned, problem.layouts, 0, transposed)  # the general kernels
+        # The first specialist whose configs admit the shape (fp32 at K < 512: the 3xTF32 decode kernel declines,
+        # simt_skinny takes it), else the general kernels.
+        order = _auto_order(problem.precision, arch, aligned, problem.layouts, row_class(problem.m), transposed)
+        spec = next((s for s in order if not s.auto_max_m or specialist_takes(s, problem, config)), None)
         if spec is None:
             detail = "" if aligned else " for operands that are not 16-byte aligned"
             raise KernelUnavailable(f"no kernel computes {problem.precision} on sm_{arch}{detail}")

@@ -444,6 +444,10 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="simt_skinny",
         precisions=("fp32",),
         configs=(
+            # One row (a GEMV): the same loops with one row's registers, so that several CTAs fit an SM (CTAS_PER_SM:
+            # tcgemm.api.fp32_k_splits cuts K into parts until the GPU holds that many).
+            _cfg("1x128", layouts=("rr", "cr"), max_m=1, BLOCK_M=1, BLOCK_N=128, THREADS=256, CTAS_PER_SM=4),
+            _cfg("1x32", layouts=("rc", "cc"), max_m=1, BLOCK_M=1, BLOCK_N=32, THREADS=256, CTAS_PER_SM=4),
             # B row-major: lanes along n, 8 k slices summed in order in shared memory.
             _cfg("16x128", layouts=("rr", "cr"), BLOCK_M=16, BLOCK_N=128, THREADS=256),
             # B column-major (nn.Linear's weight): a warp per 4 weight rows, lanes along k, A's rows through shared
