@@ -513,8 +513,8 @@ def fp32_k_splits(m: int, n: int, k: int, sms: int, b_row_major: bool = True) ->
     each then streams one long slab of the weight)."""
     if m == 0 or n == 0:
         return 1
-    skinny, skinny_per_sm = _skinny_block_n(m, b_row_major)
-    tiles, per_sm = (-(-n // skinny), skinny_per_sm) if skinny else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM)
+    skinny = _skinny_block_n(m, b_row_major)
+    tiles, per_sm = (-(-n // skinny), 1) if skinny else (-(-m // 128) * -(-n // 64), FP32_SPLIT_CTAS_PER_SM)
     splits = 1
     while (2 * splits <= FP32_SPLIT_MAX and k % (2 * splits) == 0 and k // (2 * splits) >= FP32_SPLIT_MIN_K
            and tiles * 2 * splits <= per_sm * sms):
@@ -522,15 +522,13 @@ def fp32_k_splits(m: int, n: int, k: int, sms: int, b_row_major: bool = True) ->
     return splits
 
 
-def _skinny_block_n(m: int, b_row_major: bool) -> tuple[int, int]:
-    """(BLOCK_N, CTAs per SM) of the simt_skinny config auto runs at ``m`` rows with this B (the first that serves
-    the layouts and admits M), (0, 0) if auto runs another kernel."""
+def _skinny_block_n(m: int, b_row_major: bool) -> int:
+    """BLOCK_N of the simt_skinny config auto runs at ``m`` rows with this B, 0 if auto runs another kernel."""
     spec = registry.get("simt_skinny")
     if not 0 < m <= spec.auto_max_m:
-        return 0, 0
+        return 0
     layouts = "rr" if b_row_major else "rc"
-    return next(((c["BLOCK_N"], c.get("CTAS_PER_SM", 1)) for c in spec.configs_for("fp32")
-                 if c.serves_layouts(layouts) and not 0 < c.max_m < m), (0, 0))
+    return next((c["BLOCK_N"] for c in spec.configs_for("fp32") if c.serves_layouts(layouts)), 0)
 
 
 def _k_parts(a: torch.Tensor, b: torch.Tensor, splits: int) -> tuple[torch.Tensor, torch.Tensor]:

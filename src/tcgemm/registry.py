@@ -444,10 +444,10 @@ LADDER: tuple[KernelSpec, ...] = (
         entry="simt_skinny",
         precisions=("fp32",),
         configs=(
-            # One row (a GEMV): the same loops with one row's registers, so that several CTAs fit an SM (CTAS_PER_SM:
-            # tcgemm.api.fp32_k_splits cuts K into parts until the GPU holds that many).
-            _cfg("1x128", layouts=("rr", "cr"), max_m=1, BLOCK_M=1, BLOCK_N=128, THREADS=256, CTAS_PER_SM=4),
-            _cfg("1x32", layouts=("rc", "cc"), max_m=1, BLOCK_M=1, BLOCK_N=32, THREADS=256, CTAS_PER_SM=4),
+            # (Tried and removed: one-row configs, 1 x 128 and 1 x 32 with four CTAs an SM, K in parts summed after:
+            # CUDA graphs, fp32 1 x 4096 x 4096 29.0 us rr and rc, 2.3 TB/s, where auto's 3xTF32 decode tile took
+            # 29.7 / 30.0 and cuBLAS 24.7 / 29.0; 1 x 4096 x 14336 86-90 against 85-89
+            # (2026-11-27-h100-gemv-probe-3b26d26.json).)
             # B row-major: lanes along n, 8 k slices summed in order in shared memory.
             _cfg("16x128", layouts=("rr", "cr"), BLOCK_M=16, BLOCK_N=128, THREADS=256),
             # B column-major (nn.Linear's weight): a warp per 4 weight rows, lanes along k, A's rows through shared

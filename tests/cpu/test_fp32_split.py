@@ -133,3 +133,13 @@ def test_tf32_row_major_weight_takes_the_register_decode_kernel(m, n, k, config)
         assert (spec.name, cfg.name) == ("swap_ab_stream_k_tf32_mn", config)
     two = registry.get("swap_ab_stream_k_tf32_mn").config("16x128x32q2s5g1", "tf32")
     assert two["THREADS"] == 384 and two.smem_bytes <= registry.MAX_DYNAMIC_SMEM
+
+
+@pytest.mark.parametrize(("m", "k", "layouts"), [(16, 256, "rc"), (3, 384, "rr"), (16, 4095, "rc")])
+def test_fp32_few_rows_the_decode_kernel_declines_go_to_the_next_specialist(m, k, layouts):
+    """Where the 3xTF32 decode kernel's configs decline (K below its measured range, or rows not 16-byte aligned),
+    auto tries the next specialist for few rows, simt_skinny, before the general kernels."""
+    from tcgemm import dispatch
+
+    _, _, problem = _fp32_problem(m, 4096, k, layouts)
+    assert dispatch.select(problem, 90, 132)[0].name == "simt_skinny"
