@@ -82,9 +82,10 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
     assert tcgemm.explain(torch.randn(17, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
-    qkv = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)  # narrow N, long K: up to 64 rows
-    choice = tcgemm.explain(torch.randn(48, 8192, device="cuda", dtype=torch.bfloat16), qkv.t())
-    assert choice.label == f"{SPEC.name}:64x64x64q4s3g1", choice
+    qkv = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)  # narrow N, long K: up to 128 rows
+    for m, expect in ((48, "48x64x64q4s3g1"), (64, "64x64x64q4s3g1"), (128, "64x64x64q4s3g1")):
+        choice = tcgemm.explain(torch.randn(m, 8192, device="cuda", dtype=torch.bfloat16), qkv.t())
+        assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
     # Short K: the ring of 4-box stages from K = 1024; below, the general kernel's 64 x 64 tiles.
     o_70b = torch.randn(8192, 1024, device="cuda", dtype=torch.bfloat16)
     choice = tcgemm.explain(torch.randn(16, 1024, device="cuda", dtype=torch.bfloat16), o_70b.t())
