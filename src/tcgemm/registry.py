@@ -1157,10 +1157,10 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x80x64c2", ("fp16", "bf16"), speed=0.38, max_m=128, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
                  BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
-            # (Tried and removed, at 256-512 tokens, N = 768 / 1280: 64 x 48, 64 x 64 and 64 x 80 tiles in 2 x 2 clusters,
-            # A shared along N and B along M, within 1% of their 2 x 1 forms, 0.79-0.84x cuBLAS at 300 x 768 x 3072;
-            # and with WGMMA_LAG, each k-tile's wgmma group left queued 2-3 k-tiles deep before its slot went back: 3-13%
-            # slower, 64 x 48 9.7 against 8.6 us (2026-11-27-h100-explore-c2x2-p{1,2}-1dcc529.json,
+            # (Tried and removed, at 256-512 tokens, N = 768 / 1280: 64 x 48, 64 x 64 and 64 x 80 tiles in 2 x 2
+            # clusters, A shared along N and B along M, within 1% of their 2 x 1 forms, 0.79-0.84x cuBLAS at 300 x 768 x
+            # 3072; and with WGMMA_LAG, each k-tile's wgmma group left queued 2-3 k-tiles deep before its slot went
+            # back: 3-13% slower, 64 x 48 9.7 against 8.6 us (2026-11-27-h100-explore-c2x2-p{1,2}-1dcc529.json,
             # ...-explore-lag-p{1,2}-b8d37bb.json; docs/findings.md).)
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,

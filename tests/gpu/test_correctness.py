@@ -690,8 +690,9 @@ def test_tf32_decode_row_major_weight(m, n, k):
     """tf32 with a row-major B (K x N) at 1-128 rows runs on the decode kernel with the weight's fragments loaded
     into registers (swap_ab_stream_k_tf32_mn): both operands rounded to tf32 (to nearest, as TMA's TFLOAT32 maps
     copy them) and their products summed in fp32, so against a float64 product of the rounded inputs within fp32's
-    error (their adds truncate: 5e-5), and against the exact one within tf32's; poisoned output written, alpha, beta, C and a bias applied, the
-    same bits on every call, on another stream and inside a CUDA graph."""
+    error (the tensor cores' adds truncate: 5e-5), and against the exact one within tf32's; poisoned output
+    written, alpha, beta, C and a bias applied, the same bits on every call, on another stream and inside a CUDA
+    graph."""
     if torch.cuda.get_device_capability() != (9, 0):
         pytest.skip("the Hopper decode kernel")
     gen = torch.Generator(device="cuda").manual_seed(5)
