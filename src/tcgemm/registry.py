@@ -1654,9 +1654,9 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(128, "tf32", per_sm=1, ksub=2, stages=4, auto_max_m=128, auto_min_k=1024, auto_max_n=4096),
             _swap_cfg(8, "tf32", per_sm=1, ksub=8, stages=3),
             _swap_cfg(64, "tf32", per_sm=1, stages=3),
-            _swap_cfg(16, "tf32", rows=256, per_sm=1, ksub=2, stages=3, consumers=2),
-            _swap_cfg(16, "tf32", rows=256, per_sm=1, ksub=1, stages=6, consumers=2),
-            _swap_cfg(8, "tf32", rows=256, per_sm=1, ksub=2, stages=3, consumers=2),
+            # (Tried and removed: 256-row weight tiles, two atoms a consumer, 1 KB of each k row a stage where 128 rows
+            # read 512 bytes: 16 x 256 28.5-28.8 us against 26.8-27.0 at 1-16 x 4096 x 4096, 8 x 256 level (27.1) and
+            # 1-3% ahead at N or K = 14336; 2026-11-27-h100-explore-tf32mn-256-402b45d.json.)
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
