@@ -1094,9 +1094,9 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x152x64T", ("fp16", "bf16"), speed=0.7, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=152,
                  BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=1, B_BOX_N=152, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(7, 64, 152) + _epilogue_smem(64, 152)),
-            _cfg("64x32x64Tc4", ("fp16", "bf16"), named_only=True, speed=0.3, layouts=("rc", "cc"), BLOCK_M=64,
-                 BLOCK_N=32, BLOCK_K=64, STAGES=16, THREADS=256, CLUSTER_M=4, B_BOX_N=8, D_TRANSPOSED=1,
-                 D_FROM_REGISTERS=0, SMEM_BYTES=_hopper_smem(16, 64, 32) + _epilogue_smem(64, 32)),
+            # (Tried and removed: cuBLAS's own tile at 300 x 768 x 3072, nvjet 32x64 4x1 (Nsight Compute): 64 features x
+            # 32 tokens, D^T, clusters of 4 sharing the token tile, 120 CTAs: 8.6 us, as every tile of ours there, where
+            # cuBLAS takes 7.2 (2026-11-27-h100-explore-32t-d039476.json; docs/findings.md).)
             _cfg("128x160x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=160,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=80, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 160) + _epilogue_smem(128, 160)),
