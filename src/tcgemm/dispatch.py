@@ -294,13 +294,6 @@ def _auto_order(precision: str, arch: int, aligned: bool = True, layouts: str = 
     return tuple(sorted(candidates, key=lambda s: (s.auto_max_m == 0, _FAMILY_ORDER.index(s.family), -s.stage)))
 
 
-def _auto(precision: str, arch: int, aligned: bool = True, layouts: str = "rr", rows: int = 0,
-          transposed: bool = True) -> KernelSpec | None:
-    """The first kernel of _auto_order: a specialist for few rows where one serves, else the highest stage of the
-    fastest family."""
-    order = _auto_order(precision, arch, aligned, layouts, rows, transposed)
-    return order[0] if order else None
-
 
 def select(
     problem: GemmProblem, arch: int, sms: int, kernel: str = "auto", config: str | None = None
