@@ -21,7 +21,7 @@ HEADER = '''\
 //   WgmmaTf32<N>  f32 += tf32 x tf32, m64nNk8    (both operands K-major: tf32, s8 and fp8 have no
 //   WgmmaS8<N>    s32 += s8 x s8, m64nNk32        transpose mode; tf32's mma_rs takes A from registers,
 //                                                 which any layout in shared memory can fill)
-//   WgmmaE4m3<N>, WgmmaE5m2<N>   f32 += fp8 x fp8, m64nNk32
+//   WgmmaE4m3<N>, WgmmaE5m2<N>   f32 += fp8 x fp8, m64nNk32 (8 ... 64: the decode kernel's tokens)
 //
 // Every instruction reads 32 bytes of k per row, so with 128-byte swizzled K-major tiles the
 // descriptors are the same for every type: start address + 32 bytes per k step, 8-row groups SBO =
@@ -63,7 +63,7 @@ KINDS = {
     "WgmmaE5m2": ("float", "f", 32, "f32.e5m2.e5m2", ", 1, 1"),
 }
 WIDTHS = {"WgmmaTf32": (8, 16, 32, 64, 128, 192, 256), "WgmmaS8": (64, 128, 192, 256),
-          "WgmmaE4m3": (32, 64, 128, 192, 256), "WgmmaE5m2": (32, 64, 128, 192, 256)}
+          "WgmmaE4m3": (8, 16, 32, 48, 64, 128, 192, 256), "WgmmaE5m2": (8, 16, 32, 48, 64, 128, 192, 256)}
 WIDTHS_16BIT = (8, 16, 32, 48, 64, 80, 96, 104, 112, 128, 144, 152, 160, 176, 192, 224, 232, 256)
 
 

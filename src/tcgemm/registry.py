@@ -104,7 +104,7 @@ class TileConfig:
         """Whether a fp8 config can take block-wise scales (kernels/include/block_scales.cuh): m64 consumers of one
         tile, D not transposed, tiles within one 128-column block of B's scales (BLOCK_N divides 128)."""
         return (self.get("WG_M", 64) == 64 and not self.get("PINGPONG") and not self.get("D_TRANSPOSED")
-                and SCALE_BLOCK % self["BLOCK_N"] == 0)
+                and not self.get("STREAM_K") and SCALE_BLOCK % self["BLOCK_N"] == 0)
 
     @property
     def smem_bytes(self) -> int:
@@ -293,14 +293,16 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     tf32 with a row-major weight): ``split_steps`` k steps of 8 per wgmma group (SPLIT_STEPS in the kernel; 0: its
     default, a box of k); ``consumers`` warpgroups, an m64 atom of the weight tile each or more (0: two for fp32's
     split, else one)."""
-    block_k = 32 if precision in ("tf32", "fp32") else 64
+    block_k = 32 if precision in ("tf32", "fp32") else 128 if precision.startswith("fp8") else 64
     planes = 3 if precision == "fp32" else 1  # fp32 (3xTF32): the token tile and its hi' and lo planes
     stage_bytes = (rows + planes * tokens) * 128 * ksub
     fit = (228 * 1024 // 2 - 1024 - 1024 - 64) // stage_bytes
     stages = stages or fit
     name = (f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if stages != fit else "")
             + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
-    return _cfg(name, (precision,) if precision in ("tf32", "fp32") else ("fp16", "bf16"),
+    precisions = ((precision,) if precision in ("tf32", "fp32") else ("fp8e4m3", "fp8e5m2")
+                  if precision.startswith("fp8") else ("fp16", "bf16"))
+    return _cfg(name, precisions,
                 BLOCK_M=tokens, BLOCK_N=rows, BLOCK_K=block_k, KSUB=ksub, STAGES=stages,
                 THREADS=128 * (1 + (consumers or (2 if planes > 1 else 1))), STREAM_K=1,
                 CTAS_PER_SM=per_sm, AUTO_MAX_M=auto_max_m, AUTO_MIN_K=auto_min_k, AUTO_MAX_N=auto_max_n,
@@ -1597,6 +1599,37 @@ LADDER: tuple[KernelSpec, ...] = (
         auto_max_m=128,
     ),
     # The same kernel for tf32, which wgmma reads K-major only: B column-major (a row-major B is staged).
+    KernelSpec(
+        name="swap_ab_stream_k_fp8",
+        family="hopper",
+        stage=5,
+        technique="swap_ab_stream_k for fp8: the weight streams at one byte an element, each stage's sums promoted "
+                  "to fp32, per-tensor or row-wise scales applied at the store",
+        source="hopper/05_swap_ab_stream_k.cu",
+        entry="swap_ab_stream_k",
+        precisions=("fp8e4m3", "fp8e5m2"),
+        # The 16-bit configs' shapes (the same bytes a stage: 128-byte boxes of k, 128 fp8 elements each). At
+        # 16 x 4096 x 4096 the general kernel's 64 x 64 tiles fill 64 of 132 SMs: 0.86-0.88x _scaled_mm
+        # (docs/findings.md, fp8 at a few rows). Auto up to 16 rows; the 32- and 64-token tiles are named only.
+        configs=(
+            _swap_cfg(8, "fp8e4m3", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
+            _swap_cfg(16, "fp8e4m3", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=4096),
+            _swap_cfg(16, "fp8e4m3", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
+            _swap_cfg(32, "fp8e4m3", per_sm=1, stages=4),
+            _swap_cfg(64, "fp8e4m3", per_sm=1, stages=3),
+        ),
+        seed=_SEED_HOPPER,
+        min_arch=90,
+        requires_aligned16=True,
+        tma=True,
+        layouts=("rc",),
+        scale_args=True,
+        row_scales=True,
+        persistent=True,
+        tma_store=True,
+        pdl=True,
+        auto_max_m=16,
+    ),
     KernelSpec(
         name="swap_ab_stream_k_kmajor",
         family="hopper",

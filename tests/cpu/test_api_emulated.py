@@ -348,6 +348,34 @@ def test_fp8_row_scales(fake_gpu, shape_a, shape_b):
     assert tcgemm.explain(a, b, scale_a=sa, scale_b=sb).kernel == "wgmma_tma_store_kmajor"
 
 
+@pytest.mark.parametrize("m,k,scales", [(1, 4096, "tensor"), (16, 4096, "row"), (5, 1024, "number"), (16, 512, "tensor"),
+                                         (17, 4096, "tensor")])
+def test_fp8_few_rows_take_the_decode_kernel(fake_gpu, m, k, scales):
+    """fp8 at up to 16 rows with K >= 1024 runs the decode kernel (swap_ab_stream_k_fp8: the weight as wgmma's A),
+    per-tensor and row-wise scales passed as the general kernel gets them; shorter K and more rows stay on
+    wgmma_tma_store_kmajor; block-wise scales never go to the decode kernel."""
+    gen = torch.Generator().manual_seed(12)
+    n = 192
+    a, b = _fp8(m, k, "row", FP8[0], gen), _fp8(k, n, "col", FP8[0], gen)
+    sa = {"tensor": torch.tensor(0.5), "row": torch.rand(m, 1, generator=gen).add(0.5), "number": 0.5}[scales]
+    sb = {"tensor": torch.tensor(1.5), "row": torch.rand(1, n, generator=gen).add(0.5), "number": 2.0}[scales]
+    want = (torch.as_tensor(sa).double().reshape(-1, 1) * (a.double() @ b.double())
+            * torch.as_tensor(sb).double().reshape(1, -1))
+    d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.float32)
+    plan, problem = fake_gpu.calls[-1]
+    decode = m <= 16 and k >= 1024
+    assert plan.spec.name == ("swap_ab_stream_k_fp8" if decode else "wgmma_tma_store_kmajor")
+    assert problem.row_scales == (scales == "row")
+    if decode:
+        assert dict(plan.defines)["BLOCK_K"] == "128" and dict(plan.defines)["STREAM_K"] == "1"
+    torch.testing.assert_close(d, want.float())
+    x8 = _fp8(m, k, "row", FP8[0], gen)
+    w8 = _fp8(n, k, "row", FP8[0], gen)
+    sx, sw = torch.rand(m, k // 128, generator=gen).add(0.5), torch.rand(2, k // 128, generator=gen).add(0.5)
+    tcgemm.gemm(x8, w8.t(), scale_a=sx, scale_b=sw, out_dtype=torch.float32)
+    assert fake_gpu.calls[-1][1].block_scales and fake_gpu.calls[-1][0].spec.name == "wgmma_tma_store_kmajor"
+
+
 @pytest.mark.parametrize("m,n,k", [(32, 16, 64), (40, 300, 300), (1, 130, 129), (129, 256, 512)])
 def test_fp8_block_scales(fake_gpu, m, n, k):
     """Block-wise scales (scale_a (M, ceil(K/128)), scale_b (ceil(N/128), ceil(K/128))): each 128-deep k-block's

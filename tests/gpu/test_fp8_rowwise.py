@@ -133,3 +133,60 @@ def test_error_no_worse_than_scaled_mm(m, n, k):
         return (torch.linalg.vector_norm(x.double() - ref) / torch.linalg.vector_norm(ref)).item()
 
     assert err(ours) <= err(theirs) * 1.05 + 1e-6, (err(ours), err(theirs))
+
+
+DECODE = "swap_ab_stream_k_fp8"
+DECODE_CONFIGS = [c.name for c in registry.get(DECODE).configs_for("fp8e4m3")]
+DECODE_SHAPES = [(1, 4096, 4096), (5, 200, 1008), (16, 1280, 8192), (13, 4100, 2064), (64, 136, 4096)]
+
+
+@pytest.mark.parametrize("config", DECODE_CONFIGS)
+@pytest.mark.parametrize("m,n,k", DECODE_SHAPES)
+@pytest.mark.parametrize("mode", ["row", "tensor"])
+def test_decode_kernel_every_config(config, m, n, k, mode):
+    """The decode kernel's fp8 builds (the weight as wgmma's A, stream-K over the SMs, each stage's sums promoted):
+    every config at ragged N and K (partial weight tiles, a K that ends inside a stage), row-wise and per-tensor
+    scale tensors, poisoned outputs, three D types."""
+    if not _available():
+        pytest.skip("fp8 needs the Hopper kernel")
+    a, b, sa, sb = _operands(m, n, k, seed=m + n + k)
+    if mode == "tensor":
+        sa, sb = sa[:1, 0].clone(), sb[0, :1].clone()
+    for out_dtype in (torch.bfloat16, torch.float16, torch.float32):
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
+        d = tcgemm.gemm(a, b, out=out, scale_a=sa, scale_b=sb, alpha=0.75, kernel=DECODE, config=config)
+        if mode == "tensor":
+            _check(d, a, b, sa.reshape(1, 1), sb.reshape(1, 1), alpha=0.75)
+        else:
+            _check(d, a, b, sa, sb, alpha=0.75)
+
+
+def test_decode_kernel_auto_repeats_streams_and_graphs():
+    """auto at 16 rows runs the decode kernel: bitwise equal on a repeat and on another stream (its stream-K fixup
+    sums in a fixed order), and captured in a CUDA graph replayed on new scale values."""
+    if not _available():
+        pytest.skip("fp8 needs the Hopper kernel")
+    m, n, k = 16, 4096, 4096
+    a, b, sa, sb = _operands(m, n, k, seed=11)
+    assert tcgemm.explain(a, b, scale_a=sa, scale_b=sb).kernel == DECODE
+    first = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb)
+    _check(first, a, b, sa, sb)
+    for _ in range(3):
+        assert torch.equal(tcgemm.gemm(a, b, scale_a=sa, scale_b=sb), first)
+    out = torch.empty_like(first)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        tcgemm.gemm(a, b, out=out, scale_a=sa, scale_b=sb)
+    torch.cuda.current_stream().wait_stream(stream)
+    assert torch.equal(out, first)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tcgemm.gemm(a, b, out=out, scale_a=sa, scale_b=sb)
+    out.fill_(float("nan"))
+    graph.replay()
+    assert torch.equal(out, first)
+    sa.mul_(0.5)
+    graph.replay()
+    assert torch.equal(out, tcgemm.gemm(a, b, scale_a=sa, scale_b=sb))
+    _check(out, a, b, sa, sb)

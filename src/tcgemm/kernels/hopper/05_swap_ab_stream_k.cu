@@ -85,6 +85,10 @@ static_assert(A_LAYOUT == LAYOUT_ROW, "the tokens K-major (A row-major)");
 using Mma = WgmmaTf32<BLOCK_M>;  // (an MN-major weight from registers: W_REGS)
 #elif defined(PRECISION_FP32)
 using Mma = WgmmaTf32<BLOCK_M>;  // (3xTF32: the weight's parts from registers, any layout)
+#elif defined(PRECISION_FP8E4M3)
+using Mma = WgmmaE4m3<BLOCK_M>;
+#elif defined(PRECISION_FP8E5M2)
+using Mma = WgmmaE5m2<BLOCK_M>;
 #elif defined(PRECISION_BF16)
 using Mma = Wgmma<BLOCK_M, true, W_K_MAJOR ? 0 : 1, 0>;
 #else
@@ -105,6 +109,19 @@ constexpr bool W_REGS = SPLIT3 || !W_K_MAJOR;
 #else
 constexpr bool W_REGS = SPLIT3;
 #endif
+// fp8: wgmma adds fp8 products into its accumulators at reduced precision, so a long K's sum drifts (the
+// production kernel promotes its k-tiles' sums to fp32 for the same reason, PROMOTE in hopper_config.cuh): each
+// stage's products (KSUB boxes of 128 k) go into fresh chain registers (scale_d 0 at each chain's first box),
+// added to the tile's fp32 total with FADDs once the stage's wgmmas retire, after the slot is released.  The
+// scales (tma_scaled.cuh) multiply the finished sums at the store: one float each per tensor, or (SCALE_ROWWISE)
+// scale_a per token and scale_b per weight row.
+constexpr bool FP8 = sizeof(elem_a) == 1;
+#ifndef SCALE_ROWWISE
+#define SCALE_ROWWISE 0
+#endif
+constexpr bool ROW_SCALES = SCALE_ROWWISE != 0;
+static_assert(!FP8 || W_K_MAJOR, "fp8: both operands K-major (wgmma has no transposed fp8 operand)");
+static_assert(!ROW_SCALES || FP8, "row-wise scales: fp8");
 constexpr int W_PARTS = SPLIT3 ? 3 : 1;  // wgmmas per weight fragment: hi' X_lo, lo X_hi', hi X_hi; or W X
 constexpr int X_PLANES = SPLIT3 ? 3 : 1;  // token tiles per box in a stage: the raw (or hi) tile, then hi' and lo
 constexpr int SPLITTER_WARPS = 3;         // SPLIT3: warps 1-3 of the producer warpgroup split the token tiles
@@ -162,7 +179,8 @@ __device__ __forceinline__ SwapTile swap_tile(int t, int tiles_m, int tiles_n) {
 }
 
 // D[m][n] for the accumulators of one tile: feature n along the registers' rows, token m along columns.
-__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c, int cw) {
+__device__ __forceinline__ void store_transposed(const Gemm& g, const float (&acc)[NACC], const SwapTile& c, int cw,
+                                                 const float* scale_a, const float* scale_b) {
     Gemm gz = g;
     gz.D += (i64)c.z * g.batch_d;
     if (g.C) gz.C += (i64)c.z * g.batch_c;
@@ -173,7 +191,14 @@ __device__ __forceinline__ void store_transposed(const Gemm& g, const float (&ac
         for (int i = 0; i < ATOM_ACC; ++i) {
             const int n = c.n0 + 64 * (cw * WG_ATOMS + a) + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
             const int m = c.m0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-            store_d(gz, m, n, acc[a * ATOM_ACC + i]);
+            float v = acc[a * ATOM_ACC + i];
+            if constexpr (ROW_SCALES) {  // (2-D problems only; a null vector is all ones: a number went into alpha)
+                if (m < g.M && n < g.N)
+                    v *= (scale_a ? __ldg(scale_a + m) : 1.0f) * (scale_b ? __ldg(scale_b + n) : 1.0f);
+            } else if constexpr (FP8) {
+                v *= (scale_a ? __ldg(scale_a) : 1.0f) * (scale_b ? __ldg(scale_b) : 1.0f);
+            }
+            store_d(gz, m, n, v);
         }
 }
 
@@ -278,9 +303,28 @@ __device__ __forceinline__ void mma_stage_regs(float (&total)[NACC], unsigned w,
     }
 }
 
+// The chains' sums, pairwise ((c0 + c1) + (c2 + c3)), into acc (ADD: added to it).
+template <bool ADD>
+__device__ __forceinline__ void add_chains(float (&acc)[NACC], float (&chain)[CHAINS][NACC]) {
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) wgmma_fence_accumulators(chain[c]);
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) {
+        float sum[CHAINS];
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) sum[c] = chain[c][i];
+#pragma unroll
+        for (int w = 1; w < CHAINS; w *= 2)
+#pragma unroll
+            for (int c = 0; c + w < CHAINS; c += 2 * w) sum[c] += sum[c + w];
+        acc[i] = ADD ? acc[i] + sum[0] : sum[0];
+    }
+}
+
 __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const TmaDesc* tma_x, const TmaDesc* tma_w,
                                              const TmaDesc* /*tma_d: unused, D is written transposed*/,
-                                             float* workspace, int* counters, const float*, const float*) {
+                                             float* workspace, int* counters, const float* scale_a,
+                                             const float* scale_b) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const unsigned ring = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned full = ring + STAGES * STAGE_BYTES;  // STAGES mbarriers
@@ -406,6 +450,9 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
         for (int c = 0; c < CHAINS; ++c)
 #pragma unroll
             for (int i = 0; i < NACC; ++i) chain[c][i] = 0.0f;
+        if constexpr (FP8)
+#pragma unroll
+            for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;
         for (int kt = kt0; kt < kt1; ++kt) {
             mbar_wait_guarded(full + 8 * s, phase);
             if constexpr (W_REGS) {
@@ -423,7 +470,8 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                                      W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k)
                                                : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k,
                                                                      W_ATOM),
-                                     wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k), 1);
+                                     wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k),
+                                     FP8 ? (j >= CHAINS || k > 0) : 1);  // (fp8: each stage's chains start fresh)
                 wgmma_commit();
             }
             // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
@@ -435,24 +483,13 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
                 s = 0;
                 phase ^= 1;
             }
+            if constexpr (FP8) add_chains<true>(acc, chain);  // (the stage's sums, promoted)
         }
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) wgmma_fence_accumulators(chain[c]);
-#pragma unroll
-        for (int i = 0; i < NACC; ++i) {  // pairwise: ((c0 + c1) + (c2 + c3))
-            float sum[CHAINS];
-#pragma unroll
-            for (int c = 0; c < CHAINS; ++c) sum[c] = chain[c][i];
-#pragma unroll
-            for (int w = 1; w < CHAINS; w *= 2)
-#pragma unroll
-                for (int c = 0; c + w < CHAINS; c += 2 * w) sum[c] += sum[c + w];
-            acc[i] = sum[0];
-        }
+        if constexpr (!FP8) add_chains<false>(acc, chain);
         const bool whole = kt0 == 0 && kt1 == ktiles;
         if (whole || stream_k_fixup<NACC, CONSUMERS>(acc, sk, cta, t, x == run_begin, workspace, counters, 1 + cw,
                                                       flag + cw, cw))
-            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n), cw);
+            store_transposed(g, acc, swap_tile(t, tiles_m, tiles_n), cw, scale_a, scale_b);
         x += kt1 - kt0;
         ++t;
         kt0 = 0;

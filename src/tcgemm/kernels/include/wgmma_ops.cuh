@@ -9,7 +9,7 @@
 //   WgmmaTf32<N>  f32 += tf32 x tf32, m64nNk8    (both operands K-major: tf32, s8 and fp8 have no
 //   WgmmaS8<N>    s32 += s8 x s8, m64nNk32        transpose mode; tf32's mma_rs takes A from registers,
 //                                                 which any layout in shared memory can fill)
-//   WgmmaE4m3<N>, WgmmaE5m2<N>   f32 += fp8 x fp8, m64nNk32
+//   WgmmaE4m3<N>, WgmmaE5m2<N>   f32 += fp8 x fp8, m64nNk32 (8 ... 64: the decode kernel's tokens)
 //
 // Every instruction reads 32 bytes of k per row, so with 128-byte swizzled K-major tiles the
 // descriptors are the same for every type: start address + 32 bytes per k step, 8-row groups SBO =
@@ -1847,6 +1847,37 @@ struct WgmmaS8<256> {
 };
 
 template <>
+struct WgmmaE4m3<8> {
+    static __device__ __forceinline__ void mma(float (&d)[4], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 "
+                "{"
+                "%0, %1, %2, %3"
+                "}, %4, %5, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
+struct WgmmaE4m3<16> {
+    static __device__ __forceinline__ void mma(float (&d)[8], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 "
+                "{"
+                "%0, %1, %2, %3, %4, %5, %6, %7"
+                "}, %8, %9, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
 struct WgmmaE4m3<32> {
     static __device__ __forceinline__ void mma(float (&d)[16], unsigned long long desc_a,
                                                unsigned long long desc_b, int scale_d) {
@@ -1861,6 +1892,28 @@ struct WgmmaE4m3<32> {
                   "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
+struct WgmmaE4m3<48> {
+    static __device__ __forceinline__ void mma(float (&d)[24], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n48k32.f32.e4m3.e4m3 "
+                "{"
+                "%0, %1, %2, %3, %4, %5, %6, %7,"
+                " %8, %9, %10, %11, %12, %13, %14, %15,"
+                " %16, %17, %18, %19, %20, %21, %22, %23"
+                "}, %24, %25, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+                  "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
     }
 };
@@ -2038,6 +2091,37 @@ struct WgmmaE4m3<256> {
 };
 
 template <>
+struct WgmmaE5m2<8> {
+    static __device__ __forceinline__ void mma(float (&d)[4], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2 "
+                "{"
+                "%0, %1, %2, %3"
+                "}, %4, %5, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
+struct WgmmaE5m2<16> {
+    static __device__ __forceinline__ void mma(float (&d)[8], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n16k32.f32.e5m2.e5m2 "
+                "{"
+                "%0, %1, %2, %3, %4, %5, %6, %7"
+                "}, %8, %9, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
 struct WgmmaE5m2<32> {
     static __device__ __forceinline__ void mma(float (&d)[16], unsigned long long desc_a,
                                                unsigned long long desc_b, int scale_d) {
@@ -2052,6 +2136,28 @@ struct WgmmaE5m2<32> {
                   "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    }
+};
+
+template <>
+struct WgmmaE5m2<48> {
+    static __device__ __forceinline__ void mma(float (&d)[24], unsigned long long desc_a,
+                                               unsigned long long desc_b, int scale_d) {
+        asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n48k32.f32.e5m2.e5m2 "
+                "{"
+                "%0, %1, %2, %3, %4, %5, %6, %7,"
+                " %8, %9, %10, %11, %12, %13, %14, %15,"
+                " %16, %17, %18, %19, %20, %21, %22, %23"
+                "}, %24, %25, p, 1, 1;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+                  "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
     }
 };
