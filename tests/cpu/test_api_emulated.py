@@ -348,8 +348,8 @@ def test_fp8_row_scales(fake_gpu, shape_a, shape_b):
     assert tcgemm.explain(a, b, scale_a=sa, scale_b=sb).kernel == "wgmma_tma_store_kmajor"
 
 
-@pytest.mark.parametrize("m,k,scales", [(1, 4096, "tensor"), (16, 4096, "row"), (5, 1024, "number"), (16, 512, "tensor"),
-                                         (17, 4096, "tensor")])
+@pytest.mark.parametrize("m,k,scales", [(1, 4096, "tensor"), (16, 4096, "row"), (5, 1024, "number"),
+                                         (16, 512, "tensor"), (17, 4096, "tensor")])
 def test_fp8_few_rows_take_the_decode_kernel(fake_gpu, m, k, scales):
     """fp8 at up to 16 rows with K >= 1024 runs the decode kernel (swap_ab_stream_k_fp8: the weight as wgmma's A),
     per-tensor and row-wise scales passed as the general kernel gets them; shorter K and more rows stay on
