@@ -72,7 +72,7 @@ def _error(y: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def bench_shape(m: int, n: int, k: int, mode: str, timer: CudaTimer, budget_s: float,
-                log: Callable[[str], None], config: str | None = None) -> Row:
+                log: Callable[[str], None], config: str | None = None, kernel: str = "auto") -> Row:
     import tcgemm
     from tcgemm import launch
 
@@ -94,7 +94,7 @@ def bench_shape(m: int, n: int, k: int, mode: str, timer: CudaTimer, budget_s: f
         sbs = [torch.rand((), device="cuda", generator=gen) + 0.5 for _ in range(sets)]
 
     def ours(i: int) -> torch.Tensor:
-        return tcgemm.gemm(xs[i], ws[i].t(), scale_a=sas[i], scale_b=sbs[i], config=config)
+        return tcgemm.gemm(xs[i], ws[i].t(), scale_a=sas[i], scale_b=sbs[i], kernel=kernel, config=config)
 
     ref = _reference(xs[0], ws[0], sas[0], sbs[0], mode)
     theirs, baseline = _torch_side(xs, ws, sas, sbs, mode, ref)
@@ -177,7 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          "(DeepGEMM's dense table)")
     parser.add_argument("--modes", default="tensor,row", help="scale modes: tensor, row, block (comma-separated)")
     parser.add_argument("--budget", type=float, default=0.3, help="seconds of timing per side and mode")
-    parser.add_argument("--config", help="tcgemm's tile config by name (default: auto's; `tcgemm list` names them)")
+    parser.add_argument("--kernel", default="auto", help="tcgemm's kernel by name (default: auto; `tcgemm list`)")
+    parser.add_argument("--config", help="tcgemm's tile configs by name, comma-separated: a row each (default: the "
+                                         "kernel's pick; `tcgemm list` names them)")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
@@ -195,11 +197,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     timer = CudaTimer()
     env = environment()
     rows: list[Row] = []
+    configs: list[str | None] = [c for c in args.config.split(",") if c] if args.config else [None]
     for m, n, k in shapes:
         for mode in modes:
-            rows.append(bench_shape(m, n, k, mode, timer, args.budget, lambda s: print(s, flush=True), args.config))
-            timer.empty_cache()
-            dump_rows(args.json, env, rows)
+            for config in configs:
+                rows.append(bench_shape(m, n, k, mode, timer, args.budget, lambda s: print(s, flush=True), config,
+                                        args.kernel))
+                timer.empty_cache()
+                dump_rows(args.json, env, rows)
     if args.json:
         print(f"results written to {args.json}")
     return 0
