@@ -1608,20 +1608,18 @@ LADDER: tuple[KernelSpec, ...] = (
         source="hopper/05_swap_ab_stream_k.cu",
         entry="swap_ab_stream_k",
         precisions=("fp8e4m3", "fp8e5m2"),
-        # The 16-bit configs' shapes (the same bytes a stage: 128-byte boxes of k, 128 fp8 elements each). At
-        # 16 x 4096 x 4096 the general kernel's 64 x 64 tiles fill 64 of 132 SMs: 0.86-0.88x _scaled_mm
-        # (docs/findings.md, fp8 at a few rows). Auto up to 16 rows; the 32- and 64-token tiles are named only.
+        # The 16-bit configs' shapes (the same bytes a stage: 128-byte boxes of k, 128 fp8 elements each). Against
+        # _scaled_mm per tensor, CUDA graphs, weights rotated (2026-11-27-h100-explore-fp8-decode-*-322c8c7.json):
+        # 16 x 4096 x 4096 9.4-10.0 us for every config tried against 8.7 (the general kernel's 64 x 64 tiles
+        # 0.86-0.88x); 16 x 4096 x 14336 1.10x, 16 x 1280 x 8192 1.29x with 4-box stages (q4s5), 0.92-0.93x at
+        # 16 x 14336 x 4096 where two CTAs an SM (q4) ran 1.00x (named: one shape); 32 x 1280 x 8192 1.10x against
+        # 1.03x for the general kernel, which keeps N = 4096 (0.90x against 0.96x) and 64-128 rows.
         configs=(
-            _swap_cfg(8, "fp8e4m3", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024),
-            _swap_cfg(16, "fp8e4m3", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=4096),
+            _swap_cfg(8, "fp8e4m3", per_sm=1, stages=5, auto_max_m=8, auto_min_k=1024),
             _swap_cfg(16, "fp8e4m3", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
-            _swap_cfg(32, "fp8e4m3", per_sm=1, stages=4),
-            _swap_cfg(64, "fp8e4m3", per_sm=1, stages=3),
-            _swap_cfg(16, "fp8e4m3", per_sm=1, ksub=2, stages=10),
+            _swap_cfg(32, "fp8e4m3", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(16, "fp8e4m3", ksub=4),
-            _swap_cfg(16, "fp8e4m3", rows=128, per_sm=1, ksub=4, stages=3),
-            _swap_cfg(8, "fp8e4m3", per_sm=1, stages=5),
-            _swap_cfg(16, "fp8e4m3", per_sm=1, ksub=8, stages=2, prefetch=0),
+            _swap_cfg(16, "fp8e4m3", per_sm=1, ksub=8, stages=2),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
@@ -1633,7 +1631,7 @@ LADDER: tuple[KernelSpec, ...] = (
         persistent=True,
         tma_store=True,
         pdl=True,
-        auto_max_m=16,
+        auto_max_m=32,
     ),
     KernelSpec(
         name="swap_ab_stream_k_kmajor",

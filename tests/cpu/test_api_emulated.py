@@ -349,11 +349,12 @@ def test_fp8_row_scales(fake_gpu, shape_a, shape_b):
 
 
 @pytest.mark.parametrize("m,k,scales", [(1, 4096, "tensor"), (16, 4096, "row"), (5, 1024, "number"),
-                                         (16, 512, "tensor"), (17, 4096, "tensor")])
+                                         (16, 512, "tensor"), (17, 4096, "tensor"), (32, 8192, "row")])
 def test_fp8_few_rows_take_the_decode_kernel(fake_gpu, m, k, scales):
-    """fp8 at up to 16 rows with K >= 1024 runs the decode kernel (swap_ab_stream_k_fp8: the weight as wgmma's A),
-    per-tensor and row-wise scales passed as the general kernel gets them; shorter K and more rows stay on
-    wgmma_tma_store_kmajor; block-wise scales never go to the decode kernel."""
+    """fp8 at up to 16 rows with K >= 1024 (32 rows at K >= 8192, N <= 2048) runs the decode kernel
+    (swap_ab_stream_k_fp8: the weight as wgmma's A), per-tensor and row-wise scales passed as the general kernel
+    gets them; shorter K and more rows stay on wgmma_tma_store_kmajor; block-wise scales never go to the decode
+    kernel."""
     gen = torch.Generator().manual_seed(12)
     n = 192
     a, b = _fp8(m, k, "row", FP8[0], gen), _fp8(k, n, "col", FP8[0], gen)
@@ -363,7 +364,7 @@ def test_fp8_few_rows_take_the_decode_kernel(fake_gpu, m, k, scales):
             * torch.as_tensor(sb).double().reshape(1, -1))
     d = tcgemm.gemm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.float32)
     plan, problem = fake_gpu.calls[-1]
-    decode = m <= 16 and k >= 1024
+    decode = (m <= 16 and k >= 1024) or (m <= 32 and k >= 8192)
     assert plan.spec.name == ("swap_ab_stream_k_fp8" if decode else "wgmma_tma_store_kmajor")
     assert problem.row_scales == (scales == "row")
     if decode:
