@@ -167,7 +167,7 @@ def _stream_k(problem: GemmProblem, cfg: TileConfig, sms: int) -> tuple[int, int
     """(CTAs, tiles, k-tiles per tile) of a STREAM_K config (kernels/include/stream_k.cuh)."""
     ctas, tiles, ktiles = stream_k_shape(problem.m, problem.n, problem.k, problem.batch, cfg["BLOCK_M"],
                                          cfg["BLOCK_N"], cfg["BLOCK_K"] * cfg.get("KSUB", 1), sms,
-                                         cfg.get("CTAS_PER_SM", 1))
+                                         cfg.get("CTAS_PER_SM", 1), cfg.get("WHOLE_FILL_PCT") / 100)
     if tiles * ktiles > _INT32_MAX:
         raise ValueError(f"{tiles} output tiles of {ktiles} k-tiles: too many for a stream-K launch")
     return ctas, tiles, ktiles

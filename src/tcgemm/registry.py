@@ -280,14 +280,17 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1, planes: int =
 
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
               auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1,
-              auto_yield_nk: tuple[int, int] = (0, 0), split_steps: int = 0, consumers: int = 0) -> TileConfig:
+              auto_yield_nk: tuple[int, int] = (0, 0), split_steps: int = 0, consumers: int = 0,
+              auto_min_n: int = 0, whole_fill_pct: int = 0) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
     the first ``prefetch`` rings' worth of the weight hinted into L2 before the wait for the grid before.
     ``auto_max_m``, ``auto_min_k``, ``auto_max_n``: auto runs the first config (registry order) whose bounds
     admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N);
-    ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config.
+    ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config;
+    ``auto_min_n``: auto leaves narrower N to the next config. ``whole_fill_pct``: whole tiles from that share of
+    the CTA places on (tcgemm.schedule.stream_k_shape; 0: its default).
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
     CTA per SM), l<prefetch> (rings hinted into L2, where not 1). Weight fragments from registers (fp32's 3xTF32,
     tf32 with a row-major weight): ``split_steps`` k steps of 8 per wgmma group (SPLIT_STEPS in the kernel; 0: its
@@ -310,6 +313,8 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
                    if auto_yield_nk[1] else {}),
                 L2_PREFETCH=stages * prefetch,
                 **({"SPLIT_STEPS": split_steps} if split_steps else {}),
+                **({"AUTO_MIN_N": auto_min_n} if auto_min_n else {}),
+                **({"WHOLE_FILL_PCT": whole_fill_pct} if whole_fill_pct else {}),
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub, planes))
 
 
@@ -1614,12 +1619,15 @@ LADDER: tuple[KernelSpec, ...] = (
         # 0.86-0.88x); 16 x 4096 x 14336 1.10x, 16 x 1280 x 8192 1.29x with 4-box stages (q4s5), 0.92-0.93x at
         # 16 x 14336 x 4096 where two CTAs an SM (q4) ran 1.00x (named: one shape); 32 x 1280 x 8192 1.10x against
         # 1.03x for the general kernel, which keeps N = 4096 (0.90x against 0.96x) and 64-128 rows.
+        # More tiles than SMs (N > 8448): two CTAs an SM (q4) ahead, 1 x 14336 x 4096 0.99x against 0.91x, 16 x
+        # 28672 x 4096 0.97x against 0.94x, behind at N = 4096-6144 (...-explore-fp8-decode-q4-ec52c43.json).
+        # Whole tiles from 40% of the SMs (WHOLE_FILL_PCT; tcgemm.schedule).
         configs=(
-            _swap_cfg(8, "fp8e4m3", per_sm=1, stages=5, auto_max_m=8, auto_min_k=1024),
-            _swap_cfg(16, "fp8e4m3", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
-            _swap_cfg(32, "fp8e4m3", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048),
-            _swap_cfg(16, "fp8e4m3", ksub=4),
-            _swap_cfg(16, "fp8e4m3", per_sm=1, ksub=8, stages=2),
+            _swap_cfg(16, "fp8e4m3", ksub=4, auto_max_m=16, auto_min_k=1024, auto_min_n=8449),
+            _swap_cfg(8, "fp8e4m3", per_sm=1, stages=5, auto_max_m=8, auto_min_k=1024, whole_fill_pct=40),
+            _swap_cfg(16, "fp8e4m3", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024, whole_fill_pct=40),
+            _swap_cfg(32, "fp8e4m3", per_sm=1, stages=4, auto_max_m=32, auto_min_k=8192, auto_max_n=2048,
+                      whole_fill_pct=40),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

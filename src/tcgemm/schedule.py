@@ -70,21 +70,32 @@ STREAM_K_MIN_BOXES = 4
 # runs only where there are more tiles than places (Llama-3-8B gate_up: 448). TCGEMM_STREAM_K_FILL
 # overrides (above 1: always stream-K).
 STREAM_K_FILL = float(os.environ.get("TCGEMM_STREAM_K_FILL", "0.5"))
+# Whole tiles (one CTA each, no fixup) from this fraction of the places on, below STREAM_K_FILL too: a config's
+# WHOLE_FILL_PCT (registry) says where it measured so. fp8 at 16 x 4096 x 4096 (64 tiles of 64 rows, 48% of
+# 132 SMs): 7.6 us as whole tiles against 9.4 split in two (_scaled_mm 8.7; CUDA graphs, H100,
+# 2026-11-27-h100-explore-fp8-decode-whole-ec52c43.json): a CTA streams its whole 256 KB tile faster than two
+# CTAs stream halves and meet in the fixup. TCGEMM_STREAM_K_WHOLE_FILL sets it for every config (measuring).
+STREAM_K_WHOLE_FILL = os.environ.get("TCGEMM_STREAM_K_WHOLE_FILL")
 
 
 def stream_k_shape(m: int, n: int, k: int, batch: int, block_m: int, block_n: int, block_k: int,
-                   sms: int, per_sm: int = 1) -> tuple[int, int, int]:
+                   sms: int, per_sm: int = 1, whole_fill: float = 0.0) -> tuple[int, int, int]:
     """(CTAs, output tiles, k-tiles per tile) of a stream-K launch (kernels/include/stream_k.cuh) on ``sms``
-    SMs, ``per_sm`` CTAs each, with k-tiles of ``block_k`` (the kernel's BLOCK_K x KSUB): tiles x s CTAs
-    where that fills STREAM_K_FILL of the places (see above), else one CTA per place; never runs of fewer
-    than STREAM_K_MIN_BOXES boxes of 64 16-bit k (nor fewer than one k-tile)."""
+    SMs, ``per_sm`` CTAs each, with k-tiles of ``block_k`` (the kernel's BLOCK_K x KSUB): whole tiles where
+    they fill ``whole_fill`` of the places (0: not below STREAM_K_FILL; STREAM_K_WHOLE_FILL overrides), else
+    tiles x s CTAs where that fills STREAM_K_FILL of the places (see above), else one CTA per place; never runs
+    of fewer than STREAM_K_MIN_BOXES boxes of 64 16-bit k (nor fewer than one k-tile)."""
     tiles = -(-m // block_m) * -(-n // block_n) * batch
     ktiles = max(1, -(-k // block_k))
     slots = sms * per_sm
     min_run = max(1, STREAM_K_MIN_BOXES * 64 // block_k)
     ctas = min(slots, -(-tiles * ktiles // min_run))
     per_tile = min(slots // tiles, max(1, ktiles // min_run)) if tiles <= slots else 0
-    if per_tile and tiles * per_tile >= STREAM_K_FILL * slots:
+    if STREAM_K_WHOLE_FILL is not None:
+        whole_fill = float(STREAM_K_WHOLE_FILL)
+    if per_tile and whole_fill and tiles >= whole_fill * slots:
+        ctas = tiles
+    elif per_tile and tiles * per_tile >= STREAM_K_FILL * slots:
         ctas = tiles * per_tile
     return max(1, ctas), tiles, ktiles
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 
+import torch
+
 from tcgemm.schedule import stream_k_scratch, stream_k_shape
 
 
@@ -59,6 +61,34 @@ def test_host_grid_and_scratch():
     # Few k-tiles: runs of at least four boxes.
     assert stream_k_shape(1, 768, 768, 1, 8, 128, 64, 132, 2) == (18, 6, 12)
     assert stream_k_scratch(120, 20, 8, 64) == (2 * 120 * 8 * 64, 20)
+
+
+def test_whole_tiles_from_a_configs_fill():
+    # fp8's decode configs (WHOLE_FILL_PCT 40): 64 tiles of 4096 rows whole (48% of 132 places), not two CTAs each.
+    assert stream_k_shape(16, 4096, 4096, 1, 16, 64, 512, 132, 1, 0.4) == (64, 64, 8)
+    assert stream_k_shape(16, 4096, 4096, 1, 16, 64, 512, 132, 1) == (128, 64, 8)
+    # Below the fill (20 tiles, 15%): the aligned split as before; above the places: stream-K.
+    assert stream_k_shape(16, 1280, 8192, 1, 16, 64, 512, 132, 1, 0.4) == (120, 20, 16)
+    assert stream_k_shape(16, 14336, 4096, 1, 16, 64, 512, 132, 1, 0.4) == (132, 224, 8)
+
+
+def test_fp8_decode_configs_by_width():
+    """auto's fp8 decode config: two CTAs an SM where the tiles outnumber the SMs (N > 8448), else one CTA an SM
+    with whole tiles from 40% of the SMs."""
+    from tcgemm import dispatch, registry
+    from tcgemm.problem import GemmProblem, Operand
+
+    spec = registry.get("swap_ab_stream_k_fp8")
+
+    def pick(m: int, n: int, k: int) -> str:
+        e4m3 = torch.float8_e4m3fn
+        a, b = Operand("row", k, 0, True), Operand("col", k, 0, True)
+        p = GemmProblem(m, n, k, 1, "fp8e4m3", e4m3, torch.bfloat16, a, b, None, n, 0, 1.0, 0.0, False)
+        return dispatch.pick_config(spec, p, 132).name
+
+    assert pick(16, 14336, 4096) == "16x64x128q4" and pick(1, 28672, 4096) == "16x64x128q4"
+    assert pick(16, 4096, 4096) == "16x64x128q4s5g1" and pick(4, 4096, 14336) == "8x64x128q4s5g1"
+    assert pick(32, 1280, 8192) == "32x64x128q4s4g1"
 
 
 def test_aligned_grids_keep_every_run_inside_one_tile():
