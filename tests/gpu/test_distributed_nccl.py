@@ -53,9 +53,12 @@ def _checks(rank: int, world: int) -> None:
     with torch.cuda.graph(graph):
         tpd.all_gather_gemm(x_ag, wd[:k], out=out)
         rs = tpd.gemm_reduce_scatter(x_rs, w_rs)
-    graph.replay()
-    torch.cuda.synchronize()
-    assert _rel(out, want_ag) < 1e-2 and _rel(rs, want) < 1e-2
+        rs_parts = tpd.gemm_reduce_scatter(x_rs, w_rs, splits=2)
+    for _ in range(2):
+        rs_parts.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert _rel(out, want_ag) < 1e-2 and _rel(rs, want) < 1e-2 and _rel(rs_parts, want) < 1e-2
     # the sequence-parallel MLP, forward and backward, against one GPU's
     torch.manual_seed(3)
     fc1 = torch.nn.Linear(512, 1024 * world, device=dev, dtype=torch.bfloat16)

@@ -15,10 +15,12 @@ Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the 
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
 unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default, the ``copy`` transport: one GEMM
 launch per rank's rows, transfers by the copy engines through symmetric memory), ``tcgemm_fused`` (the ``fused``
-transport: one persistent GEMM per operation that takes rows as they land) and ``tcgemm_nccl`` (the ring of NCCL
-point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and ``tcgemm_parts_r0``: no SMs left free beside
-the GEMMs, the default since; until the fused transport, ``tcgemm_store`` and ``tcgemm_parts``, reduce-scatter's
-``store`` transport and two row parts per block: slower than ``copy`` in every run, docs/tensor-parallel.md.)
+transport: one persistent GEMM per operation that takes rows as they land), ``tcgemm_parts`` (reduce-scatter on
+two ranks: ``splits=2``, the own block's parts adding the landed ones in their epilogues, flags instead of barrier
+kernels) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and
+``tcgemm_parts_r0``: no SMs left free beside the GEMMs, the default since; until the fused transport,
+``tcgemm_store`` and ``tcgemm_parts``: reduce-scatter's ``store`` transport and two row parts per block with barrier
+kernels between them, slower than ``copy`` in every run, docs/tensor-parallel.md.)
 A mode that fails on any rank is reported with its error and left out; each fused mode's result is checked
 against the sequential one (``rel_error``). The modes are interleaved round by round on the same inputs; a
 round's time is the maximum over ranks after a barrier; the median of ``--rounds`` is reported, with the ratio
@@ -47,7 +49,8 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_fused", "tcgemm_nccl")
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_parts", "tcgemm_fused",
+         "tcgemm_nccl")
 
 
 def _gather(x: torch.Tensor) -> torch.Tensor:
@@ -96,13 +99,15 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
     ag: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_ag_all, w_ag), "gemm_tcgemm": lambda: default_gemm(x_ag_all, w_ag),
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
-        "tcgemm": lambda: all_gather_gemm(x_ag, w_ag),
+        "tcgemm": lambda: all_gather_gemm(x_ag, w_ag), "tcgemm_parts": "unavailable: reduce-scatter only",
         "tcgemm_fused": lambda: all_gather_gemm(x_ag, w_ag, transport="fused"),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_rs, w_rs), "gemm_tcgemm": lambda: default_gemm(x_rs, w_rs),
         "comm": lambda: _scatter(torch.empty(m, hidden, dtype=dtype, device=device)),
         "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
+        "tcgemm_parts": (lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2)) if world == 2 and cuda
+        else "unavailable: two ranks with CUDA tensors only",
         "tcgemm_fused": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"),
         "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:

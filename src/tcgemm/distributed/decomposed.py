@@ -234,6 +234,9 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
                 raise ValueError(f"gemm_reduce_scatter: transport='fused' cannot run this call: {exc}; use "
                                  "transport='copy'") from exc
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x, "gemm_reduce_scatter", world)
+    if transport == "copy" and world == 2 and len(parts) > 1:  # (the own parts add the landed ones: no pass after)
+        result = fused.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc, rank)
+        return result if acc == x.dtype else result.to(x.dtype)
     if transport != "nccl" and world > 1:
         result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts if splits > 1 else None, acc, reserve,
                                                store=transport == "store")

@@ -293,3 +293,48 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     st.flags[_READY:_LANDED + MAX_WORLD].zero_()
     _release_inbox(current, side, st, world, rank, pushed)
     return result
+
+
+def gemm_reduce_scatter_parts(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
+                              parts: list[tuple[int, int]], acc: torch.dtype, rank: int) -> torch.Tensor:
+    """Two ranks, the ``copy`` transport with ``splits`` > 1: the peer block's row parts first, each pushed into
+    the peer's inbox as soon as its GEMM ends, then the own block's parts, each GEMM adding the landed part in its
+    epilogue (``c``, beta = 1: the own partial sum in fp32 plus the peer's, rounded once). No pass after the last
+    GEMM and no barrier kernel: flags in the symmetric buffer, set and waited for by stream memory operations, say
+    that a part has landed (landed[h]) and that the peer is done with its inbox (free[peer], as the fused
+    reduce-scatter). Part h's push runs under the GEMM of part h + 1, so the own parts' GEMMs find their C landed."""
+    peer, block, n = 1 - rank, x.shape[0] // 2, w.shape[1]
+    if len(parts) > MAX_WORLD:
+        raise ValueError(f"gemm_reduce_scatter: at most {MAX_WORLD} row parts per block on two ranks; got {len(parts)}")
+    size = torch.empty((), dtype=acc).element_size()
+    handle = _buffer("rsparts", group, x.device, FLAGS_BYTES + block * n * size)
+    head, heads = FLAGS_BYTES // size, tuple(handle.buffer_ptrs)
+    flags = handle.get_buffer(rank, (3 * MAX_WORLD,), torch.int32, 0)
+    current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
+    partial = torch.empty((block, n), dtype=acc, device=x.device)
+    result = torch.empty((block, n), dtype=acc, device=x.device)
+    for h, (lo, hi) in enumerate(parts):
+        gemm(x[peer * block + lo:peer * block + hi], w, out=partial[lo:hi], out_dtype=acc)
+        side.wait_event(current.record_event())
+        with torch.cuda.stream(side):
+            if h == 0:  # the peer is done with what this rank pushed last call
+                address = flags.data_ptr() + 4 * (_FREE + peer)
+                _wait_value(side, address, 1)
+                _write_value(side, address, 0)
+            handle.get_buffer(peer, (hi - lo, n), acc, head + lo * n).copy_(partial[lo:hi])
+            _write_value(side, heads[peer] + 4 * (_LANDED + h), 1)
+    pushed = side.record_event()
+    own = x[rank * block:(rank + 1) * block]
+    for h, (lo, hi) in enumerate(parts):
+        _wait_value(current, flags.data_ptr() + 4 * (_LANDED + h), 1)
+        gemm(own[lo:hi], w, handle.get_buffer(rank, (hi - lo, n), acc, head + lo * n), out=result[lo:hi],
+             out_dtype=acc)
+    flags[_LANDED:_LANDED + len(parts)].zero_()  # (after the GEMMs that waited on them)
+    side.wait_event(current.record_event())
+    with torch.cuda.stream(side):
+        _write_value(side, heads[peer] + 4 * (_FREE + rank), 1)  # the inbox read: the peer may push again
+    if torch.cuda.is_current_stream_capturing():
+        current.wait_stream(side)
+    else:
+        current.wait_event(pushed)
+    return result
