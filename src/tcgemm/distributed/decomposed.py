@@ -27,7 +27,7 @@ import torch
 import torch.distributed as dist
 
 from ..sms import reserve_sms
-from . import fused, symmetric
+from . import fused, pushes, symmetric
 
 TRANSPORTS = ("auto", "fused", "copy", "store", "nccl")
 NCCL_RESERVED_SMS = 8  # room for NCCL's point-to-point kernels (a few blocks per peer) beside the GEMMs
@@ -115,7 +115,7 @@ def _reserve(reserve: int | None, transport: str, x: torch.Tensor, operation: st
     if not x.is_cuda:
         return 0
     if reserve is None:
-        return symmetric.default_reserve(operation, world) if transport != "nccl" else NCCL_RESERVED_SMS
+        return NCCL_RESERVED_SMS if transport == "nccl" else 0
     return reserve
 
 
@@ -142,11 +142,10 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
     ``out``: a contiguous (W · m) x N tensor to write, else a new one of x's dtype. ``transport``: ``fused``
     runs one GEMM over all rows that waits in the kernel for each peer's shard to land (pushed by the copy engines
     into symmetric memory; :mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, m a multiple of 128, tcgemm's own
-    GEMM), ``copy`` (``store`` is the same here) one GEMM per shard as it lands, ``nccl`` passes the shards around
-    a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl``
-    (``fused`` measured slower than ``copy``: docs/tensor-parallel.md). ``reserve``: SMs the GEMMs beside the
-    transfers' kernels leave free (default: for ``copy``, 2 beyond two ranks, where a step's barrier runs beside
-    the GEMM before the next step, else 0; 8 for NCCL's transfer kernels)."""
+    GEMM), ``copy`` (``store`` is the same here) one GEMM per shard as it lands (:mod:`tcgemm.distributed.pushes`),
+    ``nccl`` passes the shards around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of
+    an NCCL group, else ``nccl`` (``fused`` measured slower than ``copy``: docs/tensor-parallel.md). ``reserve``: SMs
+    the GEMMs leave free (default 8 for NCCL's transfer kernels, else 0: copies and flags need no SM)."""
     _check_operands(x_shard, w, "all_gather_gemm")
     world, rank, nxt, prev = _ring(group)
     asked, transport = transport, _transport(transport, group, x_shard.device, "all_gather_gemm")
@@ -169,7 +168,8 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
                                  "transport='copy'") from exc
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x_shard, "all_gather_gemm", world)
     if transport != "nccl" and world > 1:
-        return symmetric.all_gather_gemm(x_shard, w, out, group, gemm, reserve)
+        with reserve_sms(reserve):
+            return pushes.all_gather_gemm(x_shard, w, out, group, gemm)
     current = x_shard.contiguous()
     buffers = [torch.empty_like(current), torch.empty_like(current)] if world > 1 else []
     for step in range(world):
@@ -196,14 +196,13 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     the group's size W. Partial sums travel in x's dtype, or in ``accumulate_dtype`` (e.g. torch.float32: the
     result is rounded to x's dtype once, at the end). ``splits``: row parts per block, sent one by one so that
     a part's transfer runs under the next part's GEMM (default 2 for ``nccl``; 1 for the others, whose partial
-    sums travel under the own block's GEMM: see :mod:`tcgemm.distributed.symmetric`). ``transport``: ``fused``
+    sums travel under the own block's GEMM: see :mod:`tcgemm.distributed.pushes`). ``transport``: ``fused``
     runs one GEMM over all M rows whose kernel counts each block out as it is stored, pushed to its owner at once
     (:mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, M / W a multiple of 128, tcgemm's own GEMM, splits 1),
     ``copy`` pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
     GEMM write it there itself, ``nccl`` passes partial sums around a ring of NCCL point-to-point transfers;
     ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl`` (``fused`` measured slower).
-    ``reserve``: as :func:`all_gather_gemm`'s
-    (for ``copy`` 0 by default: its barriers' results are waited for after its last GEMM)."""
+    ``reserve``: as :func:`all_gather_gemm`'s."""
     _check_operands(x, w, "gemm_reduce_scatter")
     world, rank, nxt, prev = _ring(group)
     asked, transport = transport, _transport(transport, group, x.device, "gemm_reduce_scatter")
@@ -234,10 +233,12 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
                 raise ValueError(f"gemm_reduce_scatter: transport='fused' cannot run this call: {exc}; use "
                                  "transport='copy'") from exc
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x, "gemm_reduce_scatter", world)
-    if transport == "copy" and world == 2 and len(parts) > 1:  # (the own parts add the landed ones: no pass after)
-        result = fused.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc, rank)
+    if transport == "copy" and world > 1 and (len(parts) == 1 or world == 2):
+        with reserve_sms(reserve):
+            result = (pushes.gemm_reduce_scatter(x, w, group, gemm, acc) if len(parts) == 1 else
+                      pushes.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc))
         return result if acc == x.dtype else result.to(x.dtype)
-    if transport != "nccl" and world > 1:
+    if transport != "nccl" and world > 1:  # store, or row parts beyond two ranks: barrier kernels
         result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts if splits > 1 else None, acc, reserve,
                                                store=transport == "store")
         return result if acc == x.dtype else result.to(x.dtype)

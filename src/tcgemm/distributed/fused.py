@@ -1,17 +1,12 @@
 """The ``fused`` transport: each tensor-parallel GEMM in one persistent launch of tcgemm's production Hopper
 kernel, which takes the peers' rows as they land (all-gather) or counts its row blocks out as it stores them
 (reduce-scatter): ``kernels/include/peer_rows.cuh``. The copies still run on copy engines, as in the ``copy``
-transport (:mod:`tcgemm.distributed.symmetric`); what goes is one GEMM launch per peer — its ramp, its last
+transport (:mod:`tcgemm.distributed.pushes`); what goes is one GEMM launch per peer — its ramp, its last
 partial wave and a barrier kernel each — which at four ranks cost more than the transfers
 (docs/tensor-parallel.md).
 
-No barrier kernel orders the ranks (a one-block kernel cannot start beside a GEMM that holds every SM, and
-one before the GEMM put every rank's start at the slowest rank's): flags in each rank's symmetric buffer do,
-set and waited for by stream memory operations (cuStreamWriteValue32 / cuStreamWaitValue32: the GPU's front end
-writes and polls, no SM; a 4-byte copy instead may run as a kernel, which waits behind a GEMM holding every SM)
-or waited for by the kernel. free[t] at rank r says rank t is done with what r
-pushed into its inbox last; r waits for it, clears it, pushes, and t sets it again once its GEMM (all-gather)
-or its sum (reduce-scatter) has read the inbox and its own flags are reset.
+No barrier kernel orders the ranks: the flags of :mod:`tcgemm.distributed.flags` do (ready, landed, free), set and
+waited for by stream memory operations or waited for by the kernel.
 
 all-gather + GEMM. Calling stream: the GEMM of all W · m rows, own shard first, then the ready flags reset.
 Side stream, enqueued before the GEMM: per step s = 1 .. W - 1, for rank t = r - s, wait for free[t], copy
@@ -34,7 +29,6 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -46,14 +40,9 @@ from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
 from . import symmetric
+from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer, wait_value
 from .reduce import sum_blocks
 
-MAX_WORLD = 32  # (kernels/include/peer_rows.cuh: PEER_MAX_WORLD)
-# The symmetric buffer's head, uint32 flags of MAX_WORLD each, then the inbox:
-_READY = 0  # ready[s]: all-gather, rank s's rows have landed; reduce-scatter, the rows of block s stored (the kernel's)
-_LANDED = MAX_WORLD  # landed[s] (reduce-scatter): rank s's partial of this rank's block is in inbox slot s
-_FREE = 2 * MAX_WORLD  # free[t]: rank t is done with what this rank pushed into its inbox last (1 at the start)
-FLAGS_BYTES = 512
 _BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, two pointers
 _FLOATS = (torch.bfloat16, torch.float16)
 
@@ -70,13 +59,11 @@ class _State:
     arch: str
     block: torch.Tensor  # the PeerRows block (device)
     tail: torch.Tensor | None  # the tail split's partial tiles (the block points to them)
-    flags: torch.Tensor  # this rank's head of flags (ready, landed, free)
     target: int  # reduce-scatter: ready[b]'s value once block b is stored (seg_rows x tiles along N)
-    heads: tuple[int, ...]  # every rank's head of flags (its buffer's address in this rank's address space)
+    fl: Flags  # this rank's flags and every rank's head
 
 
 _states: dict[tuple, _State | FusedUnavailable] = {}
-_initialised: dict[tuple, Any] = {}  # (purpose, group, device) -> the handle whose flags were set up
 
 
 def _check(x: torch.Tensor, world: int) -> None:
@@ -107,20 +94,6 @@ def _peer_block(device: torch.device, inbox_map: Any | None, ints: tuple[int, in
     raw[128:144] = np.array(ints, dtype=np.int32).tobytes()
     raw[144:160] = np.array([ready, tail], dtype=np.uint64).tobytes()
     return torch.frombuffer(raw, dtype=torch.uint8).to(device)
-
-
-def _buffer(kind: str, group: dist.ProcessGroup | None, device: torch.device, nbytes: int) -> Any:
-    """The symmetric buffer of ``kind``, its flags set up when it is new (a collective: every rank calls it)."""
-    handle = symmetric.workspace(group, device, nbytes, purpose="fused-" + kind)
-    key = (kind, symmetric._group_name(group), device.index)
-    if _initialised.get(key) is not handle:
-        flags = handle.get_buffer(dist.get_rank(group), (3 * MAX_WORLD,), torch.int32, 0)
-        flags.zero_()
-        flags[_FREE:].fill_(1)
-        torch.cuda.current_stream(device).synchronize()
-        dist.barrier(group)  # every rank's flags are set before any peer may touch them
-        _initialised[key] = handle
-    return handle
 
 
 def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, group: dist.ProcessGroup | None,
@@ -160,12 +133,12 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     p = launch.plan(problem, spec, cfg, sms)
     kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now, not between a call's transfers and GEMM
     inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
-    handle = _buffer(kind, group, x.device, FLAGS_BYTES + inbox_bytes)
+    handle = buffer("fused-" + kind, group, x.device, FLAGS_BYTES + inbox_bytes)
     clusters = launch.resident_grid(p, kernel, index)[0] // spec.cluster_of(cfg)
     tail_floats = launch._tail_need(problem, spec, cfg, clusters)[0] if cfg.get("TAIL_SPLIT") else 0
     tail = torch.empty(tail_floats, dtype=torch.float32, device=x.device) if tail_floats else None
-    flags = handle.get_buffer(rank, (3 * MAX_WORLD,), torch.int32, 0)
-    ready, tail_ptr = flags.data_ptr(), tail.data_ptr() if tail is not None else 0
+    fl = Flags(handle, rank)
+    ready, tail_ptr = fl.mine.data_ptr(), tail.data_ptr() if tail is not None else 0
     if kind == "gather":
         inbox = handle.get_buffer(rank, (m_all, k), x.dtype, FLAGS_BYTES // x.element_size())
         inbox_map = tma.encode_typed(inbox.data_ptr(), tma.operand_map_type(problem),
@@ -175,71 +148,8 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     else:
         block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
-    state = _states[key] = _State(handle, problem, p, arch, block, tail, flags, target, tuple(handle.buffer_ptrs))
+    state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl)
     return state
-
-
-def _set_flag(stream: torch.cuda.Stream, st: _State, owner: int, index: int) -> None:
-    """Set flag ``index`` of rank ``owner``'s head to 1: a stream memory operation, after the stream's copies (it
-    fences before the write: the rows it announces have landed before it). Not a 4-byte copy: the driver may run
-    a copy that small as a kernel, which would wait behind a GEMM holding every SM — the GEMM that waits for
-    this flag (all-gather deadlocked so at 4 ranks)."""
-    _write_value(stream, st.heads[owner] + 4 * index, 1)
-
-
-_WAIT_GEQ = 0  # CU_STREAM_WAIT_VALUE_GEQ
-_WRITE_DEFAULT = 0  # CU_STREAM_WRITE_VALUE_DEFAULT: a memory fence first (the v2 call takes no other flag)
-
-
-@lru_cache(maxsize=1)
-def _memops() -> tuple[Any, Any]:
-    """cuStreamWaitValue32 and cuStreamWriteValue32 (v2) of the driver through ctypes: a dozen of them per call,
-    each ~1 us of host time this way against ~10 through cuda.bindings' argument objects."""
-    lib = ctypes.CDLL("libcuda.so.1")
-    wait, write = lib.cuStreamWaitValue32_v2, lib.cuStreamWriteValue32_v2
-    for fn in (wait, write):
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
-        fn.restype = ctypes.c_int
-    return wait, write
-
-
-def _wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
-    """The stream waits until the uint32 at ``address`` is at least ``value`` (a stream memory operation: the GPU's
-    front end polls, no SM)."""
-    err = _memops()[0](stream.cuda_stream, address, value, _WAIT_GEQ)
-    if err:
-        raise RuntimeError(f"cuStreamWaitValue32 failed (CUresult {err})")
-
-
-def _write_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
-    """The stream writes ``value`` to the uint32 at ``address`` (a stream memory operation, no SM), after a memory
-    fence: the writes before it in the stream are visible first."""
-    err = _memops()[1](stream.cuda_stream, address, value, _WRITE_DEFAULT)
-    if err:
-        raise RuntimeError(f"cuStreamWriteValue32 failed (CUresult {err})")
-
-
-def _claim_inbox(side: torch.cuda.Stream, st: _State, target: int) -> None:
-    """Wait until rank ``target`` is done with this rank's last push into its inbox (free[target]), then take it."""
-    address = st.flags.data_ptr() + 4 * (_FREE + target)
-    _wait_value(side, address, 1)
-    _write_value(side, address, 0)
-
-
-def _release_inbox(current: torch.cuda.Stream, side: torch.cuda.Stream, st: _State, world: int, rank: int,
-                   pushed: torch.cuda.Event) -> None:
-    """After the calling stream's work so far (this rank is done with its inbox and has reset its flags): tell
-    every peer it may push again (free[rank] at each), on the side stream; the calling stream goes on once the
-    pushes are done (and, in a CUDA graph, once the side stream is done: capture joins every stream it forks)."""
-    side.wait_event(current.record_event())
-    with torch.cuda.stream(side):
-        for peer in range(world):
-            if peer != rank:
-                _set_flag(side, st, peer, _FREE + rank)
-    if torch.cuda.is_current_stream_capturing():
-        current.wait_stream(side)
-    else:
-        current.wait_event(pushed)
 
 
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
@@ -254,14 +164,14 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     with torch.cuda.stream(side):
         for step in range(1, world):  # rank r - 1 first: it walks rank r's rows right after its own
             target = (rank - step) % world
-            _claim_inbox(side, st, target)
+            st.fl.claim(side, target)
             elems = FLAGS_BYTES // x_shard.element_size() + rank * m * k
             st.handle.get_buffer(target, (m, k), x_shard.dtype, elems).copy_(x_shard)
-            _set_flag(side, st, target, _READY + rank)
+            st.fl.set_at(side, target, READY + rank)
     pushed = side.record_event()
     launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
-    st.flags[_READY:_READY + MAX_WORLD].zero_()  # (after the GEMM that waited on them)
-    _release_inbox(current, side, st, world, rank, pushed)
+    st.fl.mine[READY:READY + MAX_WORLD].zero_()  # (after the GEMM that waited on them)
+    st.fl.release(current, side, world, pushed)
     return out
 
 
@@ -280,61 +190,17 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     with torch.cuda.stream(side):
         for step in range(1, world):  # block r + 1 is stored first
             owner = (rank + step) % world
-            _wait_value(side, st.flags.data_ptr() + 4 * (_READY + owner), st.target)
-            _claim_inbox(side, st, owner)
+            wait_value(side, st.fl.address(READY + owner), st.target)
+            st.fl.claim(side, owner)
             st.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(
                 partial[owner * block:(owner + 1) * block])
-            _set_flag(side, st, owner, _LANDED + rank)
+            st.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
     sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
-               landed=st.flags.data_ptr() + 4 * _LANDED)  # (it waits for the landed flags itself)
+               landed=st.fl.address(LANDED))  # (it waits for the landed flags itself)
     current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
-    st.flags[_READY:_LANDED + MAX_WORLD].zero_()
-    _release_inbox(current, side, st, world, rank, pushed)
+    st.fl.mine[READY:LANDED + MAX_WORLD].zero_()
+    st.fl.release(current, side, world, pushed)
     return result
 
-
-def gemm_reduce_scatter_parts(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
-                              parts: list[tuple[int, int]], acc: torch.dtype, rank: int) -> torch.Tensor:
-    """Two ranks, the ``copy`` transport with ``splits`` > 1: the peer block's row parts first, each pushed into
-    the peer's inbox as soon as its GEMM ends, then the own block's parts, each GEMM adding the landed part in its
-    epilogue (``c``, beta = 1: the own partial sum in fp32 plus the peer's, rounded once). No pass after the last
-    GEMM and no barrier kernel: flags in the symmetric buffer, set and waited for by stream memory operations, say
-    that a part has landed (landed[h]) and that the peer is done with its inbox (free[peer], as the fused
-    reduce-scatter). Part h's push runs under the GEMM of part h + 1, so the own parts' GEMMs find their C landed."""
-    peer, block, n = 1 - rank, x.shape[0] // 2, w.shape[1]
-    if len(parts) > MAX_WORLD:
-        raise ValueError(f"gemm_reduce_scatter: at most {MAX_WORLD} row parts per block on two ranks; got {len(parts)}")
-    size = torch.empty((), dtype=acc).element_size()
-    handle = _buffer("rsparts", group, x.device, FLAGS_BYTES + block * n * size)
-    head, heads = FLAGS_BYTES // size, tuple(handle.buffer_ptrs)
-    flags = handle.get_buffer(rank, (3 * MAX_WORLD,), torch.int32, 0)
-    current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
-    partial = torch.empty((block, n), dtype=acc, device=x.device)
-    result = torch.empty((block, n), dtype=acc, device=x.device)
-    for h, (lo, hi) in enumerate(parts):
-        gemm(x[peer * block + lo:peer * block + hi], w, out=partial[lo:hi], out_dtype=acc)
-        side.wait_event(current.record_event())
-        with torch.cuda.stream(side):
-            if h == 0:  # the peer is done with what this rank pushed last call
-                address = flags.data_ptr() + 4 * (_FREE + peer)
-                _wait_value(side, address, 1)
-                _write_value(side, address, 0)
-            handle.get_buffer(peer, (hi - lo, n), acc, head + lo * n).copy_(partial[lo:hi])
-            _write_value(side, heads[peer] + 4 * (_LANDED + h), 1)
-    pushed = side.record_event()
-    own = x[rank * block:(rank + 1) * block]
-    for h, (lo, hi) in enumerate(parts):
-        _wait_value(current, flags.data_ptr() + 4 * (_LANDED + h), 1)
-        gemm(own[lo:hi], w, handle.get_buffer(rank, (hi - lo, n), acc, head + lo * n), out=result[lo:hi],
-             out_dtype=acc)
-    flags[_LANDED:_LANDED + len(parts)].zero_()  # (after the GEMMs that waited on them)
-    side.wait_event(current.record_event())
-    with torch.cuda.stream(side):
-        _write_value(side, heads[peer] + 4 * (_FREE + rank), 1)  # the inbox read: the peer may push again
-    if torch.cuda.is_current_stream_capturing():
-        current.wait_stream(side)
-    else:
-        current.wait_event(pushed)
-    return result

@@ -1,38 +1,18 @@
-"""The copy-engine schedules: operands and partial sums move through PyTorch symmetric memory with
-``cudaMemcpyAsync`` (the GPU's copy engines, over NVLink), so the transfers take no SM from the GEMMs.
+"""PyTorch symmetric memory for the copy-engine transports: each rank's buffer per (group, device, purpose),
+mapped into every peer's address space (``torch.distributed._symmetric_memory``), and the side stream the copies run
+on; and the ``store`` transport's reduce-scatter, ordered by barrier kernels (the ``copy`` transport,
+:mod:`tcgemm.distributed.pushes`, orders its ranks by flags instead: :mod:`tcgemm.distributed.flags`).
 
-Each rank keeps one symmetric buffer per (group, device), mapped into every peer's address space
-(``torch.distributed._symmetric_memory``). The calling stream runs the GEMMs; a side stream runs the copies
-and the barriers that order them. A barrier is a one-block kernel: launched while a persistent GEMM fills every
-SM it waits for the GEMM's end. Where a GEMM waits for the barrier's result, the GEMM before it leaves SMs free
-(:func:`tcgemm.reserve_sms`, ``reserve`` below; all-gather at W > 2: step s's barrier frees step s + 1's copy);
-copies need none. Reduce-scatter waits for its barriers only after its last GEMM, and all-gather at W = 2 for its
-first only, which the GPU starts beside the first GEMM when both are launched onto an idle GPU: there the GEMMs
-keep every SM (two H100s, CUDA graphs / eager, M = 4096 / 8192 / 16384: reduce-scatter 1.03 / 1.04 / 1.03x
-against 1.02 / 1.05 / 1.05x with two SMs left free, eager 1.11 / 1.08 / 1.03x against 1.18 / 1.14 / 1.08x;
-all-gather 1.01 / 1.00 / 1.03x, eager 1.09 / 1.04 / 1.03x against 1.12 / 1.07 / 1.04x,
-benchmarks/results/2026-11-27-h100-tp2-graphs-0a05dae.json, modes tcgemm_r0 and tcgemm).
+Copies go to a peer (push): a copy within one GPU's memory is an SM kernel, which would crawl beside a GEMM that
+fills the SMs; a copy to or from a peer runs on a copy engine.
 
-Copies go to a peer (push): a copy within one GPU's memory is an SM kernel, which would crawl beside a GEMM
-that fills the SMs; a copy to or from a peer runs on a copy engine. The first GEMM is launched before the
-transfers are set up, so the GPU computes while the host enqueues them.
-
-all-gather + GEMM (push). Rank r's buffer has an inbox per sender. Calling stream: the GEMM of the own shard at
-once. Side stream: barrier (every rank's last GEMMs on its inbox are done), then per step s = 1 .. W - 1 a
-copy of the own shard into inbox[r] of rank r + s and a barrier (every rank's step-s copy has landed, so rank
-r holds rank r - s's shard). Calling stream: the GEMM of rank r - s's shard after step s, read where it
-landed. One copy at a time per rank: each shard arrives after one shard's transfer time, not after all W - 1.
-
-GEMM + reduce-scatter (push). Rank r's buffer has an inbox per sender for rank r's row block. Rank r computes
-its partial products of blocks r + 1, r + 2, ..., each pushed into the owner's inbox by a copy as soon as its
-GEMM ends, then its own block's while they travel; a barrier says every partial has landed, and one pass sums
-the own block's product and the inbox in rank order, fp32 sums rounded once (tcgemm.distributed.reduce: the
-result repeats bitwise). That last pass is exposed: W + 1 blocks' bytes over HBM (the slot-by-slot adds it
-replaced moved 3 (W - 1): ~3% of the GEMM at M = 8192 on two H100s, 3 times that at four ranks); with
-``splits`` > 1 the blocks are cut into row parts instead and the own part's GEMM adds the landed part in its
-epilogue (``c``), which hides the pass but launches twice as many GEMMs and reads C in their epilogues
-(measured slower on two H100s: 1.05-1.09x against 1.03-1.05x in CUDA graphs,
-benchmarks/results/2026-11-26-h100-tp2-graphs-*.json).
+GEMM + reduce-scatter (``store``, or row parts beyond two ranks). Rank r computes its partial products of blocks
+r + 1, r + 2, ..., each written into the owner's inbox by the GEMM's own epilogue over NVLink (``store``) or pushed
+by a copy, then its own block's; a barrier kernel says every partial has landed, and one pass sums the own product
+and the inbox in rank order, fp32 sums rounded once (tcgemm.distributed.reduce: the result repeats bitwise). A
+barrier is a one-block kernel: launched while a persistent GEMM fills every SM, it waits for the GEMM's end. With
+``splits`` > 1 the blocks are cut into row parts and the own part's GEMM adds the landed parts in its epilogue
+(``c``; beyond two ranks their sum, made by torch's adds).
 """
 
 from __future__ import annotations
@@ -48,14 +28,6 @@ from .reduce import sum_blocks
 _side_streams: dict[int, torch.cuda.Stream] = {}
 _workspaces: dict[tuple[str, int, str], tuple[torch.Tensor, Any]] = {}
 _retired: list[tuple[torch.Tensor, Any]] = []  # grown-out buffers: a peer's copy may still read them
-
-RESERVED_SMS = 2  # one TPC: the barrier kernels' room beside a persistent GEMM (clusters of two stay whole)
-
-
-def default_reserve(operation: str, world: int) -> int:
-    """SMs the GEMMs of ``operation`` leave free by default (module docstring): only all-gather beyond two ranks
-    has a GEMM wait for a barrier that runs beside the GEMM before it."""
-    return RESERVED_SMS if operation == "all_gather_gemm" and world > 2 else 0
 
 
 def _group_name(group: dist.ProcessGroup | None) -> str:
@@ -99,35 +71,6 @@ def workspace(group: dist.ProcessGroup | None, device: torch.device, nbytes: int
         tensor = symm.empty(nbytes, dtype=torch.uint8, device=device)
         found = _workspaces[key] = (tensor, symm.rendezvous(tensor, _group_name(group)))
     return found[1]
-
-
-def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
-                    gemm: Any, reserve: int) -> torch.Tensor:
-    world, rank = dist.get_world_size(group), dist.get_rank(group)
-    m, k = x_shard.shape
-    x_shard = x_shard.contiguous()
-    handle = workspace(group, x_shard.device, world * x_shard.numel() * x_shard.element_size())  # inbox[sender]
-    current, side = torch.cuda.current_stream(x_shard.device), _side(x_shard.device)
-    ready = current.record_event()  # x_shard written; the last call's GEMMs on the inbox enqueued before
-    with reserve_sms(reserve):  # launched first: the GPU computes while the host sets up the transfers
-        gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])
-    side.wait_event(ready)
-    landed = []
-    with torch.cuda.stream(side):
-        handle.barrier(channel=0)  # every rank's last GEMMs on its inbox are done
-        for step in range(1, world):  # one peer at a time: step s brings rank r - s's shard, the next GEMM's
-            target = (rank + step) % world
-            handle.get_buffer(target, (m, k), x_shard.dtype, rank * m * k).copy_(x_shard)
-            handle.barrier(channel=1)  # every rank's step-s shard has landed
-            landed.append(side.record_event())
-    for step in range(1, world):  # the shards in place, in the inbox
-        source = (rank - step) % world
-        current.wait_event(landed[step - 1])
-        with reserve_sms(reserve if step < world - 1 else 0):  # (the next steps' barriers)
-            gemm(handle.get_buffer(rank, (m, k), x_shard.dtype, source * m * k), w,
-                 out=out[source * m:(source + 1) * m])
-    current.wait_stream(side)
-    return out
 
 
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,

@@ -1,0 +1,136 @@
+"""The ``copy`` transport: one GEMM launch per rank's rows, operands and partial sums pushed into the peers'
+symmetric-memory inboxes by the GPU's copy engines (``cudaMemcpyAsync`` to a peer: no SM), the ranks ordered by the
+flags of :mod:`tcgemm.distributed.flags` (stream memory operations: no SM either). So every GEMM keeps every SM:
+nothing that the schedule waits for has to find room beside a persistent GEMM. (Until flags, barrier kernels did
+the ordering, and each one waited for the GEMM in flight to end: :mod:`tcgemm.distributed.symmetric` keeps that
+form for the ``store`` transport.)
+
+The calling stream runs the GEMMs; a side stream the copies and the flag writes. The first GEMM is launched before
+the transfers are enqueued, so the GPU computes while the host works; the transfers are enqueued before any GEMM
+that waits for them (were two streams to share one of the GPU's hardware queues, a wait ahead of its own transfer
+would never end).
+
+all-gather + GEMM. Calling stream: the own shard's GEMM. Side stream: per step s = 1 .. W - 1, claim rank r + s's
+inbox (free), push the own shard into its slot r, set ready[r] there. Calling stream, per step s: wait for
+ready[r - s], the GEMM of rank r - s's shard where it landed. Each rank pushes one shard at a time, so shard r - s
+arrives after s transfers, in the order the GEMMs take them. Then the ready flags reset and the inbox released.
+
+GEMM + reduce-scatter. Rank r computes its partial products of blocks r + 1, r + 2, ..., each pushed into the
+owner's inbox (slot r) as soon as its GEMM ends (claim, copy, landed[r] there), then its own block's while they
+travel; one pass (``kernels/util/sum_blocks.cu``, which waits for the landed flags itself) sums the own product and
+the inbox in rank order, fp32 sums rounded once: the same bits on every call. That pass is exposed: W + 1 blocks'
+bytes over HBM. On two ranks with ``splits`` > 1 the blocks are cut into row parts instead, and each of the own
+block's parts adds the landed part of the peer in its GEMM's epilogue (``c``, beta = 1): no pass, twice the launches
+(:func:`gemm_reduce_scatter_parts`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from . import symmetric
+from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
+from .reduce import sum_blocks
+
+
+def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
+                    gemm: Any) -> torch.Tensor:
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    m, k = x_shard.shape
+    x_shard = x_shard.contiguous()
+    size = x_shard.element_size()
+    fl = Flags(buffer("copy-gather", group, x_shard.device, FLAGS_BYTES + world * m * k * size), rank)
+    head = FLAGS_BYTES // size
+
+    def slot(owner: int, source: int) -> torch.Tensor:  # rank ``source``'s shard in rank ``owner``'s inbox
+        return fl.handle.get_buffer(owner, (m, k), x_shard.dtype, head + source * m * k)
+
+    current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
+    written = current.record_event()  # x_shard written
+    gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])  # first: the GPU computes while the host enqueues the rest
+    side.wait_event(written)
+    with torch.cuda.stream(side):
+        for step in range(1, world):  # step s brings rank r - s's shard here, and r's to r + s
+            target = (rank + step) % world
+            fl.claim(side, target)
+            slot(target, rank).copy_(x_shard)
+            fl.set_at(side, target, READY + rank)
+    pushed = side.record_event()
+    for step in range(1, world):
+        source = (rank - step) % world
+        fl.wait(current, READY + source)
+        gemm(slot(rank, source), w, out=out[source * m:(source + 1) * m])
+    fl.mine[READY:READY + MAX_WORLD].zero_()  # (after the GEMMs that waited on them)
+    fl.release(current, side, world, pushed)
+    return out
+
+
+def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
+                        acc: torch.dtype) -> torch.Tensor:
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    block, n = x.shape[0] // world, w.shape[1]
+    size = torch.empty((), dtype=acc).element_size()
+    fl = Flags(buffer("copy-scatter", group, x.device, FLAGS_BYTES + world * block * n * size), rank)
+    head = FLAGS_BYTES // size
+    current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
+    partials = torch.empty((max(world - 1, 1), block, n), dtype=acc, device=x.device)
+    result = torch.empty((block, n), dtype=acc, device=x.device)
+    for step in range(1, world):  # the peers' blocks, block r + 1 first
+        owner = (rank + step) % world
+        gemm(x[owner * block:(owner + 1) * block], w, out=partials[step - 1], out_dtype=acc)
+        side.wait_event(current.record_event())
+        with torch.cuda.stream(side):
+            fl.claim(side, owner)
+            fl.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(partials[step - 1])
+            fl.set_at(side, owner, LANDED + rank)
+    pushed = side.record_event()
+    own = torch.empty((block, n), dtype=acc, device=x.device)
+    gemm(x[rank * block:(rank + 1) * block], w, out=own, out_dtype=acc)
+    device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    sum_blocks(own, fl.handle.get_buffer(rank, (world * block, n), acc, head), block * n, world, rank, result,
+               device, landed=fl.address(LANDED))  # (it waits for the landed flags itself)
+    fl.mine[LANDED:LANDED + MAX_WORLD].zero_()
+    fl.release(current, side, world, pushed)
+    return result
+
+
+def gemm_reduce_scatter_parts(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
+                              parts: list[tuple[int, int]], acc: torch.dtype) -> torch.Tensor:
+    """Two ranks, ``splits`` > 1: the peer block's row parts first, each pushed into the peer's inbox as soon as its
+    GEMM ends, then the own block's parts, each GEMM adding the landed part in its epilogue (the own partial sum in
+    fp32 plus the peer's, rounded once). Part h's push runs under the GEMM of part h + 1, so the own parts' GEMMs
+    find their C landed. Measured slower than the pass in CUDA graphs (docs/tensor-parallel.md): C in the epilogue
+    costs more than the pass it saves."""
+    rank = dist.get_rank(group)
+    peer, block, n = 1 - rank, x.shape[0] // 2, w.shape[1]
+    if len(parts) > MAX_WORLD:
+        raise ValueError(f"gemm_reduce_scatter: at most {MAX_WORLD} row parts per block on two ranks; got {len(parts)}")
+    size = torch.empty((), dtype=acc).element_size()
+    fl = Flags(buffer("copy-parts", group, x.device, FLAGS_BYTES + block * n * size), rank)
+    head = FLAGS_BYTES // size
+
+    def slot(owner: int, lo: int, hi: int) -> torch.Tensor:
+        return fl.handle.get_buffer(owner, (hi - lo, n), acc, head + lo * n)
+
+    current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
+    partial = torch.empty((block, n), dtype=acc, device=x.device)
+    result = torch.empty((block, n), dtype=acc, device=x.device)
+    for h, (lo, hi) in enumerate(parts):
+        gemm(x[peer * block + lo:peer * block + hi], w, out=partial[lo:hi], out_dtype=acc)
+        side.wait_event(current.record_event())
+        with torch.cuda.stream(side):
+            if h == 0:
+                fl.claim(side, peer)
+            slot(peer, lo, hi).copy_(partial[lo:hi])
+            fl.set_at(side, peer, LANDED + h)
+    pushed = side.record_event()
+    own = x[rank * block:(rank + 1) * block]
+    for h, (lo, hi) in enumerate(parts):
+        fl.wait(current, LANDED + h)
+        gemm(own[lo:hi], w, slot(rank, lo, hi), out=result[lo:hi], out_dtype=acc)
+    fl.mine[LANDED:LANDED + len(parts)].zero_()  # (after the GEMMs that waited on them)
+    fl.release(current, side, 2, pushed)
+    return result
