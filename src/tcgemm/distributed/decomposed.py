@@ -169,7 +169,7 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x_shard, "all_gather_gemm", world)
     if transport != "nccl" and world > 1:
         with reserve_sms(reserve):
-            return pushes.all_gather_gemm(x_shard, w, out, group, gemm)
+            return pushes.all_gather_gemm(x_shard, w, out, group, gemm, world, rank)
     current = x_shard.contiguous()
     buffers = [torch.empty_like(current), torch.empty_like(current)] if world > 1 else []
     for step in range(world):
@@ -235,8 +235,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x, "gemm_reduce_scatter", world)
     if transport == "copy" and world > 1 and (len(parts) == 1 or world == 2):
         with reserve_sms(reserve):
-            result = (pushes.gemm_reduce_scatter(x, w, group, gemm, acc) if len(parts) == 1 else
-                      pushes.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc))
+            result = (pushes.gemm_reduce_scatter(x, w, group, gemm, acc, world, rank) if len(parts) == 1 else
+                      pushes.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc, rank))
         return result if acc == x.dtype else result.to(x.dtype)
     if transport != "nccl" and world > 1:  # store, or row parts beyond two ranks: barrier kernels
         result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts if splits > 1 else None, acc, reserve,

@@ -26,6 +26,7 @@ block's parts adds the landed part of the peer in its GEMM's epilogue (``c``, be
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -36,85 +37,105 @@ from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
 from .reduce import sum_blocks
 
 
+@dataclass
+class _Views:
+    """One call shape's flags and inbox views, made once (a call's host time before its first GEMM is time the GPU
+    idles when the call starts an idle stream; creating the views took ~10 us each)."""
+
+    fl: Flags
+    pushes: tuple[torch.Tensor | None, ...]  # [target]: this rank's slot in rank target's inbox
+    inbox: tuple[torch.Tensor | None, ...]  # [source]: rank source's slot in this rank's inbox
+    whole: torch.Tensor  # this rank's inbox, every slot
+
+
+_views: dict[tuple, _Views] = {}
+
+
+def _views_for(kind: str, group: dist.ProcessGroup | None, device: torch.device, world: int, rank: int,
+               rows: int, cols: int, dtype: torch.dtype) -> _Views:
+    """Slots of ``rows`` x ``cols`` elements of ``dtype``, one per rank, in the ``kind`` buffer's inbox."""
+    size = torch.empty((), dtype=dtype).element_size()
+    handle = buffer(kind, group, device, FLAGS_BYTES + world * rows * cols * size)
+    key = (kind, symmetric._group_name(group), device.index, rows, cols, dtype)
+    found = _views.get(key)
+    if found is None or found.fl.handle is not handle:
+        head = FLAGS_BYTES // size
+
+        def slot(owner: int, source: int) -> torch.Tensor:
+            return handle.get_buffer(owner, (rows, cols), dtype, head + source * rows * cols)
+
+        found = _views[key] = _Views(Flags(handle, rank),
+                                     tuple(slot(t, rank) if t != rank else None for t in range(world)),
+                                     tuple(slot(rank, s) if s != rank else None for s in range(world)),
+                                     handle.get_buffer(rank, (world * rows, cols), dtype, head))
+    return found
+
+
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
-                    gemm: Any) -> torch.Tensor:
-    world, rank = dist.get_world_size(group), dist.get_rank(group)
+                    gemm: Any, world: int, rank: int) -> torch.Tensor:
     m, k = x_shard.shape
     x_shard = x_shard.contiguous()
-    size = x_shard.element_size()
-    fl = Flags(buffer("copy-gather", group, x_shard.device, FLAGS_BYTES + world * m * k * size), rank)
-    head = FLAGS_BYTES // size
-
-    def slot(owner: int, source: int) -> torch.Tensor:  # rank ``source``'s shard in rank ``owner``'s inbox
-        return fl.handle.get_buffer(owner, (m, k), x_shard.dtype, head + source * m * k)
-
     current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
     written = current.record_event()  # x_shard written
     gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])  # first: the GPU computes while the host enqueues the rest
+    v = _views_for("copy-gather", group, x_shard.device, world, rank, m, k, x_shard.dtype)
     side.wait_event(written)
     with torch.cuda.stream(side):
         for step in range(1, world):  # step s brings rank r - s's shard here, and r's to r + s
             target = (rank + step) % world
-            fl.claim(side, target)
-            slot(target, rank).copy_(x_shard)
-            fl.set_at(side, target, READY + rank)
+            v.fl.claim(side, target)
+            v.pushes[target].copy_(x_shard)
+            v.fl.set_at(side, target, READY + rank)
     pushed = side.record_event()
     for step in range(1, world):
         source = (rank - step) % world
-        fl.wait(current, READY + source)
-        gemm(slot(rank, source), w, out=out[source * m:(source + 1) * m])
-    fl.mine[READY:READY + MAX_WORLD].zero_()  # (after the GEMMs that waited on them)
-    fl.release(current, side, world, pushed)
+        v.fl.wait(current, READY + source)
+        gemm(v.inbox[source], w, out=out[source * m:(source + 1) * m])
+    v.fl.mine[READY:READY + MAX_WORLD].zero_()  # (after the GEMMs that waited on them)
+    v.fl.release(current, side, world, pushed)
     return out
 
 
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
-                        acc: torch.dtype) -> torch.Tensor:
-    world, rank = dist.get_world_size(group), dist.get_rank(group)
+                        acc: torch.dtype, world: int, rank: int) -> torch.Tensor:
     block, n = x.shape[0] // world, w.shape[1]
-    size = torch.empty((), dtype=acc).element_size()
-    fl = Flags(buffer("copy-scatter", group, x.device, FLAGS_BYTES + world * block * n * size), rank)
-    head = FLAGS_BYTES // size
     current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
-    partials = torch.empty((max(world - 1, 1), block, n), dtype=acc, device=x.device)
+    partials = torch.empty((world - 1, block, n), dtype=acc, device=x.device)
+    first = (rank + 1) % world  # the peers' blocks, block r + 1 first: launched before anything else
+    gemm(x[first * block:(first + 1) * block], w, out=partials[0], out_dtype=acc)
+    v = _views_for("copy-scatter", group, x.device, world, rank, block, n, acc)
     result = torch.empty((block, n), dtype=acc, device=x.device)
-    for step in range(1, world):  # the peers' blocks, block r + 1 first
+    for step in range(1, world):
         owner = (rank + step) % world
-        gemm(x[owner * block:(owner + 1) * block], w, out=partials[step - 1], out_dtype=acc)
+        if step > 1:
+            gemm(x[owner * block:(owner + 1) * block], w, out=partials[step - 1], out_dtype=acc)
         side.wait_event(current.record_event())
         with torch.cuda.stream(side):
-            fl.claim(side, owner)
-            fl.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(partials[step - 1])
-            fl.set_at(side, owner, LANDED + rank)
+            v.fl.claim(side, owner)
+            v.pushes[owner].copy_(partials[step - 1])
+            v.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
     own = torch.empty((block, n), dtype=acc, device=x.device)
     gemm(x[rank * block:(rank + 1) * block], w, out=own, out_dtype=acc)
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
-    sum_blocks(own, fl.handle.get_buffer(rank, (world * block, n), acc, head), block * n, world, rank, result,
-               device, landed=fl.address(LANDED))  # (it waits for the landed flags itself)
-    fl.mine[LANDED:LANDED + MAX_WORLD].zero_()
-    fl.release(current, side, world, pushed)
+    sum_blocks(own, v.whole, block * n, world, rank, result, device,
+               landed=v.fl.address(LANDED))  # (it waits for the landed flags itself)
+    v.fl.mine[LANDED:LANDED + MAX_WORLD].zero_()
+    v.fl.release(current, side, world, pushed)
     return result
 
 
 def gemm_reduce_scatter_parts(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
-                              parts: list[tuple[int, int]], acc: torch.dtype) -> torch.Tensor:
+                              parts: list[tuple[int, int]], acc: torch.dtype, rank: int) -> torch.Tensor:
     """Two ranks, ``splits`` > 1: the peer block's row parts first, each pushed into the peer's inbox as soon as its
     GEMM ends, then the own block's parts, each GEMM adding the landed part in its epilogue (the own partial sum in
     fp32 plus the peer's, rounded once). Part h's push runs under the GEMM of part h + 1, so the own parts' GEMMs
     find their C landed. Measured slower than the pass in CUDA graphs (docs/tensor-parallel.md): C in the epilogue
     costs more than the pass it saves."""
-    rank = dist.get_rank(group)
     peer, block, n = 1 - rank, x.shape[0] // 2, w.shape[1]
     if len(parts) > MAX_WORLD:
         raise ValueError(f"gemm_reduce_scatter: at most {MAX_WORLD} row parts per block on two ranks; got {len(parts)}")
-    size = torch.empty((), dtype=acc).element_size()
-    fl = Flags(buffer("copy-parts", group, x.device, FLAGS_BYTES + block * n * size), rank)
-    head = FLAGS_BYTES // size
-
-    def slot(owner: int, lo: int, hi: int) -> torch.Tensor:
-        return fl.handle.get_buffer(owner, (hi - lo, n), acc, head + lo * n)
-
+    v = _views_for("copy-parts", group, x.device, 2, rank, block, n, acc)
     current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
     partial = torch.empty((block, n), dtype=acc, device=x.device)
     result = torch.empty((block, n), dtype=acc, device=x.device)
@@ -123,14 +144,14 @@ def gemm_reduce_scatter_parts(x: torch.Tensor, w: torch.Tensor, group: dist.Proc
         side.wait_event(current.record_event())
         with torch.cuda.stream(side):
             if h == 0:
-                fl.claim(side, peer)
-            slot(peer, lo, hi).copy_(partial[lo:hi])
-            fl.set_at(side, peer, LANDED + h)
+                v.fl.claim(side, peer)
+            v.pushes[peer][lo:hi].copy_(partial[lo:hi])
+            v.fl.set_at(side, peer, LANDED + h)
     pushed = side.record_event()
     own = x[rank * block:(rank + 1) * block]
     for h, (lo, hi) in enumerate(parts):
-        fl.wait(current, LANDED + h)
-        gemm(own[lo:hi], w, slot(rank, lo, hi), out=result[lo:hi], out_dtype=acc)
-    fl.mine[LANDED:LANDED + len(parts)].zero_()  # (after the GEMMs that waited on them)
-    fl.release(current, side, 2, pushed)
+        v.fl.wait(current, LANDED + h)
+        gemm(own[lo:hi], w, v.inbox[peer][lo:hi], out=result[lo:hi], out_dtype=acc)
+    v.fl.mine[LANDED:LANDED + len(parts)].zero_()  # (after the GEMMs that waited on them)
+    v.fl.release(current, side, 2, pushed)
     return result

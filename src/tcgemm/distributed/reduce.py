@@ -35,9 +35,15 @@ def sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, ra
         t.data_ptr() % 16 == 0 for t in (own, inbox, out))
     work = count // vec if vectors else count
     kernel = _sum_kernel(own.dtype, device)
-    cc = jit._cuda_core()
-    sms = torch.cuda.get_device_properties(device).multi_processor_count
-    config = cc.LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1), block=(_SUM_THREADS, 1, 1))
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
-    cc.launch(stream, config, kernel, own.data_ptr(), inbox.data_ptr(), np.int64(slot), np.int32(world),
-              np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors), landed)
+    jit._cuda_core().launch(stream, _config(work, device), kernel, own.data_ptr(), inbox.data_ptr(), np.int64(slot),
+                            np.int32(world), np.int32(rank), out.data_ptr(), np.int64(count), np.int32(vectors),
+                            landed)
+
+
+@lru_cache(maxsize=64)
+def _config(work: int, device: int) -> Any:
+    """The launch of ``work`` items (vectors or elements): up to 8 blocks an SM, each striding over the rest."""
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    return jit._cuda_core().LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1),
+                                         block=(_SUM_THREADS, 1, 1))
