@@ -1503,6 +1503,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x128k2", ("fp8e4m3", "fp8e5m2"), speed=0.33, long_k=8192, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            # Four k ranges: 64 x 64 tiles at 64-128 rows and narrow N (DeepSeek-V3's 2112 x 7168: 33 tiles) fill the
+            # SMs; measured against DeepGEMM (benchmarks/probes/deepgemm_vs_tcgemm.py). Named only.
+            _cfg("64x64x128k4", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
+                 STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
+                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # 64 x 32, named only: at 16 x 4096 x 4096 its 128 tiles ran no faster than 64 x 64's 64 (0.84x against
             # 0.87x _scaled_mm in CUDA graphs), 64 x 4096 x 4096 1.13-1.14x against 1.09x, 16 x 14336 x 4096 0.67x
             # against 0.89x (2026-11-26-h100-explore-fp8-64x32-10058c7.txt): not the few-row fix (a decode kernel is).
