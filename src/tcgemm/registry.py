@@ -1503,10 +1503,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x128k2", ("fp8e4m3", "fp8e5m2"), speed=0.33, long_k=8192, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
                  STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            # Four k ranges: 64 x 64 tiles at 64-128 rows and narrow N (DeepSeek-V3's 2112 x 7168: 33 tiles) fill the
-            # SMs; measured against DeepGEMM (benchmarks/probes/deepgemm_vs_tcgemm.py). Named only.
-            _cfg("64x64x128k4", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128,
-                 STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
+            # Four k ranges where 64 x 64 tiles fill a quarter of the SMs or less (M <= 64, N <= 2560: DeepSeek-V3's
+            # 2112 x 7168 makes 33 tiles). At 64 x 2112 x 7168, CUDA graphs: block-wise 0.985x DeepGEMM against 0.61x
+            # unsplit (two k ranges 0.91x), per tensor 0.95x _scaled_mm against 0.77x, row-wise 1.99x against 1.63x;
+            # at 128 rows (66 tiles) and at N = 4096 slower than two ranges or none
+            # (2026-11-27-h100-deepgemm-vs-tcgemm-k-4c95b10.json, ...-explore-fp8-k4-4c95b10.json).
+            _cfg("64x64x128k4", ("fp8e4m3", "fp8e5m2"), long_k=4096, max_m=64, max_n=2560, BLOCK_M=64, BLOCK_N=64,
+                 BLOCK_K=128, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # 64 x 32, named only: at 16 x 4096 x 4096 its 128 tiles ran no faster than 64 x 64's 64 (0.84x against
             # 0.87x _scaled_mm in CUDA graphs), 64 x 4096 x 4096 1.13-1.14x against 1.09x, 16 x 14336 x 4096 0.67x
