@@ -13,8 +13,8 @@ CUDA tensors of an NCCL group move through PyTorch symmetric memory, pushed by t
 GEMMs run, the ranks ordered by flags that the GPUs' front ends write and poll, so every GEMM keeps every SM
 (:mod:`tcgemm.distributed.pushes`, :mod:`tcgemm.distributed.flags`). ``transport="nccl"`` (and any other group,
 gloo with CPU tensors: CI tests the chunking and ordering that way, tests/cpu/test_distributed_gloo.py) passes chunks
-around a ring of point-to-point transfers (:mod:`tcgemm.distributed.decomposed`). Both launch one GEMM per chunk; measurements
-and the scaling model: docs/tensor-parallel.md.
+around a ring of point-to-point transfers (:mod:`tcgemm.distributed.decomposed`). Both launch one GEMM per chunk;
+measurements and the scaling model: docs/tensor-parallel.md.
 
 :class:`ColumnParallelLinear` and :class:`RowParallelLinear` (sequence parallel, with autograd) run their
 forward and backward on these two schedules (:mod:`tcgemm.distributed.modules`).
