@@ -1511,6 +1511,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x128k4", ("fp8e4m3", "fp8e5m2"), long_k=4096, max_m=64, max_n=2560, BLOCK_M=64, BLOCK_N=64,
                  BLOCK_K=128, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            # The same two k ranges as 64x64x128k2 (the same build), with the bounds where they measured ahead at
+            # 65-128 rows and narrow N below K = 8192: 128 x 2112 x 7168 (66 tiles of 64 x 64) block-wise 0.98x
+            # DeepGEMM against 0.67x unsplit (four ranges 0.73x), per tensor 0.95x _scaled_mm against 0.81x, row-wise
+            # 1.90x against 1.64x (...-deepgemm-vs-tcgemm-k-4c95b10.json, ...-explore-fp8-k4-4c95b10.json).
+            # ("n": narrow N.)
+            _cfg("64x64x128k2n", ("fp8e4m3", "fp8e5m2"), long_k=4096, min_m=65, max_m=128, max_n=2560, BLOCK_M=64,
+                 BLOCK_N=64, BLOCK_K=128, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
+                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # 64 x 32, named only: at 16 x 4096 x 4096 its 128 tiles ran no faster than 64 x 64's 64 (0.84x against
             # 0.87x _scaled_mm in CUDA graphs), 64 x 4096 x 4096 1.13-1.14x against 1.09x, 16 x 14336 x 4096 0.67x
             # against 0.89x (2026-11-26-h100-explore-fp8-64x32-10058c7.txt): not the few-row fix (a decode kernel is).

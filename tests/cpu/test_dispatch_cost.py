@@ -73,11 +73,12 @@ def test_configs_without_the_register_epilogue_need_a_tma_writable_d():
 
 @pytest.mark.parametrize(("m", "n", "k", "block", "name"),
                          [(64, 2112, 7168, True, "64x64x128k4"), (64, 2112, 7168, False, "64x64x128k4"),
-                          (128, 2112, 7168, True, "64x64x128"), (64, 4096, 7168, True, "64x64x128"),
+                          (128, 2112, 7168, True, "64x64x128k2n"), (128, 2112, 7168, False, "64x64x128k2n"),
+                          (128, 4096, 7168, True, "64x64x128"), (64, 4096, 7168, True, "64x64x128"),
                           (64, 2112, 2048, False, "64x64x128")])
 def test_fp8_four_k_ranges_for_narrow_n(m, n, k, block, name):
     """fp8 at <= 64 rows, N <= 2560, K >= 4096 (a quarter of the SMs' worth of 64 x 64 tiles or less): four k
-    ranges, block-wise scales too; more rows, wider N or short K keep whole tiles."""
+    ranges, block-wise scales too; at 65-128 rows two; wider N or short K keep whole tiles."""
     problem = dataclasses.replace(_problem(m, n, k, precision="fp8e4m3", layouts="rc"), block_scales=block)
     assert dispatch.pick_config(registry.get("wgmma_tma_store_kmajor"), problem, 132).name == name
 
