@@ -101,9 +101,10 @@ class TileConfig:
         return next((p for p in fits if cols // p <= 64), fits[0] if fits else 0)
 
     def serves_block_scales(self) -> bool:
-        """Whether a fp8 config can take block-wise scales (kernels/include/block_scales.cuh): m64 consumers of one
-        tile, D not transposed, tiles within one 128-column block of B's scales (BLOCK_N divides 128)."""
-        return (self.get("WG_M", 64) == 64 and not self.get("PINGPONG") and not self.get("D_TRANSPOSED")
+        """Whether a fp8 config can take block-wise scales (kernels/include/block_scales.cuh): cooperative consumers
+        promoting every k-tile (WG_M = 128 only so), D not transposed, tiles within one 128-column block of B's scales
+        (BLOCK_N divides 128)."""
+        return (not self.get("PINGPONG") and not self.get("D_TRANSPOSED")
                 and not self.get("STREAM_K") and SCALE_BLOCK % self["BLOCK_N"] == 0)
 
     @property
@@ -1444,6 +1445,19 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x192x128", ("fp8e4m3", "fp8e5m2"), speed=1.02, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
+            # 256 x 128 with two m64 blocks a consumer (WG_M = 128), promoted every k-tile, the blocks taking turns on
+            # one partial-sum array (128 accumulators + 64 partial sums a thread; 04_tma_store_epilogue.cu,
+            # PROMOTE_EACH): DeepGEMM's tile for its dense shapes at 4096 tokens (256 x 128, A multicast to a pair
+            # along N). Per multiply-add it loads 3/4 of 128 x 128's bytes into shared memory, and its error is
+            # _scaled_mm's (p1). "n": the pair along N shares A (each loads 128 of the 256 rows); "m": along M
+            # sharing B. Named only until measured.
+            _cfg("256x128x128n", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=256, BLOCK_N=128, BLOCK_K=128,
+                 STAGES=4, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=128, B_BOX_N=128, WG_M=128,
+                 EPI_PARTS=4, D_BOX_BYTES=64, PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
+            _cfg("256x128x128m", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=256, BLOCK_N=128, BLOCK_K=128,
+                 STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=4, D_BOX_BYTES=64, PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
             # torch._scaled_mm's; every 4 k-tiles (default) 1.695e-3 (+1.8%); every 8 1.747e-3 (+5%),

@@ -330,26 +330,32 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
                     }
                 } else if constexpr (PROMOTE_EACH) {
-                    // Every k-tile: wait for it at once, release its slot, add its partial sums.
+                    // Every k-tile: wait for it at once, release its slot, add its partial sums. With WG_M = 128
+                    // the consumer's two m64 blocks take turns on `part` (one array of partial sums, as DeepGEMM's
+                    // 256-row tiles do): block 0's wgmmas, wait, add; then block 1's; the slot goes back after
+                    // the last. While one consumer waits and adds, the other's wgmmas keep the tensor cores busy.
                     BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, before the fence)
                     if constexpr (kBlockScales)
                         f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
-                    wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
-                    mma_ktile(part, a_base, b_base, 0);
-                    wgmma_commit();
-                    in_wgmma_shadow(u, kt, kt_first);
-                    if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
-                        if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
-                            stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
-                                             scale_a, scale_b, 1 + cw);
-                    }
-                    wgmma_wait<0>();
-                    if constexpr (kBlockScales) {
-                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                        promote_block_scaled(acc, part, f);
-                    } else {
-                        if (releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
-                        promote(acc, part);
+#pragma unroll
+                    for (int a = 0; a < M_ATOMS; ++a) {
+                        wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
+                        mma_ktile_atom(part, a_base + a * A_CHUNK, b_base, 0);
+                        wgmma_commit();
+                        if (a == 0) {
+                            in_wgmma_shadow(u, kt, kt_first);
+                            if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
+                                if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
+                                    stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0,
+                                                     g.M, g.N, scale_a, scale_b, 1 + cw);
+                            }
+                        }
+                        wgmma_wait<0>();
+                        if (a == M_ATOMS - 1 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * s, target));
+                        if constexpr (kBlockScales)
+                            promote_block_scaled(acc, part, f, a);
+                        else
+                            promote(acc, part, a);
                     }
                 } else if constexpr (kARegs) {
                     // A's fragments through registers, the k-tile in two halves from two register sets

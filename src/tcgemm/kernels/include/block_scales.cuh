@@ -47,12 +47,12 @@ constexpr bool kBlockScales = BLOCK_SCALES != 0;
 constexpr int SCALE_BLOCK = 128;  // k (and n) per scale: DeepSeek-V3's blocks
 constexpr int A_SCALE_BYTES = (BLOCK_M + 4) * 4;  // a tile's scale_a values from its first row rounded down to 4
 constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES + 16 : 0;  // bytes per ring slot: then a quad of scale_b
-static_assert(!kBlockScales || (PROMOTE_EACH && BLOCK_K * ELEM_BYTES == SCALE_BLOCK && M_ATOMS == 1 && !kPingpong &&
+static_assert(!kBlockScales || (PROMOTE_EACH && BLOCK_K * ELEM_BYTES == SCALE_BLOCK && !kPingpong &&
                                 !kWaveSnake &&
                                 !kDTransposed && !GATED && !ROW_SCALES && SCALE_BLOCK % BLOCK_N == 0 &&
                                 BLOCK_M % 32 == 0),
-              "block-wise scales: fp8 promoted every k-tile (128 deep, in order), m64 consumers, D not transposed, tiles "
-              "within one 128-column block (BLOCK_N divides 128)");
+              "block-wise scales: fp8 promoted every k-tile (128 deep, in order), cooperative consumers, D not "
+              "transposed, tiles within one 128-column block (BLOCK_N divides 128)");
 
 __device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
@@ -78,29 +78,34 @@ __device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, 
     bulk_copy_to_shared(slot + A_SCALE_BYTES, sb, 16, full);
 }
 
-// The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of the consumer's (wgmma layout:
-// hopper_epilogue.cuh, scale_rows_cols) times the tile's scale_b. `shift`: the tile's first loaded row modulo 4
-// (the copy started below it).
+// The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of each m64 block of the consumer's
+// (wgmma layout: hopper_epilogue.cuh, scale_rows_cols) times the tile's scale_b. `shift`: the tile's first loaded
+// row modulo 4 (the copy started below it).
 struct BlockScaleFactors {
-    float f[2];
+    float f[2 * M_ATOMS];  // block a: f[2 a] (row r0 + 64 a), f[2 a + 1] (row r0 + 64 a + 8)
 };
 __device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, int cw, int warp, int lane, int shift,
                                                                int kt) {
     const int r0 = shift + consumer_row0(cw) + 16 * warp + lane / 4;
-    float a0, a1, b;
-    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a0) : "r"(slot + 4 * r0));
-    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(a1) : "r"(slot + 4 * (r0 + 8)));
+    float b;
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b) : "r"(slot + A_SCALE_BYTES + 4 * (kt & 3)));
-    return {{a0 * b, a1 * b}};
+    BlockScaleFactors f;
+#pragma unroll
+    for (int i = 0; i < 2 * M_ATOMS; ++i) {
+        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(f.f[i]) : "r"(slot + 4 * (r0 + 64 * (i / 2) + 8 * (i % 2))));
+        f.f[i] *= b;
+    }
+    return f;
 }
 
-// acc += part * factor of the value's row.
+// acc (m64 block a of it) += part * factor of the value's row.
 template <int NACC>
 __device__ __forceinline__ void promote_block_scaled(acc_t (&acc)[NACC], acc_t (&part)[ATOM_ACC],
-                                                     const BlockScaleFactors& s) {
+                                                     const BlockScaleFactors& s, int a = 0) {
     wgmma_fence_accumulators(part);
 #pragma unroll
-    for (int i = 0; i < ATOM_ACC; ++i) acc[i] = fmaf(part[i], s.f[(i >> 1) & 1], acc[i]);  // (row r0 + 8: i % 4 >= 2)
+    for (int i = 0; i < ATOM_ACC; ++i)  // (row r0 + 8: i % 4 >= 2)
+        acc[a * ATOM_ACC + i] = fmaf(part[i], s.f[2 * a + ((i >> 1) & 1)], acc[a * ATOM_ACC + i]);
 }
 
 static_assert(SCALE_SLOT % 16 == 0, "bulk copies land at 16-byte aligned addresses");

@@ -244,7 +244,8 @@ static_assert(!kPingpong || (WG_M == BLOCK_M && SPLIT_K == 1 && !TAIL_SPLIT && !
                              !D_TRANSPOSED),
               "PINGPONG: each consumer a whole tile (WG_M = BLOCK_M); no split-K, tail split, EPI_OVERLAP, promotion, "
               "A_REGS or D^T");
-static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !PROMOTE), "WG_M = 128: 16-bit, tf32, int8; no split-K");
+static_assert(M_ATOMS == 1 || (M_ATOMS == 2 && SPLIT_K == 1 && !TAIL_SPLIT && (!PROMOTE || PROMOTE_EACH)),
+              "WG_M = 128: no split-K or tail split; promoted sums (fp8) every k-tile, one m64 block at a time");
 static_assert(BLOCK_N % MN_BOX == 0 || (B_K_MAJOR && BLOCK_N % 8 == 0), "wgmma N (and whole MN-major boxes)");
 static_assert(BLOCK_N <= 256 && (!PROMOTE || BLOCK_N <= 192), "wgmma N; fp8: two accumulator arrays");
 static_assert(CLUSTER_M >= 1 && CLUSTER_M <= 32 && (B_PART % (B_K_MAJOR ? 8 : MN_BOX) == 0 || MN_K_SPLIT<B_PART>),

@@ -91,7 +91,7 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
     if constexpr (PROMOTE_EACH) {
         if (scale != 1.0f) {
 #pragma unroll
-            for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] *= scale;
+            for (int i = 0; i < NACC; ++i) acc[i] *= scale;
         }
     }
     gz.D += c.z * gz.batch_d;

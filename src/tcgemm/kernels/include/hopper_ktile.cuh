@@ -41,17 +41,17 @@ __device__ __forceinline__ Acc (&atom(Acc (&d)[NACC], int a))[ATOM_ACC] {
 
 // The wgmmas of one k-tile (128 bytes of k: 4 k steps, M_ATOMS each) for a consumer warpgroup
 // whose A rows start at a_base (64-row blocks 8 KB apart in both A layouts); scale_first = 0
-// overwrites d instead of adding.
-template <typename Acc, int NACC>
+// overwrites d instead of adding.  ATOMS = 1 (mma_ktile_atom): one m64 block's, its rows at a_base.
+template <int ATOMS = M_ATOMS, typename Acc, int NACC>
 __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsigned b_base, int scale_first) {
-    static_assert(NACC == M_ATOMS * ATOM_ACC, "one accumulator array per m64 block");
+    static_assert(NACC == ATOMS * ATOM_ACC, "one accumulator array per m64 block");
     const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base);  // descriptors in 16-byte units: adds only
 #pragma unroll
     for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
         const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
                                                 : wgmma_desc_mn_major_units(b16 + kk * MN_STEP_BYTES / 16, B_CHUNK);
 #pragma unroll
-        for (int a = 0; a < M_ATOMS; ++a) {
+        for (int a = 0; a < ATOMS; ++a) {
             const unsigned a_atom = a16 + a * A_CHUNK / 16;
             const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major_units(a_atom + kk * K_STEP_BYTES / 16)
                                                     : wgmma_desc_mn_major_units(a_atom + kk * MN_STEP_BYTES / 16, A_CHUNK);
@@ -125,10 +125,15 @@ __device__ __forceinline__ void mma_ktile_half(Acc (&d)[NACC], unsigned a_base, 
     }
 }
 
-// PROMOTE: retired partial sums `part` added to the total.
+template <typename Acc>
+__device__ __forceinline__ void mma_ktile_atom(Acc (&d)[ATOM_ACC], unsigned a_base, unsigned b_base, int scale_first) {
+    mma_ktile<1>(d, a_base, b_base, scale_first);
+}
+
+// PROMOTE: retired partial sums `part` added to the total (with WG_M = 128: to m64 block `a`'s part of it).
 template <typename Acc, int NACC>
-__device__ __forceinline__ void promote(Acc (&acc)[NACC], Acc (&part)[ATOM_ACC]) {
+__device__ __forceinline__ void promote(Acc (&acc)[NACC], Acc (&part)[ATOM_ACC], int a = 0) {
     wgmma_fence_accumulators(part);
 #pragma unroll
-    for (int i = 0; i < BLOCK_N / 2; ++i) acc[i] += part[i];
+    for (int i = 0; i < ATOM_ACC; ++i) acc[a * ATOM_ACC + i] += part[i];
 }
