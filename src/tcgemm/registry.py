@@ -1456,7 +1456,8 @@ LADDER: tuple[KernelSpec, ...] = (
                  EPI_PARTS=4, D_BOX_BYTES=64, PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
             _cfg("256x128x128m", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=256, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=4, D_BOX_BYTES=64, PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
+                 STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=4, D_BOX_BYTES=64,
+                 PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to
