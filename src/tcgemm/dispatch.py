@@ -172,12 +172,13 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
     left out below; one with ``max_k`` is left out where K > max_k (a loss it does not see), one with ``max_m``
     where M > max_m, one with ``min_m`` where M < min_m, one with ``min_n`` where N < min_n, one with ``max_n``
-    where N > max_n; ``named_only`` configs are never taken. Below CLUSTER_ALONG_M_MIN_ROWS rows at short K,
+    where N > max_n, one with ``block_only`` unless the scales are block-wise; ``named_only`` configs are never
+    taken. Below CLUSTER_ALONG_M_MIN_ROWS rows at short K,
     clusters stacked along M are left out."""
     configs = [c for c in spec.configs_for(problem.precision)
                if config_refuses(c, problem, spec) is None and problem.k >= c.long_k and not 0 < c.max_k < problem.k
                and not 0 < c.max_m < problem.m and problem.m >= c.min_m and problem.n >= c.min_n
-               and not 0 < c.max_n < problem.n
+               and not 0 < c.max_n < problem.n and (problem.block_scales or not c.block_only)
                and (c.name in among if among else not c.named_only)]
     if not among and problem.m < CLUSTER_ALONG_M_MIN_ROWS and problem.k < CLUSTER_ALONG_M_SHORT_K:
         configs = [c for c in configs if cluster_blocks(c)[0] == 1] or configs

@@ -71,6 +71,9 @@ class TileConfig:
     min_n: int = 0
     # ... and where N > max_n (0: no bound): a tile measured ahead only while its token tiles fill one round.
     max_n: int = 0
+    # The estimate takes this config for fp8 with block-wise scales only (it serves the other scale modes where
+    # named): a tile measured ahead there and behind with per-tensor or row-wise scales.
+    block_only: bool = False
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -159,10 +162,10 @@ class TileConfig:
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
          grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, min_n: int = 0,
-         max_n: int = 0, **params: int) -> TileConfig:
+         max_n: int = 0, block_only: bool = False, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
                       named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl, min_n=min_n,
-                      max_n=max_n)
+                      max_n=max_n, block_only=block_only)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1447,17 +1450,24 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
             # 256 x 128 with two m64 blocks a consumer (WG_M = 128), promoted every k-tile, the blocks taking turns on
             # one partial-sum array (128 accumulators + 64 partial sums a thread; 04_tma_store_epilogue.cu,
-            # PROMOTE_EACH): DeepGEMM's tile for its dense shapes at 4096 tokens (256 x 128, A multicast to a pair
-            # along N). Per multiply-add it loads 3/4 of 128 x 128's bytes into shared memory, and its error is
-            # _scaled_mm's (p1). "n": the pair along N shares A (each loads 128 of the 256 rows); "m": along M
-            # sharing B. Named only until measured.
+            # PROMOTE_EACH): DeepGEMM's tile for its dense shapes at 4096 tokens (256 x 128, its pair of CTAs sharing
+            # one operand). Per multiply-add it loads 3/4 of 128 x 128's bytes into shared memory; its error is
+            # _scaled_mm's (p1). "m": the pair along M sharing B; "n": along N sharing A (each loads 128 of the 256
+            # rows). Block-wise scales against DeepGEMM in the same process, CUDA graphs, at 4096 tokens
+            # (2026-11-27-h100-deepgemm-vs-tcgemm-w256-188e94c.json; auto then ran 128 x 128): x 7168 x 16384 m 0.98x,
+            # n 0.95x against 0.88x; x 4096 x 7168 0.90x / 0.95x against 0.88x; x 7168 x 2048 0.95x / 0.90x against
+            # 0.92x; behind at K = 512 and 1536 (0.81-0.88x against 0.87-0.98x) and at N = 2112 (17 tile columns:
+            # 0.81-0.84x against 0.97x, which the estimate sees). With per-tensor or row-wise scales (every k-tile,
+            # where 128 x 128 and 128 x 192 promote every 4) 2-13% behind those at 4096^3, 8192^3, 4096 x 14336 x 4096
+            # and 4096 x 4096 x 14336 (...-explore-fp8-w256-188e94c.json): auto takes "m" for block-wise scales only,
+            # from K = 2048 (long_k), at speed 1.1 (its measured gain at 4096 x 7168 x 16384).
+            _cfg("256x128x128m", ("fp8e4m3", "fp8e5m2"), speed=1.1, long_k=2048, block_only=True, BLOCK_M=256,
+                 BLOCK_N=128, BLOCK_K=128, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=4,
+                 D_BOX_BYTES=64, PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
+                 SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
             _cfg("256x128x128n", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=256, BLOCK_N=128, BLOCK_K=128,
                  STAGES=4, THREADS=384, CLUSTER_M=2, CLUSTER_ALONG_N=1, A_BOX_M=128, B_BOX_N=128, WG_M=128,
                  EPI_PARTS=4, D_BOX_BYTES=64, PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
-                 SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
-            _cfg("256x128x128m", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=256, BLOCK_N=128, BLOCK_K=128,
-                 STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, EPI_PARTS=4, D_BOX_BYTES=64,
-                 PROMOTE_EVERY=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(4, 256, 128) + _epilogue_smem(256, 128) // 4),
             # Error of the promotion interval (relative Frobenius error against float64, bf16 D, same
             # data, 2026-11-23-h100-explore-fp8-promote-long.json): p1 1.666e-3, identical to

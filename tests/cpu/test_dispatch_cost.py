@@ -294,3 +294,15 @@ def test_decode_weights_of_8_to_14_mi_elements_take_the_16_token_ring(m, n, k, c
     (4608 x 3584, 4096^2) nor where not measured (GPT-2's fc2, K = 1024)."""
     spec, cfg = dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)
     assert (spec.name, cfg.name) == ("swap_ab_stream_k", config)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "block", "name"),
+                         [(4096, 7168, 16384, True, "256x128x128m"), (4096, 7168, 16384, False, "128x128x128t"),
+                          (4096, 4096, 7168, True, "256x128x128m"), (4096, 24576, 1536, True, "128x128x128"),
+                          (4096, 2112, 7168, True, "128x128x128t")])
+def test_fp8_256_row_tiles_for_block_scales_only(m, n, k, block, name):
+    """256 x 128 fp8 tiles (two m64 blocks a consumer, promoted every k-tile) ran ahead of 128 x 128 with block-wise
+    scales from K = 2048 and behind with per-tensor and row-wise ones (registry: block_only, long_k); at N = 2112 its
+    17 tile columns make 3 rounds where 128 x 128's tail split makes 4.1, which the estimate sees."""
+    problem = dataclasses.replace(_problem(m, n, k, precision="fp8e4m3", layouts="rc"), block_scales=block)
+    assert dispatch.pick_config(registry.get("wgmma_tma_store_kmajor"), problem, 132).name == name

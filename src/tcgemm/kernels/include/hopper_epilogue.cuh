@@ -108,7 +108,8 @@ __device__ __forceinline__ void to_tile(Gemm& gz, const TileCoord& c, acc_t (&ac
 // main loop (stage_row_scales: the buffer is free then, the previous tile's TMA stores having long read it) and
 // reads them from shared memory at the epilogue (scale_rows_cols), before the store writes D over them.
 // Outside the matrix the copies fill zeros (the store clips those values anyway); a null vector is all ones (the
-// host folded a number scale into alpha).
+// host folded a number scale into alpha), stored as such, so that the epilogue reads every factor from shared memory
+// without a choice per value (with one, the compiler set up all BLOCK_N column factors at once).
 constexpr int ROW_SCALE_FLOATS = WG_M + BLOCK_N;
 // The copies go out ROW_SCALES_LEAD k-tiles before the unit's last (or at its first, if it has fewer): 4 ran ahead of
 // 1 and 8 at 4096^3 and 2048 x 6144 x 4096, 115-118 us against 117-122 and 87 against 88-90, two rounds of one
@@ -126,7 +127,10 @@ __device__ __forceinline__ void stage_row_scales(unsigned buf, int m_wg, int n0,
         const bool row = i < WG_M;
         const float* v = row ? scale_a : scale_b;
         const int at = row ? m_wg + i : n0 + i - WG_M;
-        if (v != nullptr) cp_async_4_zfill(buf + 4 * i, v + (at < (row ? M : N) ? at : 0), at < (row ? M : N) ? 4 : 0);
+        if (v != nullptr)
+            cp_async_4_zfill(buf + 4 * i, v + (at < (row ? M : N) ? at : 0), at < (row ? M : N) ? 4 : 0);
+        else
+            asm volatile("st.shared.f32 [%0], %1;" ::"r"(buf + 4 * i), "f"(1.0f) : "memory");
     }
     cp_async_commit();
 }
@@ -145,20 +149,31 @@ __device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf
                                                 const float* scale_b, int bar_id) {
     cp_async_wait<0>();
     warpgroup_bar_sync(bar_id);  // every thread's copies have landed
+    // (Columns outer: each column pair's scales are read once for all m64 blocks and die at once; with the blocks
+    // outer the compiler kept all BLOCK_N of them live across both blocks, and 256 x 128 fp8 tiles with a 32-bit D
+    // spilled.)
     const int wg_tid = threadIdx.x % 128, warp = wg_tid / 32, lane = wg_tid % 32;
+    float rs[2 * M_ATOMS];
 #pragma unroll
-    for (int a = 0; a < M_ATOMS; ++a) {
-        const int r = 64 * a + 16 * warp + lane / 4;
-        const float r0 = scale_a ? lds_f32(buf + 4 * r) : 1.0f, r1 = scale_a ? lds_f32(buf + 4 * (r + 8)) : 1.0f;
+    for (int i = 0; i < 2 * M_ATOMS; ++i) rs[i] = lds_f32(buf + 4 * (64 * (i / 2) + 16 * warp + lane / 4 + 8 * (i % 2)));
 #pragma unroll
-        for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
-            const int col = WG_M + 8 * jb + 2 * (lane % 4);
-            const float c0 = scale_b ? lds_f32(buf + 4 * col) : 1.0f, c1 = scale_b ? lds_f32(buf + 4 * (col + 1)) : 1.0f;
+    for (int jb = 0; jb < ATOM_ACC / 4; ++jb) {
+        const int col = WG_M + 8 * jb + 2 * (lane % 4);
+        const float c0 = lds_f32(buf + 4 * col), c1 = lds_f32(buf + 4 * (col + 1));
+#pragma unroll
+        for (int a = 0; a < M_ATOMS; ++a) {
             acc_t* v = &acc[a * ATOM_ACC + 4 * jb];
-            v[0] *= r0 * c0;
-            v[1] *= r0 * c1;
-            v[2] *= r1 * c0;
-            v[3] *= r1 * c1;
+            if constexpr (M_ATOMS == 1) {
+                v[0] *= rs[2 * a] * c0;
+                v[1] *= rs[2 * a] * c1;
+                v[2] *= rs[2 * a + 1] * c0;
+                v[3] *= rs[2 * a + 1] * c1;
+            } else {  // (two multiplies, no products held: with them 256 x 128 tiles with a 32-bit D spilled)
+                v[0] = v[0] * rs[2 * a] * c0;
+                v[1] = v[1] * rs[2 * a] * c1;
+                v[2] = v[2] * rs[2 * a + 1] * c0;
+                v[3] = v[3] * rs[2 * a + 1] * c1;
+            }
         }
     }
 }
