@@ -89,17 +89,19 @@ static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !
 // GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh);
 // with PEER_ROWS, workspace is the PeerRows block (peer_rows.cuh).
 // scale_a, scale_b: fp8's scales, per tensor, (ROW_SCALES) per row of A and per column of B, or (BLOCK_SCALES) per
-// 1 x 128 group of A and 128 x 128 block of B.
+// 1 x 128 group of A and 128 x 128 block of B, with tma_sa scale_a's tensor map.
 __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
                                                      const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
                                                      float* workspace = nullptr, int* counters = nullptr,
-                                                     const float* scale_a = nullptr, const float* scale_b = nullptr) {
+                                                     const float* scale_a = nullptr, const float* scale_b = nullptr,
+                                                     const TmaDesc* tma_sa = nullptr) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (D_IN_RING: DT_EXTRA), 1024-aligned
     const unsigned scale_slots = d_bufs + D_STAGING;  // BLOCK_SCALES: STAGES slots of k-tile scales
-    const unsigned full = scale_slots + STAGES * SCALE_SLOT;  // STAGES mbarriers
+    const unsigned sb_ring = scale_slots + STAGES * SCALE_SLOT;  // BLOCK_SCALES: scale_b's ring (SB_RING entries)
+    const unsigned full = sb_ring + SB_RING_BYTES;                // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
@@ -150,6 +152,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         if (kGpcOrder && rank == 0) gpc_position_into(counters, position_word);
         tma_prefetch_desc(tma_a);
         tma_prefetch_desc(tma_b);
+        if constexpr (kBlockScales) tma_prefetch_desc(tma_sa);
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
@@ -178,6 +181,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
+            ScaleBRing sb;           // BLOCK_SCALES: scale_b's copies (block_scales.cuh)
             unsigned landed = 0;     // PEER_ROWS = 1: ranks whose rows this producer has seen land
             for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
                 const TileCoord c = coord(u, rank);
@@ -196,11 +200,13 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
+                    const bool sb_event = kBlockScales && scale_b_event(kt, kt0);
                     load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(g.M, m_load) : 0);
+                              m_a, n_load, za, zb, rank,
+                              kBlockScales ? BLOCK_SCALE_BYTES + (sb_event ? scale_b_bytes(kt, g.K) : 0u) : 0u);
                     if constexpr (kBlockScales)  // (block_scales.cuh)
-                        load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt,
-                                          m_load, n_load, c.z);
+                        load_block_scales(scale_slots + s * SCALE_SLOT, sb_ring + sb.at(kt, kt0) * SB_CHUNK * 4, sb_event,
+                                          full + 8 * s, tma_sa, scale_b, g.N, g.K, kt, m_load, n_load, c.z);
                     // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
                     if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
                     if (++s == STAGES) {
@@ -261,6 +267,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
         int turn = 0;  // PINGPONG: units of this CTA's walk so far; consumer cw takes those with turn % 2 == cw
+        ScaleBRing sb;  // BLOCK_SCALES: scale_b's copies, counted as the producer counts them (block_scales.cuh)
         // PEER_ROWS = 2: the row block of this warpgroup's last stored tile, counted once its stores are done
         // (peer_rows.cuh), -1 none; D through TMA stores only (one thread issues them: it counts).
         int pending_block = -1;
@@ -336,7 +343,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     // the last. While one consumer waits and adds, the other's wgmmas keep the tensor cores busy.
                     BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, before the fence)
                     if constexpr (kBlockScales)
-                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
+                        f = read_block_scales(scale_slots + s * SCALE_SLOT, sb_ring + sb.at(kt, kt0) * SB_CHUNK * 4, cw,
+                                              warp, lane, kt);
 #pragma unroll
                     for (int a = 0; a < M_ATOMS; ++a) {
                         wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)
