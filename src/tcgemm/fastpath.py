@@ -144,9 +144,6 @@ class Prepared:
         self._maps_a: dict[int, tuple[int, Any]] = {}
         self._maps_b: dict[int, tuple[int, Any]] = {}
         self._maps_d: dict[int, tuple[int, Any]] = {}
-        self._maps_sa: dict[int, tuple[int, Any]] = {}  # block-wise scale_a's (kernels/include/block_scales.cuh)
-        self._sa_geo = (("FLOAT32", *tma.scale_a_geometry(problem, cfg), False)
-                        if spec.tma and problem.block_scales else None)
         # Stages nothing and writes a new row-major output as it is: new_output() may serve the call.
         self.direct = (staged == (None, None) and padded_ld is None and not problem.swapped)
 
@@ -186,7 +183,7 @@ class Prepared:
         # is retired, never freed, so the addresses stay valid (and its counters zero) for this launch's size.
         self._scratch: dict[int, tuple[int, int, bool]] = {}
         self._values = values  # keeps them alive
-        self._n_maps = ((3 if spec.tma_store else 2) + (self._sa_geo is not None)) if spec.tma else 0
+        self._n_maps = (3 if spec.tma_store else 2) if spec.tma else 0
         self._params = (ctypes.c_void_p * (self._n_maps + len(values)))()
         for i, v in enumerate(values):
             self._params[self._n_maps + i] = ctypes.addressof(v)
@@ -287,8 +284,6 @@ class Prepared:
             self._d.value = d_ptr
             if scales is not None:
                 self._scale_a.value, self._scale_b.value = scales
-                if self._sa_geo is not None:
-                    self._params[3] = self._encoded(self._maps_sa, scales[0], self._sa_geo)[0]
             if scratch:
                 self._ws.value = ws_ptr
                 self._counters.value = counters_ptr

@@ -669,10 +669,6 @@ def run(p: LaunchPlan, problem: GemmProblem, a: torch.Tensor, b: torch.Tensor,
                 raise ValueError(f"config {p.config.name!r} of {p.spec.name} writes D through TMA stores only "
                                  "and cannot write this D (not 16-byte aligned); use kernel='auto'")
             maps = (*maps, d_map if d_map is not None else maps[0])  # a placeholder when the flag says 0
-            if problem.block_scales:  # (scale_a's map: kernels/include/block_scales.cuh)
-                if scales[0] is None:
-                    raise ValueError("block-wise fp8 scales: scale_a is a tensor of per-group scales")
-                maps = (*maps, tma.scale_a_map(problem, p.config, scales[0]))
             workspace, counters, _keep = split_k_buffers(problem, p.spec, p.config, device,
                                                          grid[0] // p.spec.cluster_of(p.config))
             if group_rows is not None:  # (the counters argument: kernels/include/group_rows.cuh)

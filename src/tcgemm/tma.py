@@ -104,17 +104,14 @@ def encode(ptr: int, bf16: bool, dims: tuple[int, int, int], strides: tuple[int,
 
 @lru_cache(maxsize=4096)
 def encode_typed(ptr: int, map_type: str, dims: tuple[int, int, int], strides: tuple[int, int],
-                 box: tuple[int, int, int], swizzle: bool = True) -> Any:
+                 box: tuple[int, int, int]) -> Any:
     """Like :func:`encode` for any element type: ``map_type`` names a ``CU_TENSOR_MAP_DATA_TYPE_*``
     (``"FLOAT16"``, ``"FLOAT32"``, ``"UINT8"``, ...).
     The swizzle spans the box's inner row: 128 bytes (every operand box), or 64 / 32 bytes (D's boxes for
-    tiles of 96 or 144 columns, kernels/include/epilogue_tma.cuh); ``swizzle=False``: none, the box copied as
-    it lies (rows of any multiple of 16 bytes: block-wise fp8 scales, :func:`scale_a_map`)."""
+    tiles of 96 or 144 columns, kernels/include/epilogue_tma.cuh)."""
     row_bytes = box[0] * _MAP_BYTES[map_type]
-    if swizzle and row_bytes not in (128, 64, 32):
+    if row_bytes not in (128, 64, 32):
         raise ValueError(f"a TMA box row of {row_bytes} bytes has no swizzle mode (128, 64 or 32 bytes)")
-    if not swizzle and row_bytes % 16:
-        raise ValueError(f"a TMA box row of {row_bytes} bytes is not a multiple of 16 bytes")
     d = _driver()
     dtype = getattr(d.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + map_type)
     err, tensor_map = d.cuTensorMapEncodeTiled(
@@ -126,7 +123,7 @@ def encode_typed(ptr: int, map_type: str, dims: tuple[int, int, int], strides: t
         [d.cuuint32_t(x) for x in box],
         [d.cuuint32_t(1)] * 3,
         d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        getattr(d.CUtensorMapSwizzle, "CU_TENSOR_MAP_SWIZZLE_" + (f"{row_bytes}B" if swizzle else "NONE")),
+        getattr(d.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{row_bytes}B"),
         getattr(d.CUtensorMapL2promotion, "CU_TENSOR_MAP_L2_PROMOTION_" + L2_PROMOTION),
         d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
     )
@@ -186,21 +183,6 @@ def maps(problem: GemmProblem, cfg: TileConfig, a: torch.Tensor, b: torch.Tensor
     map_type = operand_map_type(problem)
     return (encode_typed(a.data_ptr(), map_type, *geometry(problem, cfg, "a")),
             encode_typed(b.data_ptr(), map_type, *geometry(problem, cfg, "b")))
-
-
-def scale_a_geometry(problem: GemmProblem, cfg: TileConfig) -> tuple[tuple[int, int, int], tuple[int, int],
-                                                                      tuple[int, int, int]]:
-    """(dims, byte strides, box) of block-wise fp8 scale_a (kernels/include/block_scales.cuh) as the kernel reads
-    it: M rows by batch x ceil(K / 128) k-blocks, M-major with rows of M4 = M rounded up to 4 floats (DeepGEMM's
-    layout: tcgemm.scales.kernel_block_scales); a box of BLOCK_M rows of one k-block, unswizzled."""
-    m4 = -(-problem.m // 4) * 4
-    kblocks = -(-problem.k // 128) * problem.batch
-    return (problem.m, kblocks, 1), (m4 * 4, m4 * 4 * kblocks), (cfg["BLOCK_M"], 1, 1)
-
-
-def scale_a_map(problem: GemmProblem, cfg: TileConfig, scale_a: torch.Tensor) -> Any:
-    """The tensor map of block-wise fp8 scale_a for one launch (cached), the kernel's fourth map."""
-    return encode_typed(scale_a.data_ptr(), "FLOAT32", *scale_a_geometry(problem, cfg), swizzle=False)
 
 
 D_BOX = 64  # the TMA-store epilogue writes boxes of 64 rows x one swizzled row (128 B: 64 16-bit or 32 fp32 columns)

@@ -89,12 +89,11 @@ static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !
 // GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh);
 // with PEER_ROWS, workspace is the PeerRows block (peer_rows.cuh).
 // scale_a, scale_b: fp8's scales, per tensor, (ROW_SCALES) per row of A and per column of B, or (BLOCK_SCALES) per
-// 1 x 128 group of A and 128 x 128 block of B, with tma_sa scale_a's tensor map.
+// 1 x 128 group of A and 128 x 128 block of B.
 __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, const TmaDesc* tma_a,
                                                      const TmaDesc* tma_b, const TmaDesc* tma_d = nullptr,
                                                      float* workspace = nullptr, int* counters = nullptr,
-                                                     const float* scale_a = nullptr, const float* scale_b = nullptr,
-                                                     const TmaDesc* tma_sa = nullptr) {
+                                                     const float* scale_a = nullptr, const float* scale_b = nullptr) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // Identical offsets in every CTA of the cluster (same kernel, same layout): multicast relies on it.
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -152,7 +151,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         if (kGpcOrder && rank == 0) gpc_position_into(counters, position_word);
         tma_prefetch_desc(tma_a);
         tma_prefetch_desc(tma_b);
-        if constexpr (kBlockScales) tma_prefetch_desc(tma_sa);
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
@@ -203,10 +201,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     const bool sb_event = kBlockScales && scale_b_event(kt, kt0);
                     load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
                               m_a, n_load, za, zb, rank,
-                              kBlockScales ? BLOCK_SCALE_BYTES + (sb_event ? scale_b_bytes(kt, g.K) : 0u) : 0u);
+                              kBlockScales ? block_scale_bytes(g.M, m_load, g.K, kt, sb_event) : 0u);
                     if constexpr (kBlockScales)  // (block_scales.cuh)
                         load_block_scales(scale_slots + s * SCALE_SLOT, sb_ring + sb.at(kt, kt0) * SB_CHUNK * 4, sb_event,
-                                          full + 8 * s, tma_sa, scale_b, g.N, g.K, kt, m_load, n_load, c.z);
+                                          full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt, m_load, n_load, c.z);
                     // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
                     if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
                     if (++s == STAGES) {
@@ -344,7 +342,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, before the fence)
                     if constexpr (kBlockScales)
                         f = read_block_scales(scale_slots + s * SCALE_SLOT, sb_ring + sb.at(kt, kt0) * SB_CHUNK * 4, cw,
-                                              warp, lane, kt);
+                                              warp, lane, tile_row(c, true) & 3, kt);
 #pragma unroll
                     for (int a = 0; a < M_ATOMS; ++a) {
                         wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)

@@ -26,35 +26,33 @@
 //    before the fence the other warpgroup's queued wgmmas cover it);
 //  * the copies: 32 producer lanes copying 4 bytes each with cp.async, arriving through cp.async.mbarrier.arrive,
 //    cost 10-20% (143.8 us against 128.0 without them); bulk copies under the tiles' expect_tx cost 1-3%.
-// At few rows, though, where 64 x 64 tiles stream the weight and the ring runs dry, each plain bulk copy
-// (cp.async.bulk, no tensor map) of a k-tile cost ~10%: at 128 x 4096 x 7168 (H200, CUDA graphs) 17.5 us with
-// both, 16.0 without scale_b's, 15.4 without scale_a's, 13.9 without either (the per-tensor kernel: 13.6;
-// DeepGEMM, whose scale_a arrives by a tensor map: 13.8; 2026-11-27-h200-probe-scale-copies-f877ad6.txt). So
-// scale_a now comes through a tensor map of its own (the kernel's fourth, tma_sa: tcgemm.tma.scale_a_map), one
-// box of BLOCK_M floats a k-tile, like the operands' boxes.
+// At few rows, though, where 64 x 64 tiles stream the weight, each copy a k-tile costs: at 128 x 4096 x 7168 (H200,
+// CUDA graphs) 17.5 us with both copies, 16.0 without scale_b's, 15.4 without scale_a's, 13.9 without either (the
+// per-tensor kernel: 13.6; DeepGEMM: 13.8; 2026-11-27-h200-probe-scale-copies-f877ad6.txt). scale_a through a tensor
+// map of its own instead of the bulk copy ran slower still (16.9 us with the scale_b change below; commit 16f731a,
+// 2026-11-27-h200-fp8-tensor-block-16f731a.json). scale_b now comes SB_CHUNK k-blocks at a time (below): one copy
+// per 64 k-tiles of a unit instead of one per k-tile.
 // Loads into registers from global memory would cost their latency at the next wgmma.fence, which waits for the
 // thread's loads in flight (hopper_epilogue.cuh, stage_row_scales).
 //
-// Layouts the kernel reads (the host copies others into these, tcgemm.scales): scale_a M-major with its rows
-// padded to 4, element (m, kb) at kb * M4 + m (M4 = M rounded up to a multiple of 4: a (M, ceil(K / 128)) tensor
-// with strides (1, M4), DeepGEMM's layout and what tcgemm.quantize_fp8(x, group=128) returns; its map: M rows by
-// E * KB k-blocks, row stride 4 M4 bytes, E the batch entries of a grouped GEMM), scale_b row-major with rows of
-// KB4 = ceil(K / 128) rounded up to 4, (nb, kb) at nb * KB4 + kb (bulk copies: 16-byte aligned sources and sizes).
-// A tile's scale_a box starts at the tile's first loaded row (tile_row), rows past M zero-filled (they multiply rows
-// the stores clip); scale_b comes SB_CHUNK k-blocks at a time (below).
+// Bulk copies want 16-byte aligned sources and sizes, hence the layouts the kernel reads (the host copies other
+// layouts into these, tcgemm.scales): scale_a M-major with its rows padded to 4, element (m, kb) at kb * M4 + m
+// (M4 = M rounded up to a multiple of 4: a (M, ceil(K / 128)) tensor with strides (1, M4), DeepGEMM's layout and
+// what tcgemm.quantize_fp8(x, group=128) returns); scale_b row-major with rows of KB4 = ceil(K / 128) rounded up
+// to 4, (nb, kb) at nb * KB4 + kb. A tile's scale_a copy starts at its first row rounded down to 4 (the last row of
+// tiles starts at M - BLOCK_M: tile_row) and runs BLOCK_M + 4 values or to the end of the padded row; scale_b comes
+// SB_CHUNK k-blocks at a time (below). Values past M are never copied: what the slot holds there multiplies rows the
+// stores clip.
 #pragma once
 #include "hopper_config.cuh"
-#include "tma.cuh"
 
 #ifndef BLOCK_SCALES
 #define BLOCK_SCALES 0
 #endif
 constexpr bool kBlockScales = BLOCK_SCALES != 0;
 constexpr int SCALE_BLOCK = 128;  // k (and n) per scale: DeepSeek-V3's blocks
-constexpr int A_SCALE_BYTES = BLOCK_M * 4;  // a tile's scale_a box: one float per row
-// Bytes per ring slot: the scale_a box, 128-byte aligned (TMA's destinations)
-constexpr int SCALE_SLOT = kBlockScales ? (A_SCALE_BYTES + 127) / 128 * 128 : 0;
-constexpr unsigned BLOCK_SCALE_BYTES = A_SCALE_BYTES;  // what every k-tile's scale_a box brings
+constexpr int A_SCALE_BYTES = (BLOCK_M + 4) * 4;  // a tile's scale_a values from its first row rounded down to 4
+constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES : 0;  // bytes per ring slot
 // scale_b: the tile's column block's values of SB_CHUNK k-blocks at a time, one copy at a unit's first k-tile and
 // at each multiple of SB_CHUNK, into entry e % SB_RING of a ring of its own (the copy's bytes expected on that
 // k-tile's full barrier). Entry e is overwritten by copy e + SB_RING, whose producer has waited for the release of
@@ -80,16 +78,23 @@ __device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* sr
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
-// The producer thread, after load_tile (whose arrival expected BLOCK_SCALE_BYTES more, and scale_b_bytes at an
-// event): k-tile kt's scale_a box of the tile whose loads start at row m0, column n0 of batch entry z (an expert of
-// a grouped GEMM, group_rows.cuh: each entry's scales follow the last's, KB x M4 of scale_a and NB x KB4 of
-// scale_b), into `slot`; at an event (scale_b_event) the chunk of scale_b from kt's aligned chunk start into
-// `sb_entry`.
+// Bytes the k-tile's scale copies bring (load_block_scales), for the TMA producer's arrive.expect_tx: scale_a's,
+// and at an event (scale_b_event) scale_b's chunk.
+__device__ __forceinline__ unsigned block_scale_bytes(int M, int m0, int K, int kt, bool sb_event) {
+    return 4u * min(BLOCK_M + 4, ((M + 3) & ~3) - (m0 & ~3)) + (sb_event ? scale_b_bytes(kt, K) : 0u);
+}
+
+// The producer thread, after load_tile (whose arrival expected these bytes too): k-tile kt's scales of the tile
+// whose loads start at row m0, column n0 of batch entry z (an expert of a grouped GEMM, group_rows.cuh: each entry's
+// scales follow the last's, KB x M4 of scale_a and NB x KB4 of scale_b), scale_a's into `slot`; at an event the
+// chunk of scale_b from kt's aligned chunk start into `sb_entry`.
 __device__ __forceinline__ void load_block_scales(unsigned slot, unsigned sb_entry, bool sb_event, unsigned full,
-                                                  const TmaDesc* tma_sa, const float* scale_b, int N, int K, int kt,
-                                                  int m0, int n0, int z) {
+                                                  const float* scale_a, const float* scale_b, int M, int N, int K,
+                                                  int kt, int m0, int n0, int z) {
     const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK, nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    tma_load_3d(slot, tma_sa, full, m0, z * kblocks + kt, 0);
+    const int m4 = (M + 3) & ~3, m_al = m0 & ~3;
+    const float* sa = scale_a + ((long long)z * kblocks + kt) * m4 + m_al;
+    bulk_copy_to_shared(slot, sa, 4u * min(BLOCK_M + 4, m4 - m_al), full);
     if (sb_event) {
         const int kb4 = (kblocks + 3) & ~3;
         const float* sb = scale_b + ((long long)z * nblocks + n0 / SCALE_BLOCK) * kb4 + (kt & ~(SB_CHUNK - 1));
@@ -111,13 +116,14 @@ struct ScaleBRing {
 };
 
 // The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of each m64 block of the consumer's
-// (wgmma layout: hopper_epilogue.cuh, scale_rows_cols) times the tile's scale_b.
+// (wgmma layout: hopper_epilogue.cuh, scale_rows_cols) times the tile's scale_b. `shift`: the tile's first loaded
+// row modulo 4 (the copy started below it).
 struct BlockScaleFactors {
     float f[2 * M_ATOMS];  // block a: f[2 a] (row r0 + 64 a), f[2 a + 1] (row r0 + 64 a + 8)
 };
 __device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, unsigned sb_entry, int cw, int warp,
-                                                               int lane, int kt) {
-    const int r0 = consumer_row0(cw) + 16 * warp + lane / 4;
+                                                               int lane, int shift, int kt) {
+    const int r0 = shift + consumer_row0(cw) + 16 * warp + lane / 4;
     float b;
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b) : "r"(sb_entry + 4 * (kt % SB_CHUNK)));
     BlockScaleFactors f;
@@ -139,8 +145,7 @@ __device__ __forceinline__ void promote_block_scaled(acc_t (&acc)[NACC], acc_t (
         acc[a * ATOM_ACC + i] = fmaf(part[i], s.f[2 * a + ((i >> 1) & 1)], acc[a * ATOM_ACC + i]);
 }
 
-static_assert(SCALE_SLOT % 128 == 0 && D_STAGING % 128 == 0, "scale slots at 128-byte aligned addresses");
-static_assert(!kBlockScales || BLOCK_M <= 256, "the scale_a box: at most 256 rows");
+static_assert(SCALE_SLOT % 16 == 0 && SB_RING_BYTES % 16 == 0, "bulk copies land at 16-byte aligned addresses");
 static_assert(SMEM_BYTES >= STAGES * (STAGE_BYTES + SCALE_SLOT) + SB_RING_BYTES + D_STAGING + 1024 + 16 * STAGES +
                                 4 * CONSUMERS + 4,
               "SMEM_BYTES too small for the scale slots (registry.with_block_scales sizes block-scale builds)");

@@ -157,18 +157,10 @@ __device__ __forceinline__ void tma_store_wait() {
 #define TCGEMM_SCALE_PARAMS
 #define TCGEMM_SCALE_VALUES nullptr, nullptr
 #endif
-// Block-wise fp8 scales (BLOCK_SCALES, block_scales.cuh): a fourth map, scale_a's, after D's.
-#if defined(BLOCK_SCALES) && BLOCK_SCALES
-#define TCGEMM_SCALE_MAP_PARAM const __grid_constant__ TmaDesc tma_sa,
-#define TCGEMM_SCALE_MAP_VALUE , &tma_sa
-#else
-#define TCGEMM_SCALE_MAP_PARAM
-#define TCGEMM_SCALE_MAP_VALUE
-#endif
 #define TCGEMM_TMA_STORE_PERSISTENT_KERNEL(NAME, BODY, ATTRS)                           \
     extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) ATTRS NAME(       \
         const __grid_constant__ TmaDesc tma_a, const __grid_constant__ TmaDesc tma_b,   \
-        const __grid_constant__ TmaDesc tma_d, TCGEMM_SCALE_MAP_PARAM                   \
+        const __grid_constant__ TmaDesc tma_d,                                          \
         int M, int N, int K, float alpha, float beta,                                   \
         const elem_a* A, i64 lda, i64 batch_a, const elem_b* B, i64 ldb, i64 batch_b,   \
         const elem_c* C, i64 c_row, i64 c_col, i64 batch_c,                             \
@@ -177,5 +169,5 @@ __device__ __forceinline__ void tma_store_wait() {
         Gemm g = {M, N, K, alpha, beta, A, lda, batch_a, B, ldb, batch_b, C,            \
                   c_row, c_col, batch_c, D, ldd, batch_d};                              \
         BODY(g, batch, &tma_a, &tma_b, d_map_ok ? &tma_d : nullptr, workspace, counters, \
-             TCGEMM_SCALE_VALUES TCGEMM_SCALE_MAP_VALUE);                               \
+             TCGEMM_SCALE_VALUES);                                                      \
     }
