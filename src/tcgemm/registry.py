@@ -1809,14 +1809,12 @@ def all_specs() -> tuple[KernelSpec, ...]:
 
 @cache
 def with_block_scales(cfg: TileConfig) -> TileConfig:
-    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats of scale_a:
-    kernels/include/block_scales.cuh, SCALE_SLOT) and scale_b's ring an entry (STAGES + 1 of 256 bytes), and where
-    that leaves the ring beyond the 227 KB a CTA may have, one stage fewer per overflow. One object per config (the
-    launch caches key on identity)."""
-    slot = (cfg["BLOCK_M"] + 4) * 4
+    """``cfg`` built for block-wise fp8 scales: each ring slot gains a scale slot (BLOCK_M + 4 floats of scale_a, 4
+    of scale_b: kernels/include/block_scales.cuh, SCALE_SLOT), and where that leaves the ring beyond the 227 KB a CTA
+    may have, one stage fewer per overflow. One object per config (the launch caches key on identity)."""
+    slot = (cfg["BLOCK_M"] + 4) * 4 + 16
     stage = (cfg["BLOCK_M"] + cfg["BLOCK_N"]) * 128  # fp8: 128 bytes of k per row
-    ring_entry = 64 * 4  # scale_b's ring: STAGES + 1 entries of 64 floats (SB_RING, SB_CHUNK)
-    stages, smem = cfg["STAGES"], cfg.smem_bytes + cfg["STAGES"] * slot + (cfg["STAGES"] + 1) * ring_entry
+    stages, smem = cfg["STAGES"], cfg.smem_bytes + cfg["STAGES"] * slot
     while smem > MAX_DYNAMIC_SMEM and stages > 2:
-        stages, smem = stages - 1, smem - stage - slot - ring_entry
+        stages, smem = stages - 1, smem - stage - slot
     return replace(cfg, params=MappingProxyType({**cfg.params, "STAGES": stages, "SMEM_BYTES": smem}))

@@ -99,9 +99,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     const unsigned tiles = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned d_bufs = tiles + STAGES * STAGE_BYTES;  // CONSUMERS D staging buffers (D_IN_RING: DT_EXTRA), 1024-aligned
     const unsigned scale_slots = d_bufs + D_STAGING;  // BLOCK_SCALES: STAGES slots of k-tile scales
-    const unsigned sb_ring = scale_slots + STAGES * SCALE_SLOT;  // BLOCK_SCALES: scale_b's ring (SB_RING entries)
-    const unsigned full = sb_ring + SB_RING_BYTES;                // STAGES mbarriers
+    const unsigned full = scale_slots + STAGES * SCALE_SLOT;  // STAGES mbarriers
     const unsigned empty = full + 8 * STAGES;            // STAGES mbarriers, then CONSUMERS ints (TAIL_SPLIT)
+    const unsigned full_bars = full, empty_bars = empty, scale_base = scale_slots;  // (the producer's copies)
     auto a_slot = [&](int s) { return tiles + s * STAGE_BYTES; };
     auto b_slot = [&](int s) { return tiles + s * STAGE_BYTES + A_TILE; };
 
@@ -175,11 +175,20 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
             const UnitWalk walk(units, ktiles, split_workspace(workspace) != nullptr, wave_position());
+            // This one thread's instruction latency paces the ring at narrow tiles (fp8 at 128 x 4096 x 7168: ~80
+            // instructions a k-tile, ~250 ns). The ring's base goes through an empty asm so that ptxas keeps it in
+            // a register: otherwise it rebuilt it from the cluster's shared window (S2UR SR_CgaCtaId and four
+            // dependent uniform ops) twice every k-tile. Slot and barrier addresses are offsets from it.
+            unsigned base = tiles;
+            asm volatile("" : "+r"(base));
+            auto a_slot = [&](int s) { return base + s * STAGE_BYTES; };
+            auto b_slot = [&](int s) { return base + s * STAGE_BYTES + A_TILE; };
+            const unsigned full = base + (full_bars - tiles), empty = base + (empty_bars - tiles);
+            const unsigned scale_slots = base + (scale_base - tiles);
             int s = 0;
             unsigned phase = 0;     // parity of slot s's current use u
             bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
             bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
-            ScaleBRing sb;           // BLOCK_SCALES: scale_b's copies (block_scales.cuh)
             unsigned landed = 0;     // PEER_ROWS = 1: ranks whose rows this producer has seen land
             for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
                 const TileCoord c = coord(u, rank);
@@ -194,17 +203,16 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 int kt0, kt1;
                 k_range(u, kt0, kt1);
                 walk.range(u, kt0, kt1);
+                BlockScaleSource scales{};  // (block_scales.cuh)
+                if constexpr (kBlockScales)
+                    scales = block_scale_source(scale_a, scale_b, g.M, g.N, g.K, m_load, n_load, c.z);
                 CPrefetch c_rows{0ull, 0u};
                 if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
                 for (int kt = kt0; kt < kt1; ++kt) {
-                    if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);  // use u-1 released
-                    const bool sb_event = kBlockScales && scale_b_event(kt, kt0);
+                    if (!first_lap) mbar_wait_slot_free(empty + 8 * s, phase ^ 1);  // use u-1 released (cluster.cuh)
                     load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_a, n_load, za, zb, rank,
-                              kBlockScales ? block_scale_bytes(g.M, m_load, g.K, kt, sb_event) : 0u);
-                    if constexpr (kBlockScales)  // (block_scales.cuh)
-                        load_block_scales(scale_slots + s * SCALE_SLOT, sb_ring + sb.at(kt, kt0) * SB_CHUNK * 4, sb_event,
-                                          full + 8 * s, scale_a, scale_b, g.M, g.N, g.K, kt, m_load, n_load, c.z);
+                              m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0);
+                    if constexpr (kBlockScales) load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scales, kt);
                     // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
                     if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
                     if (++s == STAGES) {
@@ -222,7 +230,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             // Then no peer arrives on this CTA's barriers any more, and every multicast into it has been
             // consumed (its own consumers waited for each), so the CTA may exit without a cluster barrier.
             for (int i = 0; i < STAGES; ++i) {
-                if (!first_lap) mbar_wait_cluster_guarded(empty + 8 * s, phase ^ 1);
+                if (!first_lap) mbar_wait_slot_free(empty + 8 * s, phase ^ 1);
                 if (++s == STAGES) {
                     s = 0;
                     phase ^= 1;
@@ -265,7 +273,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
         int turn = 0;  // PINGPONG: units of this CTA's walk so far; consumer cw takes those with turn % 2 == cw
-        ScaleBRing sb;  // BLOCK_SCALES: scale_b's copies, counted as the producer counts them (block_scales.cuh)
         // PEER_ROWS = 2: the row block of this warpgroup's last stored tile, counted once its stores are done
         // (peer_rows.cuh), -1 none; D through TMA stores only (one thread issues them: it counts).
         int pending_block = -1;
@@ -341,8 +348,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     // the last. While one consumer waits and adds, the other's wgmmas keep the tensor cores busy.
                     BlockScaleFactors f;  // (block_scales.cuh: read where the data wait ends, before the fence)
                     if constexpr (kBlockScales)
-                        f = read_block_scales(scale_slots + s * SCALE_SLOT, sb_ring + sb.at(kt, kt0) * SB_CHUNK * 4, cw,
-                                              warp, lane, tile_row(c, true) & 3, kt);
+                        f = read_block_scales(scale_slots + s * SCALE_SLOT, cw, warp, lane, tile_row(c, true) & 3, kt);
 #pragma unroll
                     for (int a = 0; a < M_ATOMS; ++a) {
                         wgmma_fence();  // (also orders the last adds' reads of `part` before its overwrite)

@@ -13,12 +13,12 @@
 // mode where 128 x 128 ran 0.95-0.99x: 2026-11-26-h100-explore-block-configs-d2fc147.txt; they are not built).
 //
 // Where the scales come from: each ring slot has a scale slot beside it (SCALE_SLOT bytes, between the D
-// staging buffers and the barriers): the k-tile's scale_a values of the tile's rows, then the scale_b values of the
-// 128-column block the tile's columns fall in. The producer thread loads them after the k-tile's TMA loads,
-// completing on the slot's full barrier, whose arrival expected their bytes with the tiles' (one barrier
-// operation), so a consumer that waited for the slot's data has its scales too. The consumer reads its rows'
-// scales from shared memory right after that wait, before the wgmma fence, and applies them once the k-tile's
-// wgmmas retired.
+// staging buffers and the barriers): the k-tile's scale_a values of the tile's rows, then the scale_b value of the
+// 128-column block the tile's columns fall in. The producer thread copies them with bulk copies
+// (cp.async.bulk: the TMA unit, no tensor map) after the k-tile's TMA loads, completing on the slot's full
+// barrier, whose arrival expected their bytes with the tiles' (one barrier operation), so a consumer that waited
+// for the slot's data has its scales too. The consumer reads its rows' scales from shared memory right after that
+// wait, before the wgmma fence, and applies them once the k-tile's wgmmas retired.
 // Measured at 4096^3 and 4096 x 7168 x 16384, bf16 out, against torch._scaled_mm's block-wise mode in the same
 // process (CUDA graphs; 2026-11-26-h100-explore-block-scales-{cost-bd631e9,merged-81b7d9e,read-at-81b7d9e}.txt):
 //  * where the reads go: before the fence 0.93-0.97x; right after the wgmmas' commit 0.74-0.81x; after the wgmma
@@ -26,12 +26,6 @@
 //    before the fence the other warpgroup's queued wgmmas cover it);
 //  * the copies: 32 producer lanes copying 4 bytes each with cp.async, arriving through cp.async.mbarrier.arrive,
 //    cost 10-20% (143.8 us against 128.0 without them); bulk copies under the tiles' expect_tx cost 1-3%.
-// At few rows, though, where 64 x 64 tiles stream the weight, each copy a k-tile costs: at 128 x 4096 x 7168 (H200,
-// CUDA graphs) 17.5 us with both copies, 16.0 without scale_b's, 15.4 without scale_a's, 13.9 without either (the
-// per-tensor kernel: 13.6; DeepGEMM: 13.8; 2026-11-27-h200-probe-scale-copies-f877ad6.txt). scale_a through a tensor
-// map of its own instead of the bulk copy ran slower still (16.9 us with the scale_b change below; commit 16f731a,
-// 2026-11-27-h200-fp8-tensor-block-16f731a.json). scale_b now comes SB_CHUNK k-blocks at a time (below): one copy
-// per 64 k-tiles of a unit instead of one per k-tile.
 // Loads into registers from global memory would cost their latency at the next wgmma.fence, which waits for the
 // thread's loads in flight (hopper_epilogue.cuh, stage_row_scales).
 //
@@ -40,9 +34,9 @@
 // (M4 = M rounded up to a multiple of 4: a (M, ceil(K / 128)) tensor with strides (1, M4), DeepGEMM's layout and
 // what tcgemm.quantize_fp8(x, group=128) returns); scale_b row-major with rows of KB4 = ceil(K / 128) rounded up
 // to 4, (nb, kb) at nb * KB4 + kb. A tile's scale_a copy starts at its first row rounded down to 4 (the last row of
-// tiles starts at M - BLOCK_M: tile_row) and runs BLOCK_M + 4 values or to the end of the padded row; scale_b comes
-// SB_CHUNK k-blocks at a time (below). Values past M are never copied: what the slot holds there multiplies rows the
-// stores clip.
+// tiles starts at M - BLOCK_M: tile_row) and runs BLOCK_M + 4 values or to the end of the padded row; the scale_b
+// copy is the 4 values of the k-tile's aligned quad. Values past M are never copied: what the slot holds there
+// multiplies rows the stores clip.
 #pragma once
 #include "hopper_config.cuh"
 
@@ -52,21 +46,7 @@
 constexpr bool kBlockScales = BLOCK_SCALES != 0;
 constexpr int SCALE_BLOCK = 128;  // k (and n) per scale: DeepSeek-V3's blocks
 constexpr int A_SCALE_BYTES = (BLOCK_M + 4) * 4;  // a tile's scale_a values from its first row rounded down to 4
-constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES : 0;  // bytes per ring slot
-// scale_b: the tile's column block's values of SB_CHUNK k-blocks at a time, one copy at a unit's first k-tile and
-// at each multiple of SB_CHUNK, into entry e % SB_RING of a ring of its own (the copy's bytes expected on that
-// k-tile's full barrier). Entry e is overwritten by copy e + SB_RING, whose producer has waited for the release of
-// the k-tile STAGES before it: since each copy comes at a k-tile of its own, with SB_RING = STAGES + 1 that
-// release covers every k-tile that read entry e.
-constexpr int SB_CHUNK = 64;                 // k-blocks (floats) per entry: 256 bytes, K = 8192
-constexpr int SB_RING = STAGES + 1;
-constexpr int SB_RING_BYTES = kBlockScales ? SB_RING * SB_CHUNK * 4 : 0;
-// Whether k-tile kt (of a unit starting at kt0) brings a new scale_b chunk, and its bytes.
-__device__ __forceinline__ bool scale_b_event(int kt, int kt0) { return kt == kt0 || kt % SB_CHUNK == 0; }
-__device__ __forceinline__ unsigned scale_b_bytes(int kt, int K) {
-    const int kb4 = ((K + SCALE_BLOCK - 1) / SCALE_BLOCK + 3) & ~3, cb = kt & ~(SB_CHUNK - 1);
-    return 4u * min(SB_CHUNK, kb4 - cb);
-}
+constexpr int SCALE_SLOT = kBlockScales ? A_SCALE_BYTES + 16 : 0;  // bytes per ring slot: then a quad of scale_b
 static_assert(!kBlockScales || (PROMOTE_EACH && BLOCK_K * ELEM_BYTES == SCALE_BLOCK && !kPingpong &&
                                 !kWaveSnake &&
                                 !kDTransposed && !GATED && !ROW_SCALES && SCALE_BLOCK % BLOCK_N == 0 &&
@@ -78,42 +58,30 @@ __device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* sr
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
-// Bytes the k-tile's scale copies bring (load_block_scales), for the TMA producer's arrive.expect_tx: scale_a's,
-// and at an event (scale_b_event) scale_b's chunk.
-__device__ __forceinline__ unsigned block_scale_bytes(int M, int m0, int K, int kt, bool sb_event) {
-    return 4u * min(BLOCK_M + 4, ((M + 3) & ~3) - (m0 & ~3)) + (sb_event ? scale_b_bytes(kt, K) : 0u);
-}
-
-// The producer thread, after load_tile (whose arrival expected these bytes too): k-tile kt's scales of the tile
-// whose loads start at row m0, column n0 of batch entry z (an expert of a grouped GEMM, group_rows.cuh: each entry's
-// scales follow the last's, KB x M4 of scale_a and NB x KB4 of scale_b), scale_a's into `slot`; at an event the
-// chunk of scale_b from kt's aligned chunk start into `sb_entry`.
-__device__ __forceinline__ void load_block_scales(unsigned slot, unsigned sb_entry, bool sb_event, unsigned full,
-                                                  const float* scale_a, const float* scale_b, int M, int N, int K,
-                                                  int kt, int m0, int n0, int z) {
-    const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK, nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    const int m4 = (M + 3) & ~3, m_al = m0 & ~3;
-    const float* sa = scale_a + ((long long)z * kblocks + kt) * m4 + m_al;
-    bulk_copy_to_shared(slot, sa, 4u * min(BLOCK_M + 4, m4 - m_al), full);
-    if (sb_event) {
-        const int kb4 = (kblocks + 3) & ~3;
-        const float* sb = scale_b + ((long long)z * nblocks + n0 / SCALE_BLOCK) * kb4 + (kt & ~(SB_CHUNK - 1));
-        bulk_copy_to_shared(sb_entry, sb, scale_b_bytes(kt, K), full);
-    }
-}
-
-// Which ring entry holds scale_b for the k-tiles from a copy on: the producer and every consumer count the copies
-// in the same order (they walk the same units and k-ranges).
-struct ScaleBRing {
-    int copies = 0, entry = 0;
-    __device__ __forceinline__ int at(int kt, int kt0) {  // entry of k-tile kt, counting a new copy
-        if (scale_b_event(kt, kt0)) {
-            entry = copies % SB_RING;
-            ++copies;
-        }
-        return entry;
-    }
+// Where a unit's scales come from (the producer works it out once per unit: its loop's instruction latency paces the
+// ring at narrow tiles): the tile whose loads start at row m0, column n0 of batch entry z (an expert of a grouped
+// GEMM, group_rows.cuh: each entry's scales follow the last's, KB x M4 of scale_a and NB x KB4 of scale_b).
+struct BlockScaleSource {
+    const float* a;  // k-tile 0's scale_a values, from row m0 rounded down to 4; k-tile kt's are kt * m4 further
+    const float* b;  // this column block's row of scale_b
+    long long m4;
+    unsigned a_bytes;  // what one k-tile's copies bring: scale_a's, then scale_b's quad (16)
 };
+__device__ __forceinline__ BlockScaleSource block_scale_source(const float* scale_a, const float* scale_b, int M,
+                                                               int N, int K, int m0, int n0, int z) {
+    const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK, nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
+    const int m4 = (M + 3) & ~3, kb4 = (kblocks + 3) & ~3, m_al = m0 & ~3;
+    return {scale_a + (long long)z * kblocks * m4 + m_al, scale_b + ((long long)z * nblocks + n0 / SCALE_BLOCK) * kb4,
+            m4, 4u * min(BLOCK_M + 4, m4 - m_al)};
+}
+// Bytes the k-tile's scale copies bring (load_block_scales), for the TMA producer's arrive.expect_tx.
+__device__ __forceinline__ unsigned block_scale_bytes(const BlockScaleSource& src) { return src.a_bytes + 16u; }
+
+// The producer thread, after load_tile (whose arrival expected these bytes too): k-tile kt's scales into `slot`.
+__device__ __forceinline__ void load_block_scales(unsigned slot, unsigned full, const BlockScaleSource& src, int kt) {
+    bulk_copy_to_shared(slot, src.a + kt * src.m4, src.a_bytes, full);
+    bulk_copy_to_shared(slot + A_SCALE_BYTES, src.b + (kt & ~3), 16, full);
+}
 
 // The factors of this thread's accumulators for k-tile kt: rows r0 and r0 + 8 of each m64 block of the consumer's
 // (wgmma layout: hopper_epilogue.cuh, scale_rows_cols) times the tile's scale_b. `shift`: the tile's first loaded
@@ -121,11 +89,11 @@ struct ScaleBRing {
 struct BlockScaleFactors {
     float f[2 * M_ATOMS];  // block a: f[2 a] (row r0 + 64 a), f[2 a + 1] (row r0 + 64 a + 8)
 };
-__device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, unsigned sb_entry, int cw, int warp,
-                                                               int lane, int shift, int kt) {
+__device__ __forceinline__ BlockScaleFactors read_block_scales(unsigned slot, int cw, int warp, int lane, int shift,
+                                                               int kt) {
     const int r0 = shift + consumer_row0(cw) + 16 * warp + lane / 4;
     float b;
-    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b) : "r"(sb_entry + 4 * (kt % SB_CHUNK)));
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(b) : "r"(slot + A_SCALE_BYTES + 4 * (kt & 3)));
     BlockScaleFactors f;
 #pragma unroll
     for (int i = 0; i < 2 * M_ATOMS; ++i) {
@@ -145,7 +113,6 @@ __device__ __forceinline__ void promote_block_scaled(acc_t (&acc)[NACC], acc_t (
         acc[a * ATOM_ACC + i] = fmaf(part[i], s.f[2 * a + ((i >> 1) & 1)], acc[a * ATOM_ACC + i]);
 }
 
-static_assert(SCALE_SLOT % 16 == 0 && SB_RING_BYTES % 16 == 0, "bulk copies land at 16-byte aligned addresses");
-static_assert(SMEM_BYTES >= STAGES * (STAGE_BYTES + SCALE_SLOT) + SB_RING_BYTES + D_STAGING + 1024 + 16 * STAGES +
-                                4 * CONSUMERS + 4,
-              "SMEM_BYTES too small for the scale slots (registry.with_block_scales sizes block-scale builds)");
+static_assert(SCALE_SLOT % 16 == 0, "bulk copies land at 16-byte aligned addresses");
+static_assert(SMEM_BYTES >= STAGES * (STAGE_BYTES + SCALE_SLOT) + D_STAGING + 1024 + 16 * STAGES + 4 * CONSUMERS + 4,
+              "SMEM_BYTES too small for the scale slots (tcgemm.launch sizes block-scale builds)");

@@ -77,3 +77,11 @@ __device__ __forceinline__ bool mbar_try_wait_cluster(unsigned bar, unsigned par
 __device__ __forceinline__ void mbar_wait_cluster_guarded(unsigned bar, unsigned parity) {
     wait_with_watchdog([&] { return mbar_try_wait_cluster(bar, parity); });
 }
+
+// A TMA producer's wait for a ring slot's release (an empty barrier whose arrivals may come from the other CTAs
+// of the cluster): acquire at CTA scope, as CUTLASS's and DeepGEMM's TMA pipelines wait. What the release orders
+// is the consumers' reads of the slot, by wgmmas that retired before their threads arrived, ahead of the TMA writes
+// this thread issues once it has seen the phase complete; no data the producer reads itself depends on it. The
+// cluster-scope acquire compiles to an L1 invalidation (CCTL.IVALL) after every wait, on the one producer thread
+// whose instruction latency, at narrow tiles, is what paces the whole ring (hopper/04_tma_store_epilogue.cu).
+__device__ __forceinline__ void mbar_wait_slot_free(unsigned bar, unsigned parity) { mbar_wait_guarded(bar, parity); }
