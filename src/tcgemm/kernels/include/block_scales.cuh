@@ -25,7 +25,10 @@
 //    wait 0.79-0.93x (their latency then sits in the drain, while this warpgroup's tensor-core queue is empty;
 //    before the fence the other warpgroup's queued wgmmas cover it);
 //  * the copies: 32 producer lanes copying 4 bytes each with cp.async, arriving through cp.async.mbarrier.arrive,
-//    cost 10-20% (143.8 us against 128.0 without them); bulk copies under the tiles' expect_tx cost 1-3%.
+//    cost 10-20% (143.8 us against 128.0 without them); bulk copies under the tiles' expect_tx cost 1-3%. At 64-128
+//    rows, though, where the one producer thread's instruction latency paces the ring, their address arithmetic
+//    cost ~25% (docs/findings.md, "the producer thread's loop"): a unit's sources are worked out once
+//    (block_scale_source), and the loop issues the copies from them.
 // Loads into registers from global memory would cost their latency at the next wgmma.fence, which waits for the
 // thread's loads in flight (hopper_epilogue.cuh, stage_row_scales).
 //

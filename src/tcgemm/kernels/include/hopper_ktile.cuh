@@ -2,7 +2,8 @@
 // kernel (hopper/04_tma_store_epilogue.cu), and how fp8's partial sums are promoted.
 //
 // WG_M = 128 (configs "w128", e.g. a 256 x 128 CTA tile): each consumer issues two m64 wgmmas per k
-// step with the same B descriptor, back to back, on 64 x BLOCK_N accumulators each.  The point is
+// step with the same B descriptor, back to back, on 64 x BLOCK_N accumulators each (fp8, promoted every k-tile:
+// the two m64 blocks one after the other into one partial-sum array, mma_ktile_atom; 04_tma_store_epilogue.cu).  The point is
 // shared-memory bandwidth: a wgmma reads its A (64 x 16) and B (BLOCK_N x 16) from shared memory,
 // and the TMA unit writes every tile there too; per multiply-add a 128 x 256 tile of m64n256 wgmmas
 // needs as many bytes as the 128 bytes / clock an SM's shared memory delivers at the tensor rate.
