@@ -1550,6 +1550,11 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x32x128", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=32, BLOCK_K=128,
                  STAGES=12, THREADS=256, CLUSTER_M=1, B_BOX_N=32, D_BOX_BYTES=64,
                  SMEM_BYTES=_hopper_smem(12, 64, 32) + _epilogue_smem(64, 32)),
+            # 64 x 128: one consumer, m64n128 wgmmas; at 64 rows where 128-row tiles compute half their rows below the
+            # matrix (64 x 24576 x 1536: 192 tiles of either). Named only until measured.
+            _cfg("64x128x128", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=128, BLOCK_K=128,
+                 STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=128,
+                 SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),
             _cfg("128x64x128", ("int8", "fp8e4m3", "fp8e5m2"), grouped=True, speed=0.57, BLOCK_M=128, BLOCK_N=64,
                  BLOCK_K=128, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
