@@ -1494,7 +1494,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x128x128c4", ("fp8e4m3", "fp8e5m2"), speed=0.5, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128,
                  STAGES=5, THREADS=384, CLUSTER_M=4, CLUSTER_2D=2, A_BOX_M=64, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
-            _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
+            # From 65 rows only (min_m): at 64 rows and fewer half its rows lie below the matrix, and since the
+            # producer loop's cut (7cc5bd2) 64 x 64 tiles ran ahead there, CUDA graphs on the H100: 64 x 24576 x 1536
+            # 1.10x _scaled_mm against 0.96x (block-wise 1.00x DeepGEMM against 0.87x), 64 x 32768 x 512 1.12x against
+            # 1.02x (1.00x against 0.95x), 64 x 14336 x 4096 1.03x against 0.94x, 64 x 7168 x 2048 1.19x against 0.96x
+            # (2026-11-27-h100-explore-fp8-64x128-ab43ff8.json, ...-deepgemm-vs-tcgemm-64x128-ab43ff8.json).
+            _cfg("128x128x128c1", ("fp8e4m3", "fp8e5m2"), min_m=65, BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(5, 128, 128) + _epilogue_smem(128, 128)),
             # cuBLAS's fp8 kernels (torch 2.11, _scaled_mm without fast accumulation) under Nsight Compute:
@@ -1550,8 +1555,10 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x32x128", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=32, BLOCK_K=128,
                  STAGES=12, THREADS=256, CLUSTER_M=1, B_BOX_N=32, D_BOX_BYTES=64,
                  SMEM_BYTES=_hopper_smem(12, 64, 32) + _epilogue_smem(64, 32)),
-            # 64 x 128: one consumer, m64n128 wgmmas; at 64 rows where 128-row tiles compute half their rows below the
-            # matrix (64 x 24576 x 1536: 192 tiles of either). Named only until measured.
+            # 64 x 128: one consumer, m64n128 wgmmas. Named only: against DeepGEMM (block-wise, CUDA graphs, H100) ahead
+            # of 64 x 64 only at 64 x 32768 x 512 (1.03x against 1.00x) and 128 x 24576 x 1536 (0.98x against 0.93x for
+            # 128 x 128 c1); behind at 64 x 2112 / 4096 x 7168 (0.59x / 0.78x) and 128 x 4096 x 7168 (0.85x)
+            # (2026-11-27-h100-deepgemm-vs-tcgemm-64x128-ab43ff8.json).
             _cfg("64x128x128", ("fp8e4m3", "fp8e5m2"), named_only=True, BLOCK_M=64, BLOCK_N=128, BLOCK_K=128,
                  STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=128,
                  SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),

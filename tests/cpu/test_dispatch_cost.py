@@ -306,3 +306,11 @@ def test_fp8_256_row_tiles_for_block_scales_only(m, n, k, block, name):
     17 tile columns make 3 rounds where 128 x 128's tail split makes 4.1, which the estimate sees."""
     problem = dataclasses.replace(_problem(m, n, k, precision="fp8e4m3", layouts="rc"), block_scales=block)
     assert dispatch.pick_config(registry.get("wgmma_tma_store_kmajor"), problem, 132).name == name
+
+
+@pytest.mark.parametrize(("m", "name"), [(64, "64x64x128"), (48, "64x64x128"), (128, "128x128x128c1")])
+def test_fp8_wide_n_at_few_rows_takes_64_row_tiles(m, name):
+    """fp8 at 64 rows and fewer, wide N (64 x 24576 x 1536): 64 x 64 tiles, not the 128-row tiles whose lower half
+    lies below the matrix (registry: 128x128x128c1's min_m); from 65 rows the 128-row tiles again."""
+    problem = _problem(m, 24576, 1536, precision="fp8e4m3", layouts="rc")
+    assert dispatch.pick_config(registry.get("wgmma_tma_store_kmajor"), problem, 132).name == name
