@@ -446,7 +446,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if constexpr (ROW_SCALES) {
                 if (kt1 <= kt_first)  // (a unit without k-tiles staged nothing)
                     stage_row_scales(d_bufs + cw * D_BUF, cd.m0 + consumer_row0(cw), cd.n0, g.M, g.N, scale_a, scale_b, 1 + cw);
-                scale_rows_cols(acc, d_bufs + cw * D_BUF, scale_a, scale_b, 1 + cw);
+                scale_rows_cols(acc, d_bufs + cw * D_BUF, 1 + cw);
             }
             if constexpr (kGroupContiguous) {  // a tile reaching past its expert's rows: from registers, cut there
                 const int end = grouped_segment_end(counters, batch, c.z);

@@ -145,8 +145,7 @@ __device__ __forceinline__ float lds_f32(unsigned addr) {
 // holds row 64 a + 16 warp + lane / 4 (+ 8 for j % 4 >= 2) of the consumer's rows and column 8 (j / 4) +
 // 2 (lane % 4) + j % 2 of the tile: two scale_a values a block, two scale_b values per 8 columns.
 template <int NACC>
-__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf, const float* scale_a,
-                                                const float* scale_b, int bar_id) {
+__device__ __forceinline__ void scale_rows_cols(acc_t (&acc)[NACC], unsigned buf, int bar_id) {
     cp_async_wait<0>();
     warpgroup_bar_sync(bar_id);  // every thread's copies have landed
     // (Columns outer: each column pair's scales are read once for all m64 blocks and die at once; with the blocks
