@@ -17,13 +17,15 @@ as ``torch._grouped_mm`` takes them; segments of any length, 0 and 1 included); 
 ``d`` (T, N) holds each expert's rows. Rows past ``offsets[-1]`` are not written (unspecified in a new ``d``); ends past
 T count as T. The kernel reads each segment where it lies and writes exactly its rows (a tile that reaches past a
 segment's end stores from registers and stops there): nothing is padded or copied, the host reads no offset, and a
-CUDA graph captures the call once for every routing. bf16 and fp16 (16-bit or fp32 out).
+CUDA graph captures the call once for every routing. bf16, fp16 or block-scaled fp8 (16-bit or fp32 out).
 
-fp8 e4m3 experts take DeepSeek-V3's block-wise scales (tcgemm.scales) per expert, ``scale_a`` (E, M, ceil(K/128)) and
-``scale_b`` (E, ceil(N/128), ceil(K/128)), on the K-major kernel's block-scaled builds (kernels/include/
-block_scales.cuh), bf16 out by default:
+fp8 e4m3 experts take DeepSeek-V3's block-wise scales (tcgemm.scales), ``scale_b`` (E, ceil(N/128), ceil(K/128)) per
+expert and ``scale_a`` per token and 128-deep k-group: (E, M, ceil(K/128)) masked, (T, ceil(K/128)) contiguous
+(``tcgemm.quantize_fp8(x, group=128)``'s layout is read in place, others are copied), on the K-major kernel's
+block-scaled builds (kernels/include/block_scales.cuh), bf16 out by default:
 
-    y = tcgemm.grouped_gemm(x8, w8.transpose(1, 2), counts, scale_a=sx, scale_b=sw)
+    y = tcgemm.grouped_gemm(x8, w8.transpose(1, 2), counts, scale_a=sx, scale_b=sw)             # masked
+    y = tcgemm.grouped_gemm(x8, w8.transpose(1, 2), offsets=offs, scale_a=sx, scale_b=sw)       # contiguous
 
 The kernel is the production Hopper kernel walking only the tiles that hold tokens (kernels/include/group_rows.cuh:
 a one-CTA kernel launched first turns the counts into the walk's prefix, kernels/util/group_prefix.cu), on the
@@ -50,14 +52,15 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
                  config: str | None = None) -> torch.Tensor:
     """``d[e, :counts[e]] = a[e, :counts[e]] @ b[e]`` for every expert e (masked), or, with ``offsets`` instead of
     ``counts``, ``d[s:t] = a[s:t] @ b[e]`` for each expert's segment s = offsets[e - 1], t = offsets[e] (contiguous;
-    see the module). fp8 e4m3 ``a`` and ``b`` (masked) take block-wise scales (tcgemm.scales) per expert: ``scale_a``
-    (E, M, ceil(K/128)), ``scale_b`` (E, ceil(N/128), ceil(K/128)); bf16 out by default."""
+    see the module). fp8 e4m3 ``a`` and ``b`` take block-wise scales (tcgemm.scales) per expert: ``scale_a``
+    (E, M, ceil(K/128)) masked or (T, ceil(K/128)) contiguous, ``scale_b`` (E, ceil(N/128), ceil(K/128)); bf16 out by
+    default."""
     from . import api
 
     if offsets is not None:
         if counts is not None:
             raise ValueError("give counts (masked: a (E, M, K)) or offsets (contiguous: a (T, K)), not both")
-        return _contiguous(a, b, offsets, out, out_dtype, kernel, config)
+        return _contiguous(a, b, offsets, out, out_dtype, kernel, config, scale_a, scale_b)
     block = a.dtype in FP8_DTYPES if isinstance(a, torch.Tensor) else False
     if counts is None and not block:
         return api._gemm(a, b, out=out, out_dtype=out_dtype, kernel=kernel, config=config)
@@ -124,27 +127,31 @@ def _remember(key: tuple, plan: tuple) -> None:
 
 
 def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor | None,
-                out_dtype: torch.dtype | None, kernel: str, config: str | None) -> torch.Tensor:
-    """The contiguous layout (GROUP_ROWS = 2, kernels/include/group_rows.cuh): a (T, K), b (E, K, N), d (T, N)."""
+                out_dtype: torch.dtype | None, kernel: str, config: str | None,
+                scale_a: torch.Tensor | None = None, scale_b: torch.Tensor | None = None) -> torch.Tensor:
+    """The contiguous layout (GROUP_ROWS = 2, kernels/include/group_rows.cuh): a (T, K), b (E, K, N), d (T, N);
+    block-scaled fp8 with scale_a (T, KB) and scale_b (E, NB, KB)."""
     import dataclasses
 
     from . import api, dispatch
 
-    _check_contiguous(a, b, offsets, out)
-    device = api._check_devices(a=a, b=b, out=out, offsets=offsets)
+    _check_contiguous(a, b, offsets, out, scale_a, scale_b)
+    block = a.dtype in FP8_DTYPES
+    device = api._check_devices(a=a, b=b, out=out, offsets=offsets, scale_a=scale_a, scale_b=scale_b)
     out_dtype = out.dtype if out is not None else out_dtype
     index = device.index if device.index is not None else torch.cuda.current_device()
     arch_cc, sms, arch = api.device_info(index)
     sms = api.usable_sms(sms)
-    key = _signature("contiguous", a, b, out, out_dtype, kernel, config, sms)
+    key = _signature("contiguous", a, b, out, out_dtype, kernel, config, sms, block)
+    scales = kernel_block_scales(scale_a, scale_b) if block else (None, None)  # type: ignore[arg-type]
     hit = _PLANS.get(key)  # (an out overlapping a or b was refused above)
     if hit is not None:  # (the same call as before: its plan, launched on these tensors)
         problem, p, unit_rows = hit
         d = out if out is not None else torch.empty((problem.m, problem.n), dtype=problem.out_dtype, device=device)
-        launch.run(p, problem, a, b, None, d, arch,
+        launch.run(p, problem, a, b, None, d, arch, scales=scales,
                    group_rows=group_prefix(offsets, problem.m, unit_rows, contiguous=True))
         return d
-    args = dict(alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None, grouped=2)
+    args = dict(alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None, grouped=2, block_scales=block)
     problem, t = describe(a, b, None, **args)  # (batch E, A broadcast; D made 2-D below)
     tokens, n = problem.m, problem.n
     d = out if out is not None else torch.empty((tokens, n), dtype=problem.out_dtype, device=device)
@@ -168,7 +175,7 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
     if t["a"] is a0 and t["b"] is b0:
         _remember(key, (problem, p, unit_rows))
-    launch.run(p, problem, t["a"], t["b"], None, d, arch,
+    launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
                group_rows=group_prefix(offsets, tokens, unit_rows, contiguous=True))
     return d
 
@@ -217,7 +224,8 @@ def _prefix_kernel(device: int) -> object:
     return jit.load_kernel("util/group_prefix.cu", "group_prefix", PREFIX_DEFINES, arch, device)
 
 
-def _check_contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor | None) -> None:
+def _check_contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor | None,
+                      scale_a: torch.Tensor | None = None, scale_b: torch.Tensor | None = None) -> None:
     if not isinstance(a, torch.Tensor) or a.dim() != 2:
         raise ValueError(f"with offsets, a must be 2-D (T, K): every expert's tokens, expert by expert; got "
                          f"{tuple(a.shape) if isinstance(a, torch.Tensor) else type(a).__name__} (3-D a (E, M, K): "
@@ -225,12 +233,13 @@ def _check_contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, o
     if not isinstance(b, torch.Tensor) or b.dim() != 3:
         raise ValueError(f"b must be 3-D (E, K, N), one weight per expert (w.transpose(1, 2) of (E, N, K) weights); "
                          f"got {tuple(b.shape) if isinstance(b, torch.Tensor) else type(b).__name__}")
-    if a.dtype not in (torch.bfloat16, torch.float16) or b.dtype != a.dtype:
-        raise TypeError(f"contiguous grouped_gemm takes bf16 or fp16 a and b of one dtype; got {a.dtype} and {b.dtype} "
-                        "(block-scaled fp8 experts take the masked layout: a (E, M, K) and counts)")
+    if a.dtype not in (torch.bfloat16, torch.float16, torch.float8_e4m3fn) or b.dtype != a.dtype:
+        raise TypeError(f"contiguous grouped_gemm takes bf16, fp16 or (block-scaled) float8_e4m3fn a and b of one "
+                        f"dtype; got {a.dtype} and {b.dtype}")
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"a has K = {a.shape[1]} and b K = {b.shape[1]}")
     experts = b.shape[0]
+    _check_scales(a.dtype, scale_a, scale_b, (a.shape[0],), experts, b.shape[2], a.shape[1])
     if not isinstance(offsets, torch.Tensor) or offsets.dtype != torch.int32 or tuple(offsets.shape) != (experts,):
         got = f"{offsets.dtype} {tuple(offsets.shape)}" if isinstance(offsets, torch.Tensor) else type(offsets).__name__
         raise ValueError(f"offsets must be an int32 tensor of each expert's end row, shape ({experts},) "
@@ -259,20 +268,26 @@ def _check(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor, scale_a: torc
         raise TypeError(f"grouped_gemm takes bf16, fp16 or (block-scaled) float8_e4m3fn a and b of one dtype; got "
                         f"{a.dtype} and {b.dtype}")
     experts, m, k = a.shape
-    n = b.shape[2]
-    if a.dtype == torch.float8_e4m3fn:
-        kb, nb = -(-k // 128), -(-n // 128)
-        for name, s, shape in (("scale_a", scale_a, (experts, m, kb)), ("scale_b", scale_b, (experts, nb, kb))):
-            if not isinstance(s, torch.Tensor) or s.dtype != torch.float32 or tuple(s.shape) != shape:
-                got = f"{s.dtype} {tuple(s.shape)}" if isinstance(s, torch.Tensor) else type(s).__name__
-                raise ValueError(f"fp8 grouped_gemm takes block-wise float32 scales per expert: {name} of shape "
-                                 f"{shape} (scale_a per row and 128-deep k-block, scale_b per 128 x 128 block of "
-                                 f"the weight); got {got}")
-    elif scale_a is not None or scale_b is not None:
-        raise ValueError("scale_a / scale_b apply to fp8 grouped GEMMs; bf16 and fp16 take none")
+    _check_scales(a.dtype, scale_a, scale_b, (experts, m), experts, b.shape[2], k)
     if not isinstance(counts, torch.Tensor) or counts.dtype != torch.int32 or tuple(counts.shape) != (a.shape[0],):
         raise ValueError(f"counts must be an int32 tensor of one row count per expert, shape ({a.shape[0]},); got "
                          f"{counts.dtype if isinstance(counts, torch.Tensor) else type(counts).__name__} "
                          f"{tuple(counts.shape) if isinstance(counts, torch.Tensor) else ''}".rstrip())
     if counts.stride(0) != 1 and counts.numel() > 1:
         raise ValueError("counts must be contiguous; pass counts.contiguous()")
+
+
+def _check_scales(dtype: torch.dtype, scale_a: torch.Tensor | None, scale_b: torch.Tensor | None,
+                  rows: tuple[int, ...], experts: int, n: int, k: int) -> None:
+    """fp8 experts take block-wise float32 scales: scale_a ``rows`` + (KB,) (masked (E, M, KB), contiguous (T, KB)),
+    scale_b (E, NB, KB); 16-bit experts none."""
+    if dtype == torch.float8_e4m3fn:
+        kb, nb = -(-k // 128), -(-n // 128)
+        for name, s, shape in (("scale_a", scale_a, (*rows, kb)), ("scale_b", scale_b, (experts, nb, kb))):
+            if not isinstance(s, torch.Tensor) or s.dtype != torch.float32 or tuple(s.shape) != shape:
+                got = f"{s.dtype} {tuple(s.shape)}" if isinstance(s, torch.Tensor) else type(s).__name__
+                raise ValueError(f"fp8 grouped_gemm takes block-wise float32 scales: {name} of shape {shape} "
+                                 f"(scale_a per row of a and 128-deep k-block, scale_b per expert and 128 x 128 "
+                                 f"block of the weight); got {got}")
+    elif scale_a is not None or scale_b is not None:
+        raise ValueError("scale_a / scale_b apply to fp8 grouped GEMMs; bf16 and fp16 take none")

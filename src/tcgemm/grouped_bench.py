@@ -19,7 +19,8 @@ a user with the counts on the host writes; its host-side count read is not timed
 
 ``--dtype fp8``: e4m3 experts with DeepSeek-V3's block-wise scales per expert (tcgemm.scales); torch's side is a loop
 of ``torch._scaled_mm`` block-wise calls over each expert's rows, rounded up to 16 (cuBLAS refuses some counts; torch
-has no grouped block-scaled GEMM).
+has no grouped block-scaled GEMM). With ``--layout contiguous`` tcgemm reads every token's scales as one (T, K / 128)
+tensor in quantize_fp8's layout, and each expert's 128 x 128 weight blocks.
 
 Shapes: Mixtral-8x7B's experts (8 experts, hidden 4096, intermediate 14336: gate_up N = 28672, K = 4096; down
 N = 4096, K = 14336) and DeepSeek-V3's (256 routed experts of hidden 7168, intermediate 2048, 32 of them on one GPU of
@@ -96,7 +97,8 @@ def routed_counts(experts: int, top_k: int, tokens_per_expert: int, seed: int) -
 
 
 def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k: int, tokens: int,
-              timer: CudaTimer, budget_s: float, dtype: str = "bf16", layout: str = "masked") -> Row:
+              timer: CudaTimer, budget_s: float, dtype: str = "bf16", layout: str = "masked",
+              config: str | None = None) -> Row:
     import tcgemm
     from tcgemm import launch
 
@@ -118,11 +120,17 @@ def bench_row(model: str, layer: str, experts: int, counts: list[int], n: int, k
     x_cont = torch.cat([a[e, :rows] for e, rows in enumerate(counts)])
     offs = torch.tensor(counts, dtype=torch.int32, device="cuda").cumsum(0).to(torch.int32)
     out_cont = torch.empty(x_cont.shape[0], n, dtype=torch.bfloat16, device="cuda")
+    sa_cont = None
+    if fp8 and layout == "contiguous":  # (every token's scales, in quantize_fp8's layout: no copy in the call)
+        t = x_cont.shape[0]
+        sa_cont = torch.empty(kb, -(-t // 4) * 4, device="cuda")[:, :t].t()
+        sa_cont.copy_(torch.cat([sa[e, :rows] for e, rows in enumerate(counts)]))  # type: ignore[index]
+    named = {} if config is None else {"kernel": config.split(":")[0], "config": config.split(":")[1]}
 
     def ours(_i: int) -> torch.Tensor:
         if layout == "contiguous":
-            return tcgemm.grouped_gemm(x_cont, b, offsets=offs, out=out_cont)
-        return tcgemm.grouped_gemm(a, b, count_t, scale_a=sa, scale_b=sb, out=out_ours)
+            return tcgemm.grouped_gemm(x_cont, b, offsets=offs, scale_a=sa_cont, scale_b=sb, out=out_cont, **named)
+        return tcgemm.grouped_gemm(a, b, count_t, scale_a=sa, scale_b=sb, out=out_ours, **named)
 
     # _scaled_mm's block-wise scales per expert, as it takes them: scale_a (rows, KB) with strides (1, rows), scale_b
     # the (NB, KB) block scales transposed (made before timing). cuBLAS's block-wise kernels refuse some row counts
@@ -268,14 +276,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="bf16 experts, or fp8 e4m3 with block-wise scales (against a loop of _scaled_mm)")
     parser.add_argument("--layout", default="masked", choices=("masked", "contiguous"),
                         help="tcgemm's layout: masked (a (E, M, K) and counts) or contiguous (a (T, K) and offsets, "
-                             "as torch._grouped_mm's contiguous call takes them; bf16 only)")
+                             "as torch._grouped_mm's contiguous call takes them)")
+    parser.add_argument("--config", metavar="KERNEL:CONFIG",
+                        help="run tcgemm's side on this kernel and tile config (e.g. wgmma_tma_store:128x128x64; "
+                             "`tcgemm list` marks the grouped ones) instead of auto's pick")
     parser.add_argument("--block", action="store_true",
                         help="the whole MoE block (tcgemm.moe.MoE) against transformers' torch loop; --tokens are "
                              "the block's tokens")
     parser.add_argument("--json", help="write the rows and the environment here")
     args = parser.parse_args(argv)
-    if args.layout == "contiguous" and args.dtype == "fp8":
-        parser.error("--layout contiguous runs bf16 experts (block-scaled fp8 takes the masked layout)")
+    if args.config is not None and args.config.count(":") != 1:
+        parser.error(f"--config takes KERNEL:CONFIG (e.g. wgmma_tma_store:128x128x64); got {args.config!r}")
     if not torch.cuda.is_available():
         parser.error("needs a CUDA GPU (an H100)")
     names = [x for x in args.models.split(",") if x]
@@ -297,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             counts = routed_counts(experts, top_k, tokens, seed=tokens)
             for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
                 rows.append(bench_row(name, layer, experts, counts, n, k, tokens, timer, args.budget, args.dtype,
-                                      args.layout))
+                                      args.layout, args.config))
                 timer.empty_cache()
                 dump_rows(args.json, env, rows)
     if args.json:

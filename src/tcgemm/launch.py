@@ -259,9 +259,10 @@ def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
                                         builds.append((spec, _defines(spec, cfg, layouts, vec, in_dtype, out_dtype,
                                                                       precision, grouped=mode)))
                                 elif precision.startswith("fp8") and cfg.serves_block_scales():  # (block-scaled)
-                                    builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
-                                                                  in_dtype, out_dtype, precision, block_scales=True,
-                                                                  grouped=1)))
+                                    for mode in (1, 2):
+                                        builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts,
+                                                                      vec, in_dtype, out_dtype, precision,
+                                                                      block_scales=True, grouped=mode)))
                             if spec.block_scales and precision.startswith("fp8") and cfg.serves_block_scales():
                                 builds.append((spec, _defines(spec, registry.with_block_scales(cfg), layouts, vec,
                                                               in_dtype, out_dtype, precision, block_scales=True)))

@@ -130,22 +130,22 @@ def kernel_block_scales(scale_a: torch.Tensor, scale_b: torch.Tensor) -> tuple[t
     16-byte aligned runs): scale_a (M, KB) M-major with rows of M rounded up to 4 (strides (1, M4), 16-byte aligned:
     DeepGEMM's layout, and what quantize_fp8(..., group=128) returns), scale_b (NB, KB) row-major with rows of KB
     rounded up to 4 (a contiguous tensor when KB is a multiple of 4); with a leading expert dimension (grouped GEMMs)
-    each expert's scales follow the last's. The tensors themselves when they are (no copy), else copies in those
-    layouts (two small kernels a call)."""
-    lead = tuple(scale_a.shape[:-2])
+    each expert's scales follow the last's (the contiguous layout: a 2-D scale_a over every expert's rows, a 3-D
+    scale_b). The tensors themselves when they are (no copy), else copies in those layouts (two small kernels a
+    call)."""
+    lead_a, lead_b = tuple(scale_a.shape[:-2]), tuple(scale_b.shape[:-2])
     m, kb = scale_a.shape[-2:]
     nb = scale_b.shape[-2]
     m4, kb4 = _pad4(m), _pad4(kb)
-    experts = scale_a.shape[0] if lead else 1
-    entry_ok = not lead or experts == 1
+    entries_a, entries_b = (scale_a.shape[0] if lead_a else 1), (scale_b.shape[0] if lead_b else 1)
     if not ((scale_a.stride(-2) == 1 or m == 1) and (scale_a.stride(-1) == m4 or kb == 1)
-            and (entry_ok or scale_a.stride(0) == kb * m4)
-            and scale_a.data_ptr() % 16 == 0 and _spans(scale_a, experts * kb * m4)):
-        padded = torch.empty(*lead, kb, m4, dtype=scale_a.dtype, device=scale_a.device)[..., :m].transpose(-1, -2)
+            and (entries_a == 1 or scale_a.stride(0) == kb * m4)
+            and scale_a.data_ptr() % 16 == 0 and _spans(scale_a, entries_a * kb * m4)):
+        padded = torch.empty(*lead_a, kb, m4, dtype=scale_a.dtype, device=scale_a.device)[..., :m].transpose(-1, -2)
         scale_a = padded.copy_(scale_a)
     if not ((scale_b.stride(-1) == 1 or kb == 1) and (scale_b.stride(-2) == kb4 or nb == 1)
-            and (entry_ok or scale_b.stride(0) == nb * kb4)
-            and scale_b.data_ptr() % 16 == 0 and _spans(scale_b, experts * nb * kb4)):
-        padded = torch.empty(*lead, nb, kb4, dtype=scale_b.dtype, device=scale_b.device)[..., :kb]
+            and (entries_b == 1 or scale_b.stride(0) == nb * kb4)
+            and scale_b.data_ptr() % 16 == 0 and _spans(scale_b, entries_b * nb * kb4)):
+        padded = torch.empty(*lead_b, nb, kb4, dtype=scale_b.dtype, device=scale_b.device)[..., :kb]
         scale_b = padded.copy_(scale_b)
     return scale_a, scale_b

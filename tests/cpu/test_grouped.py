@@ -74,8 +74,15 @@ def test_contiguous_arguments_are_checked():
         tcgemm.grouped_gemm(a, b, offsets=offs)
     with pytest.raises(ValueError, match="int32 tensor of each expert's end row"):
         tcgemm.grouped_gemm(a, b, offsets=offs.long())
-    with pytest.raises(TypeError, match="masked layout"):
+    with pytest.raises(TypeError, match="float8_e4m3fn a and b of one dtype"):
         tcgemm.grouped_gemm(a.float(), b.float(), offsets=offs)
+    a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+    with pytest.raises(ValueError, match=r"scale_a of shape \(10, 1\)"):
+        tcgemm.grouped_gemm(a8, b8, offsets=offs)
+    with pytest.raises(ValueError, match=r"scale_b of shape \(4, 1, 1\)"):
+        tcgemm.grouped_gemm(a8, b8, offsets=offs, scale_a=torch.ones(10, 1), scale_b=torch.ones(1, 1))
+    with pytest.raises(ValueError, match="bf16 and fp16 take none"):
+        tcgemm.grouped_gemm(a, b, offsets=offs, scale_a=torch.ones(10, 1), scale_b=torch.ones(4, 1, 1))
     with pytest.raises(ValueError, match="K = 64 and b K = 32"):
         tcgemm.grouped_gemm(a, b.transpose(1, 2), offsets=offs)
 
@@ -132,3 +139,28 @@ def test_route_dispatch_combine():
     torch.testing.assert_close(combine(dispatch(x, raw), raw), x * raw.weight.sum(-1, keepdim=True))
     with pytest.raises(ValueError, match="top_k"):
         route(logits, 6)
+
+
+def test_grouped_builds_compile_without_spills():
+    """One build per grouped config, layout (masked, contiguous) and input kind (16-bit; block-scaled fp8) compiles
+    for sm_90a without local memory, with the walk's tensor-core and bulk-copy instructions (the full set compiles
+    in the GPU suite's all-builds test)."""
+    jit = pytest.importorskip("tcgemm.jit")
+    from tcgemm import launch, sass
+
+    seen: dict[tuple, tuple] = {}
+    for spec, defines in launch.all_builds():
+        d = dict(defines)
+        if d.get("GROUP_ROWS") in ("1", "2"):
+            key = (spec.name, d["BLOCK_M"], d["BLOCK_N"], d["GROUP_ROWS"], d.get("BLOCK_SCALES", "0"))
+            seen.setdefault(key, (spec, defines))
+    assert {k[3:] for k in seen} == {("1", "0"), ("2", "0"), ("1", "1"), ("2", "1")}
+    for (name, *_, block), (spec, defines) in seen.items():
+        try:
+            cubin = jit.cubin(spec.source, defines, "sm_90a")
+        except jit.JitUnavailable as exc:
+            pytest.skip(str(exc))
+        code = sass.disassemble(cubin)
+        assert not sass.has_local_memory(code), (name, dict(defines))
+        mix = sass.instruction_mix(code)
+        assert mix["QGMMA" if block == "1" else "HGMMA"] > 0 and (block == "0" or mix["UBLKCP"] > 0), name

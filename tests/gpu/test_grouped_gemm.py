@@ -363,3 +363,89 @@ def test_moe_block_and_graph():
             graph.replay()
             assert torch.equal(captured, moe(x))
             torch.testing.assert_close(captured.double(), reference(x), rtol=5e-2, atol=5e-2)
+
+
+def _block_scaled_contiguous_case(segments: list[int], n: int, k: int, seed: int, extra: int = 5):
+    """fp8 e4m3 tokens (T, K) expert by expert, weights (E, N, K), scale_a (T, KB) M-major (quantize_fp8's layout:
+    strides (1, T rounded up to 4)), scale_b (E, NB, KB), the segments' ends."""
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    tokens, e = sum(segments) + extra, len(segments)
+    kb, nb = -(-k // 128), -(-n // 128)
+    a = torch.randn(tokens, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    w = torch.randn(e, n, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    t4 = -(-tokens // 4) * 4
+    sa = torch.rand(kb, t4, device="cuda", generator=gen).add(0.5)[:, :tokens].t()
+    sb = torch.rand(e, nb, kb, device="cuda", generator=gen).add(0.5)
+    ends = torch.tensor(segments, dtype=torch.int64).cumsum(0).to(torch.int32).cuda()
+    return a, w, sa, sb, ends
+
+
+def _check_block_scaled_contiguous(d, a, w, sa, sb, ends) -> None:
+    """Each segment against the float64 formula of the quantized operands and their scales; the rows past the last
+    end stay poisoned."""
+    k, n = a.shape[1], w.shape[1]
+    cols = torch.arange(n, device="cuda") // 128
+    eps = 2.0**-8 if d.dtype == torch.bfloat16 else 2.0**-11 if d.dtype == torch.float16 else 2.0**-22
+    start = 0
+    for z, end in enumerate(ends.tolist()):
+        end = min(max(end, start), a.shape[0])
+        want = torch.zeros(end - start, n, dtype=torch.float64, device="cuda")
+        mag = torch.zeros_like(want)
+        for j in range(-(-k // 128)):
+            ks = slice(128 * j, 128 * (j + 1))
+            s = sa[start:end, j:j + 1].double() * sb[z, cols, j].double()
+            want += s * (a[start:end, ks].double() @ w[z, :, ks].double().t())
+            mag += s * (a[start:end, ks].double().abs() @ w[z, :, ks].double().abs().t())
+        got = d[start:end].double()
+        assert not torch.isnan(got).any(), f"expert {z}: rows {start}..{end} not all written"
+        assert ((got - want).abs() <= eps * want.abs() + 2.0**-11 * mag).all(), z
+        start = end
+    assert torch.isnan(d[start:].double()).all(), "rows past the last segment were written"
+
+
+@pytest.mark.parametrize("config", [*FP8_CONFIGS, "auto"])
+def test_block_scaled_fp8_contiguous(config):
+    """fp8 e4m3 experts with block-wise scales in the contiguous layout: segments of 0, 1, 63 ... 300 rows starting at
+    any row (scale_a rows from any row too), K not a multiple of 128, N not a multiple of the tile; bf16, fp16 and
+    fp32 out; scale_a in quantize_fp8's layout and row-major (copied)."""
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    a, w, sa, sb, ends = _block_scaled_contiguous_case(SEGMENTS, 320, 400, seed=11)
+    kw = {} if config == "auto" else {"kernel": "wgmma_tma_store_kmajor", "config": config}
+    for scale_a, out_dtype in ((sa, torch.bfloat16), (sa.contiguous(), torch.float32), (sa, torch.float16)):
+        out = torch.full((a.shape[0], 320), float("nan"), dtype=out_dtype, device="cuda")
+        d = tcgemm.grouped_gemm(a, w.transpose(1, 2), offsets=ends, scale_a=scale_a, scale_b=sb, out=out, **kw)
+        assert d.data_ptr() == out.data_ptr()
+        _check_block_scaled_contiguous(d, a, w, sa, sb, ends)
+
+
+def test_block_scaled_fp8_contiguous_graph_and_repeats():
+    """Captured once; replayed with new segment ends, tokens and scales in the captured tensors: each replay equals an
+    eager call bit for bit (and a second eager call on another stream) and the float64 reference."""
+    if not _available():
+        pytest.skip("grouped_gemm needs the Hopper kernel")
+    segments = [3, 0, 130, 17, 1, 40, 256, 9]
+    a, w, sa, sb, ends = _block_scaled_contiguous_case(segments, 512, 1024, seed=13, extra=100)
+    b = w.transpose(1, 2)
+    out = torch.full((a.shape[0], 512), float("nan"), dtype=torch.bfloat16, device="cuda")
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        tcgemm.grouped_gemm(a, b, offsets=ends, scale_a=sa, scale_b=sb, out=out)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tcgemm.grouped_gemm(a, b, offsets=ends, scale_a=sa, scale_b=sb, out=out)
+    for trial in range(3):
+        ends.copy_(torch.randint(0, 80, (len(segments),)).cumsum(0).to(torch.int32))
+        a.copy_(torch.randn(a.shape, device="cuda").to(a.dtype))
+        sa.copy_(torch.rand(sa.shape, device="cuda").add(0.5))
+        out.fill_(float("nan"))
+        graph.replay()
+        want = tcgemm.grouped_gemm(a, b, offsets=ends, scale_a=sa, scale_b=sb)
+        with torch.cuda.stream(stream):
+            again = tcgemm.grouped_gemm(a, b, offsets=ends, scale_a=sa, scale_b=sb)
+        torch.cuda.synchronize()
+        last = int(ends[-1])
+        assert torch.equal(out[:last], want[:last]) and torch.equal(again[:last], want[:last]), trial
+        _check_block_scaled_contiguous(out, a, w, sa, sb, ends)

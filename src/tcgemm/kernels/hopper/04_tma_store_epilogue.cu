@@ -205,7 +205,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 walk.range(u, kt0, kt1);
                 BlockScaleSource scales{};  // (block_scales.cuh)
                 if constexpr (kBlockScales)
-                    scales = block_scale_source(scale_a, scale_b, g.M, g.N, g.K, m_load, n_load, c.z);
+                    scales = block_scale_source(scale_a, scale_b, g.M, g.N, g.K, m_load, n_load, za, zb);
                 CPrefetch c_rows{0ull, 0u};
                 if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
                 for (int kt = kt0; kt < kt1; ++kt) {

@@ -62,8 +62,9 @@ __device__ __forceinline__ void bulk_copy_to_shared(unsigned dst, const void* sr
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
 // Where a unit's scales come from (the producer works it out once per unit: its loop's instruction latency paces the
-// ring at narrow tiles): the tile whose loads start at row m0, column n0 of batch entry z (an expert of a grouped
-// GEMM, group_rows.cuh: each entry's scales follow the last's, KB x M4 of scale_a and NB x KB4 of scale_b).
+// ring at narrow tiles): the tile whose loads start at row m0, column n0, of batch entry za of scale_a and zb of
+// scale_b (experts of a grouped GEMM, group_rows.cuh: each entry's scales follow the last's, KB x M4 of scale_a and
+// NB x KB4 of scale_b; the contiguous layout has one scale_a over all T rows, za = 0, and zb the tile's expert).
 struct BlockScaleSource {
     const float* a;  // k-tile 0's scale_a values, from row m0 rounded down to 4; k-tile kt's are kt * m4 further
     const float* b;  // this column block's row of scale_b
@@ -71,10 +72,10 @@ struct BlockScaleSource {
     unsigned a_bytes;  // what one k-tile's copies bring: scale_a's, then scale_b's quad (16)
 };
 __device__ __forceinline__ BlockScaleSource block_scale_source(const float* scale_a, const float* scale_b, int M,
-                                                               int N, int K, int m0, int n0, int z) {
+                                                               int N, int K, int m0, int n0, int za, int zb) {
     const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK, nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
     const int m4 = (M + 3) & ~3, kb4 = (kblocks + 3) & ~3, m_al = m0 & ~3;
-    return {scale_a + (long long)z * kblocks * m4 + m_al, scale_b + ((long long)z * nblocks + n0 / SCALE_BLOCK) * kb4,
+    return {scale_a + (long long)za * kblocks * m4 + m_al, scale_b + ((long long)zb * nblocks + n0 / SCALE_BLOCK) * kb4,
             m4, 4u * min(BLOCK_M + 4, m4 - m_al)};
 }
 // Bytes the k-tile's scale copies bring (load_block_scales), for the TMA producer's arrive.expect_tx.

@@ -44,8 +44,8 @@ static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVER
                               CTAS_N == 1),
               "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
               "ping-pong or D^T; clusters along M");
-static_assert(!kGroupContiguous || (!kBlockScales && kRegisterEpilogue),
-              "contiguous experts: 16-bit inputs, and the register epilogue for the tiles that reach past a segment");
+static_assert(!kGroupContiguous || kRegisterEpilogue,
+              "contiguous experts: the register epilogue for the tiles that reach past a segment");
 
 // Units of the grouped walk: the entries' cluster rows with tokens, times the unit columns.
 __device__ __forceinline__ int grouped_units(const int* prefix, int batch, int units_n) {
