@@ -114,16 +114,23 @@ def test_bitwise_repeats():
             assert torch.equal(again[z, :rows], first[z, :rows])
 
 
+@pytest.mark.parametrize("contiguous", [False, True])
+@pytest.mark.parametrize("unit_rows", [64, 256])
 @pytest.mark.parametrize("groups", [1, 8, 1023, 1024, 3000])
-def test_prefix_kernel_matches_reference(groups):
+def test_prefix_kernel_matches_reference(groups, unit_rows, contiguous):
+    """The prefix kernel's walk, segment bounds and light / heavy prefixes equal the torch reference's."""
     if not _available():
         pytest.skip("grouped_gemm needs the Hopper kernel")
     from tcgemm.grouped import group_prefix
 
     gen = torch.Generator().manual_seed(groups)
     counts = torch.randint(-5, 700, (groups,), generator=gen, dtype=torch.int32)
-    got = group_prefix(counts.cuda(), 600, 256)
-    assert torch.equal(got.cpu(), group_prefix(counts, 600, 256))
+    rows = 600
+    if contiguous:  # (segment ends, mostly rising, some falling back: empty segments)
+        counts = counts.cumsum(0).to(torch.int32) - 300
+        rows = int(counts.max()) // 2 + 1
+    got = group_prefix(counts.cuda(), rows, unit_rows, contiguous)
+    assert torch.equal(got.cpu(), group_prefix(counts, rows, unit_rows, contiguous))
 
 
 FP8_CONFIGS = [c.name for c in registry.get("wgmma_tma_store_kmajor").configs if c.grouped and c.serves("fp8e4m3")]

@@ -27,6 +27,15 @@
 // reached past its segment from registers: 6-15% slower than the masked layout on the same tiles at 512-2048
 // tokens per expert, 2026-11-26-h100-grouped-contiguous-c746adb.json.)
 //
+// GROUP_MIX: light experts spread through the walk. Cluster c takes units c, c + clusters, ... (hopper_sched.cuh), so
+// the walk's order is what each wave holds. Entry by entry, a wave of a light expert's units (one or two rows of tiles:
+// few tokens, so each unit streams its own slice of the expert's weight from DRAM for little work) waits on DRAM while
+// the tensor cores idle, and a wave of a heavy expert's units (its weight slices shared by many row tiles through
+// the L2) the other way round. The prefix kernel also writes a prefix over the light entries only and one over the
+// heavy ones (group_prefix.cu; light: at most tcgemm.grouped.LIGHT_ROWS rows); unit u is light where the count of
+// light units up to u, floor((u + 1) L / U), steps up (L light units of U), so every stretch of the walk holds light
+// and heavy units in the proportion of the whole, and each class keeps its own entry-by-entry order.
+//
 // The prefix comes in the launch's `counters` argument (the scratch ints of split-K, the tail split and GPC_ORDER,
 // which grouped configs do not use), written by the kernel launched just before: every read of it comes after the
 // programmatic-dependent-launch wait (pdl.cuh). A unit's entry is a binary search of the prefix (log2 E loads, cached
@@ -44,6 +53,10 @@ static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVER
                               CTAS_N == 1),
               "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
               "ping-pong or D^T; clusters along M");
+#ifndef GROUP_MIX
+#define GROUP_MIX 0
+#endif
+constexpr bool kGroupMix = GROUP_MIX != 0;
 static_assert(!kGroupContiguous || kRegisterEpilogue,
               "contiguous experts: the register epilogue for the tiles that reach past a segment");
 
@@ -56,15 +69,23 @@ __device__ __forceinline__ int grouped_units(const int* prefix, int batch, int u
 // z: entries without rows repeat their prefix), then unit u - prefix[z] units_n of that entry's own units in
 // unit_coord's order.
 __device__ __forceinline__ TileCoord grouped_unit_coord(const int* prefix, int batch, int u, int units_n, int rank) {
+    const int* walk = prefix;  // (GROUP_MIX: the prefix of u's class, and u its place in that class's walk)
+    if constexpr (kGroupMix) {
+        const int* light = prefix + (kGroupContiguous ? 2 * batch + 2 : batch + 1);
+        const long long all = __ldg(prefix + batch), lit = __ldg(light + batch);  // (cluster rows)
+        const int before = (int)((long long)u * lit / all), upto = (int)((long long)(u + 1) * lit / all);
+        walk = upto > before ? light : light + batch + 1;
+        u = upto > before ? before : u - before;
+    }
     const int row = u / units_n;
     int lo = 0, hi = batch;
     while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
-        if (__ldg(prefix + mid) <= row) lo = mid;
+        if (__ldg(walk + mid) <= row) lo = mid;
         else hi = mid;
     }
-    const int first = __ldg(prefix + lo);
-    TileCoord c = unit_coord(u - first * units_n, __ldg(prefix + lo + 1) - first, units_n, rank);
+    const int first = __ldg(walk + lo);
+    TileCoord c = unit_coord(u - first * units_n, __ldg(walk + lo + 1) - first, units_n, rank);
     c.z = lo;
     if constexpr (kGroupContiguous) {
         // Rows of the segment; a tile reaching past its end moves up to end there (over rows of the tile before it,
