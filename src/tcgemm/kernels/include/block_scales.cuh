@@ -74,7 +74,10 @@ struct BlockScaleSource {
 __device__ __forceinline__ BlockScaleSource block_scale_source(const float* scale_a, const float* scale_b, int M,
                                                                int N, int K, int m0, int n0, int za, int zb) {
     const int kblocks = (K + SCALE_BLOCK - 1) / SCALE_BLOCK, nblocks = (N + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    const int m4 = (M + 3) & ~3, kb4 = (kblocks + 3) & ~3, m_al = m0 & ~3;
+    // A tile wholly below the matrix (a cluster's second CTA past the last rows, or past T in a grouped GEMM's
+    // contiguous layout, whose row tiles start at each segment) stores nothing: any rows' scales will do, and it
+    // copies those of the last rows (from m0 itself the copy would start past the padded row and run backwards).
+    const int m4 = (M + 3) & ~3, kb4 = (kblocks + 3) & ~3, m_al = min(m0, M - 1) & ~3;
     return {scale_a + (long long)za * kblocks * m4 + m_al, scale_b + ((long long)zb * nblocks + n0 / SCALE_BLOCK) * kb4,
             m4, 4u * min(BLOCK_M + 4, m4 - m_al)};
 }
