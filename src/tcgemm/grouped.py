@@ -93,7 +93,7 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
     a0, b0 = a, b
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     p = launch.plan(problem, spec, cfg, sms)
-    unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
+    unit_rows = cfg["BLOCK_M"]  # (the walk counts row tiles: group_rows.cuh)
     if t["a"] is a0 and t["b"] is b0:  # (nothing staged: the next call with this signature reuses the plan)
         _remember(key, (problem, p, unit_rows))
     launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
@@ -172,7 +172,7 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     problem = dataclasses.replace(problem, d_ld=d.stride(0) if tokens > 1 else n, d_batch_stride=0)  # one D
     p = launch.plan(problem, spec, cfg, sms)
-    unit_rows = spec.cluster_shape(cfg)[0] * cfg["BLOCK_M"]
+    unit_rows = cfg["BLOCK_M"]  # (the walk counts row tiles: group_rows.cuh)
     if t["a"] is a0 and t["b"] is b0:
         _remember(key, (problem, p, unit_rows))
     launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
@@ -180,18 +180,11 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     return d
 
 
-# Experts of at most this many rows are the walk's light class (kernels/include/group_rows.cuh, GROUP_MIX): below
-# ~300 rows a bf16 expert's GEMM does fewer multiply-adds per weight byte than the H100 does per byte of DRAM.
-LIGHT_ROWS = 256
-
-
 def group_prefix(counts: torch.Tensor, rows: int, unit_rows: int, contiguous: bool = False) -> torch.Tensor:
     """The grouped walk's prefix (kernels/util/group_prefix.cu): int32, prefix[0] = 0 and prefix[z + 1] = prefix[z] +
     ceil(min(max(counts[z], 0), rows) / unit_rows), by one small kernel on the current stream (capturable); in torch
     ops where counts are not on a GPU (the reference). ``contiguous``: ``counts`` holds the segments' ends (clamped to
-    [0, rows]); each count is an end minus the one before, and the bounds 0, end[0], ..., end[E - 1] follow. Then
-    the prefix of the light experts (at most LIGHT_ROWS rows; the others counting 0) and that of the heavy ones."""
-    light_units = max(1, LIGHT_ROWS // unit_rows)
+    [0, rows]); each count is an end minus the one before, and the bounds 0, end[0], ..., end[E - 1] follow."""
     if not counts.is_cuda:
         ends = counts.long().clamp(0, rows)
         if contiguous:
@@ -200,27 +193,23 @@ def group_prefix(counts: torch.Tensor, rows: int, unit_rows: int, contiguous: bo
             units = (ends - starts + unit_rows - 1) // unit_rows
         else:
             units = (ends + unit_rows - 1) // unit_rows
-        zero = units.new_zeros(1)
-        light = units <= light_units
-        parts = [zero, units.cumsum(0)]
+        prefix = torch.cat([units.new_zeros(1), units.cumsum(0)])
         if contiguous:
-            parts += [zero, ends]
-        parts += [zero, (units * light).cumsum(0), zero, (units * ~light).cumsum(0)]
-        return torch.cat(parts).to(torch.int32)
+            prefix = torch.cat([prefix, ends.new_zeros(1), ends])
+        return prefix.to(torch.int32)
     import numpy as np
 
     from . import driver, jit
 
-    experts = counts.numel()
-    prefix = torch.empty(experts * (2 if contiguous else 1) + (2 if contiguous else 1) + 2 * (experts + 1),
-                         dtype=torch.int32, device=counts.device)
+    prefix = torch.empty(counts.numel() * (2 if contiguous else 1) + (2 if contiguous else 1), dtype=torch.int32,
+                         device=counts.device)
     device = counts.device.index if counts.device.index is not None else torch.cuda.current_device()
     cc = jit._cuda_core()
     kernel = _prefix_kernel(device)
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
     cc.launch(stream, cc.LaunchConfig(grid=(1, 1, 1), block=(1024, 1, 1)), kernel, counts.data_ptr(),
-              np.int32(experts), np.int32(rows), np.int32(unit_rows), prefix.data_ptr(),
-              np.int32(1 if contiguous else 0), np.int32(light_units))
+              np.int32(counts.numel()), np.int32(rows), np.int32(unit_rows), prefix.data_ptr(),
+              np.int32(1 if contiguous else 0))
     return prefix
 
 

@@ -240,14 +240,16 @@ def _check_contiguous(d: torch.Tensor, a: torch.Tensor, b: torch.Tensor, ends: t
     assert torch.isnan(d[start:].double()).all(), "rows past the last segment were written"
 
 
+@pytest.mark.parametrize("segments", [SEGMENTS, SEGMENTS[:-1]], ids=["even", "odd"])
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-def test_contiguous_every_config(config, dtype):
+def test_contiguous_every_config(config, dtype, segments):
     """Segments of 0, 1, 63 ... 300 rows starting at any row: each written exactly (TMA inside, registers at the
-    end of a segment), the next expert's rows untouched; fp32 out too."""
+    end of a segment), the next expert's rows untouched; fp32 out too. Clusters of two take row tiles of two
+    experts (each CTA loads its own B), and with an odd count of 128-row tiles the last cluster repeats a tile."""
     if not _available():
         pytest.skip("grouped_gemm needs the Hopper kernel")
-    a, b, ends = _contiguous_case(SEGMENTS, 384, 520, dtype, seed=5)
+    a, b, ends = _contiguous_case(segments, 384, 520, dtype, seed=5)
     for out_dtype in (dtype, torch.float32):
         out = torch.full((a.shape[0], 384), float("nan"), dtype=out_dtype, device="cuda")
         d = tcgemm.grouped_gemm(a, b, offsets=ends, out=out, kernel=KERNEL, config=config)
@@ -410,14 +412,15 @@ def _check_block_scaled_contiguous(d, a, w, sa, sb, ends) -> None:
     assert torch.isnan(d[start:].double()).all(), "rows past the last segment were written"
 
 
+@pytest.mark.parametrize("segments", [SEGMENTS, SEGMENTS[:-1]], ids=["even", "odd"])
 @pytest.mark.parametrize("config", [*FP8_CONFIGS, "auto"])
-def test_block_scaled_fp8_contiguous(config):
+def test_block_scaled_fp8_contiguous(config, segments):
     """fp8 e4m3 experts with block-wise scales in the contiguous layout: segments of 0, 1, 63 ... 300 rows starting at
     any row (scale_a rows from any row too), K not a multiple of 128, N not a multiple of the tile; bf16, fp16 and
     fp32 out; scale_a in quantize_fp8's layout and row-major (copied)."""
     if not _available():
         pytest.skip("grouped_gemm needs the Hopper kernel")
-    a, w, sa, sb, ends = _block_scaled_contiguous_case(SEGMENTS, 320, 400, seed=11)
+    a, w, sa, sb, ends = _block_scaled_contiguous_case(segments, 320, 400, seed=11)
     kw = {} if config == "auto" else {"kernel": "wgmma_tma_store_kmajor", "config": config}
     for scale_a, out_dtype in ((sa, torch.bfloat16), (sa.contiguous(), torch.float32), (sa, torch.float16)):
         out = torch.full((a.shape[0], 320), float("nan"), dtype=out_dtype, device="cuda")

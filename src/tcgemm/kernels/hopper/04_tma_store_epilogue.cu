@@ -211,7 +211,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 for (int kt = kt0; kt < kt1; ++kt) {
                     if (!first_lap) mbar_wait_slot_free(empty + 8 * s, phase ^ 1);  // use u-1 released (cluster.cuh)
                     load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0);
+                              m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0,
+                              kGroupRows && c.own_b);
                     if constexpr (kBlockScales) load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scales, kt);
                     // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
                     if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);

@@ -4,15 +4,24 @@
 // A batched GEMM whose batch entries are experts: A (E, M, K) holds each expert's tokens in its first rows, padded to
 // a common M; B (E, K, N) the experts' weights; D (E, M, N). How many rows of entry z are tokens lives on the GPU (a
 // router's counts, never read by the host), so the launch is the same whatever the routing and a CUDA graph
-// captures it once. The kernel walks only the units that hold tokens: a small kernel before it
-// (kernels/util/group_prefix.cu) turns the counts into prefix[z], the cluster rows (CTAS_M x BLOCK_M rows of tiles)
-// of the entries before z that hold any of their rows, and the persistent walk numbers those units 0 ..
-// prefix[E] x units_n - 1, entry by entry, each entry's units in unit_coord's grouped order. Skipping the empty units
-// of the whole batched problem instead (the first version) left the CTAs with uneven shares of the remaining ones:
-// a static round-robin over units of which a routing-dependent subset is empty (Mixtral's experts at 128-512 tokens
-// each ran 0.58-0.79x of a loop of cuBLAS calls: 2026-11-26-h100-grouped-288aef2.json). A cluster unit is kept
-// whole, because its CTAs load parts of the tile they share for each other (hopper_cluster.cuh); its rows past the
-// count are computed from A's padding and stored into D's, which tcgemm.grouped_gemm documents as unspecified.
+// captures it once. The kernel walks only the tiles that hold tokens: a small kernel before it
+// (kernels/util/group_prefix.cu) turns the counts into prefix[z], the row tiles (BLOCK_M rows) of the entries before z
+// that hold any of their rows, R = prefix[E] in all. Those R row tiles, entry after entry, are the rows of one tall
+// virtual problem of units_n tile columns, which the persistent walk orders as any other (unit_coord's groups of
+// unit rows, column by column inside a group): a cluster's CTAS_M CTAs take CTAS_M consecutive row tiles (the last
+// cluster row's missing ones repeat the last tile: the same values written twice), whichever entries they belong to.
+// Where they belong to one entry the CTAs share its B tile, each loading a part and multicasting it
+// (hopper_cluster.cuh); where the cluster straddles two entries each CTA loads the whole B tile of its own
+// (TileCoord::own_b), into the same slot offsets, so the ring's barriers and byte counts do not change. Walking each
+// entry's own cluster rows instead (CTAS_M x BLOCK_M rows at a time, the version before) left an expert of up to
+// BLOCK_M tokens one CTA of work and the other CTAS_M - 1 computing rows that are not stored: at 128 tokens per expert
+// and clusters of two, 1.33x (Mixtral) to 1.48x (DeepSeek-V3) the row tiles the tokens need
+// (2026-11-27-h100-grouped-contiguous-068bb7a.json; DeepGEMM, whose 128-row blocks take any expert,
+// 0.67-0.77x there: …-deepgemm-grouped-068bb7a.json). Skipping the empty units of the whole batched problem (the
+// first version) left the CTAs uneven shares of the rest: a static round-robin over units of which a
+// routing-dependent subset is empty (Mixtral's experts at 128-512 tokens each ran 0.58-0.79x of a loop of cuBLAS
+// calls: 2026-11-26-h100-grouped-288aef2.json). A tile's rows past the count are computed from A's padding and stored
+// into D's, which tcgemm.grouped_gemm documents as unspecified.
 //
 // GROUP_ROWS = 2, the contiguous layout (prefill and training: each expert's tokens one segment of a 2-D A, segments
 // of any length): A (T, K) and D (T, N) hold every expert's rows, expert z's from row start[z] to end[z] = start[z + 1];
@@ -27,18 +36,9 @@
 // reached past its segment from registers: 6-15% slower than the masked layout on the same tiles at 512-2048
 // tokens per expert, 2026-11-26-h100-grouped-contiguous-c746adb.json.)
 //
-// GROUP_MIX: light experts spread through the walk. Cluster c takes units c, c + clusters, ... (hopper_sched.cuh), so
-// the walk's order is what each wave holds. Entry by entry, a wave of a light expert's units (one or two rows of tiles:
-// few tokens, so each unit streams its own slice of the expert's weight from DRAM for little work) waits on DRAM while
-// the tensor cores idle, and a wave of a heavy expert's units (its weight slices shared by many row tiles through
-// the L2) the other way round. The prefix kernel also writes a prefix over the light entries only and one over the
-// heavy ones (group_prefix.cu; light: at most tcgemm.grouped.LIGHT_ROWS rows); unit u is light where the count of
-// light units up to u, floor((u + 1) L / U), steps up (L light units of U), so every stretch of the walk holds light
-// and heavy units in the proportion of the whole, and each class keeps its own entry-by-entry order.
-//
 // The prefix comes in the launch's `counters` argument (the scratch ints of split-K, the tail split and GPC_ORDER,
 // which grouped configs do not use), written by the kernel launched just before: every read of it comes after the
-// programmatic-dependent-launch wait (pdl.cuh). A unit's entry is a binary search of the prefix (log2 E loads, cached
+// programmatic-dependent-launch wait (pdl.cuh). A tile's entry is a binary search of the prefix (log2 E loads, cached
 // in L1), once per unit and role.
 #pragma once
 #include "hopper_config.cuh"
@@ -50,47 +50,46 @@
 constexpr bool kGroupRows = GROUP_ROWS != 0;
 constexpr bool kGroupContiguous = GROUP_ROWS == 2;
 static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVERLAP && !kPingpong && !kDTransposed &&
-                              CTAS_N == 1),
+                              CTAS_N == 1 && !GATED),
               "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
-              "ping-pong or D^T; clusters along M");
-#ifndef GROUP_MIX
-#define GROUP_MIX 0
-#endif
-constexpr bool kGroupMix = GROUP_MIX != 0;
+              "ping-pong, D^T or a gated B; clusters along M");
 static_assert(!kGroupContiguous || kRegisterEpilogue,
               "contiguous experts: the register epilogue for the tiles that reach past a segment");
 
-// Units of the grouped walk: the entries' cluster rows with tokens, times the unit columns.
+// Units of the grouped walk: the cluster rows of the R row tiles, times the unit columns.
 __device__ __forceinline__ int grouped_units(const int* prefix, int batch, int units_n) {
-    return __ldg(prefix + batch) * units_n;
+    return (__ldg(prefix + batch) + CTAS_M - 1) / CTAS_M * units_n;
 }
 
-// Unit u of the grouped walk -> this CTA's tile: entry z with prefix[z] <= u / units_n < prefix[z + 1] (the last such
-// z: entries without rows repeat their prefix), then unit u - prefix[z] units_n of that entry's own units in
-// unit_coord's order.
-__device__ __forceinline__ TileCoord grouped_unit_coord(const int* prefix, int batch, int u, int units_n, int rank) {
-    const int* walk = prefix;  // (GROUP_MIX: the prefix of u's class, and u its place in that class's walk)
-    if constexpr (kGroupMix) {
-        const int* light = prefix + (kGroupContiguous ? 2 * batch + 2 : batch + 1);
-        const long long all = __ldg(prefix + batch), lit = __ldg(light + batch);  // (cluster rows)
-        const int before = (int)((long long)u * lit / all), upto = (int)((long long)(u + 1) * lit / all);
-        walk = upto > before ? light : light + batch + 1;
-        u = upto > before ? before : u - before;
-    }
-    const int row = u / units_n;
+// The entry z of row tile t: prefix[z] <= t < prefix[z + 1] (the last such z: entries without rows repeat their
+// prefix).
+__device__ __forceinline__ int grouped_entry(const int* prefix, int batch, int t) {
     int lo = 0, hi = batch;
     while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
-        if (__ldg(walk + mid) <= row) lo = mid;
+        if (__ldg(prefix + mid) <= t) lo = mid;
         else hi = mid;
     }
-    const int first = __ldg(walk + lo);
-    TileCoord c = unit_coord(u - first * units_n, __ldg(walk + lo + 1) - first, units_n, rank);
-    c.z = lo;
+    return lo;
+}
+
+// Unit u of the grouped walk -> this CTA's tile: unit_coord's place of u in the R / CTAS_M x units_n grid, the row
+// tile CTAS_M um + rank of it (the last one where that is past R), its entry and its rows there.
+__device__ __forceinline__ TileCoord grouped_unit_coord(const int* prefix, int batch, int u, int units_n, int rank) {
+    const int tiles = __ldg(prefix + batch);
+    TileCoord c = unit_coord(u, (tiles + CTAS_M - 1) / CTAS_M, units_n, rank);  // (m0: row tile t times BLOCK_M)
+    const int t0 = c.m0 / BLOCK_M - rank % CTAS_M;  // the cluster's first row tile
+    const int t = min(t0 + rank % CTAS_M, tiles - 1);
+    const int z0 = grouped_entry(prefix, batch, t0);
+    const int next = __ldg(prefix + z0 + 1);  // (the first row tile past entry z0)
+    // Every CTA of the cluster works this out alike: they share B where all their tiles are entry z0's.
+    c.own_b = min(t0 + CTAS_M - 1, tiles - 1) >= next;
+    c.z = t < next ? z0 : grouped_entry(prefix, batch, t);
+    c.m0 = (t - __ldg(prefix + c.z)) * BLOCK_M;  // (rows within the entry)
     if constexpr (kGroupContiguous) {
         // Rows of the segment; a tile reaching past its end moves up to end there (over rows of the tile before it,
         // the same expert's: the same values, written again) where the segment holds a whole tile.
-        const int start = __ldg(prefix + batch + 1 + lo), end = __ldg(prefix + batch + 2 + lo);
+        const int start = __ldg(prefix + batch + 1 + c.z), end = __ldg(prefix + batch + 2 + c.z);
         c.m0 = end - start >= BLOCK_M ? min(start + c.m0, end - BLOCK_M) : start + c.m0;
     }
     return c;

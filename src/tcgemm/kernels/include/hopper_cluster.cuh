@@ -29,24 +29,28 @@
 // one box of BLOCK_K x rows (128-byte rows of k); MN-major: boxes of MN_BOX m or n (one 128-byte row:
 // 64 16-bit, 32 tf32 values) x BLOCK_K, 8 or 4 KB each.  Either way row r of the tile starts at byte r * 128 of the slot.  An MN-major tile of
 // one box shared by the cluster is split along k (MN_K_SPLIT): k row j at byte j * 128.
-// `part`: this CTA's index among the CTAs that share the tile, `mask`: their bits.
-template <bool K_MAJOR, bool SHARED, int ROWS, int PART>
+// `part`: this CTA's index among the CTAs that share the tile, `mask`: their bits. MULTICAST = false loads the same
+// part into this CTA alone (a grouped GEMM's cluster straddling two experts loads every part of B so: load_tile).
+template <bool K_MAJOR, bool SHARED, int ROWS, int PART, bool MULTICAST = true>
 __device__ __forceinline__ void load_operand(unsigned dst, const TmaDesc* map, unsigned bar, int k0, int mn0,
                                              int z, int part, unsigned short mask) {
     const int first = SHARED ? part * PART : 0;  // first row this CTA loads
     constexpr int COUNT = SHARED ? PART : ROWS;
+    auto load = [&](unsigned to, int c0, int c1) {
+        if constexpr (SHARED && MULTICAST) tma_load_3d_multicast(to, map, bar, c0, c1, z, mask);
+        else tma_load_3d(to, map, bar, c0, c1, z);
+    };
     if constexpr (K_MAJOR) {
-        if constexpr (SHARED) tma_load_3d_multicast(dst + first * 128, map, bar, k0, mn0 + first, z, mask);
+        if constexpr (SHARED) load(dst + first * 128, k0, mn0 + first);
         else tma_load_3d(dst, map, bar, k0, mn0, z);
     } else if constexpr (SHARED && MN_K_SPLIT<PART>) {
         constexpr int K_ROWS = BLOCK_K / CLUSTER_M;
-        tma_load_3d_multicast(dst + part * K_ROWS * 128, map, bar, mn0, k0 + part * K_ROWS, z, mask);
+        load(dst + part * K_ROWS * 128, mn0, k0 + part * K_ROWS);
     } else {
 #pragma unroll
         for (int j = 0; j < COUNT / MN_BOX; ++j) {
             const int row = first + MN_BOX * j;
-            if constexpr (SHARED) tma_load_3d_multicast(dst + row * 128, map, bar, mn0 + row, k0, z, mask);
-            else tma_load_3d(dst + row * 128, map, bar, mn0 + row, k0, z);
+            load(dst + row * 128, mn0 + row, k0);
         }
     }
 }
@@ -69,10 +73,11 @@ __device__ __forceinline__ void load_gated_b(unsigned dst, const TmaDesc* map, u
     }
 }
 
-// k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts.
+// k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts (`own_b`: B wholly from this CTA's
+// loads, every part into its own slot, as where the cluster's CTAs are on different experts: group_rows.cuh).
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
-                                          int rank, unsigned extra_bytes = 0) {
+                                          int rank, unsigned extra_bytes = 0, bool own_b = false) {
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES + extra_bytes);  // (extra: block_scales.cuh's copies, issued after)
     // A goes to the CTAs of this tile row (ranks rank % CTAS_M + CTAS_M j), B to those of this tile column.
@@ -80,8 +85,13 @@ __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* t
     const unsigned short a_mask = SHARE_A ? ((1u << CLUSTER_M) - 1) / ((1u << CTAS_M) - 1) << rm : 0;
     const unsigned short b_mask = ((1u << CTAS_M) - 1) << (CTAS_M * rn);
     load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rn, a_mask);
-    if constexpr (GATED)
+    if constexpr (GATED) {
         load_gated_b(b_dst, tma_b, bar, k0, n0, rm, b_mask);  // (B is one matrix: zb is 0)
-    else
+    } else if (SHARE_B && own_b) {
+#pragma unroll
+        for (int part = 0; part < CTAS_M; ++part)
+            load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART, false>(b_dst, tma_b, bar, k0, n0, zb, part, 0);
+    } else {
         load_operand<B_K_MAJOR, SHARE_B, BLOCK_N, B_PART>(b_dst, tma_b, bar, k0, n0, zb, rm, b_mask);
+    }
 }

@@ -78,6 +78,8 @@ __device__ __forceinline__ void pingpong_pass_turn(int cw) {
 
 struct TileCoord {
     int m0, n0, z;  // first row and column of this CTA's tile, batch entry
+    // A grouped GEMM's cluster straddling two entries (group_rows.cuh): each CTA loads its whole B tile itself.
+    bool own_b = false;
 };
 
 // Unit u -> this CTA's tile: CTA `rank` takes tile row CTAS_M um + rank % CTAS_M, column CTAS_N un +

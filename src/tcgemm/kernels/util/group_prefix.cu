@@ -2,49 +2,18 @@
 //
 //   prefix[0] = 0,  prefix[z + 1] = prefix[z] + ceil(min(max(counts[z], 0), rows) / unit_rows)
 //
-// unit_rows: the rows of one cluster row of the GEMM's tiles (CTAS_M x BLOCK_M); rows: the padded M.
+// unit_rows: the rows of one of the GEMM's row tiles (BLOCK_M); rows: the padded M.
 // contiguous (GROUP_ROWS = 2): `counts` holds the segments' ends instead (offsets, as torch._grouped_mm takes them),
 // rows the tokens T; counts[z] = end[z] - end[z - 1] of the ends clamped to [0, T], and the bounds 0, end[0], ...,
-// end[E - 1] follow the prefix (prefix[E + 1 ..]).
-// Then the same prefix twice more, over two classes of experts (kernels/include/group_rows.cuh, GROUP_MIX): the
-// light ones, with 1 .. light_units cluster rows (few tokens: their weight streams from DRAM for little work), and the
-// heavy ones, each counting zero rows in the other class's prefix.
-// The GEMM launched next reads the prefix after its programmatic-dependent-launch wait. One CTA of 1024 threads
-// scans 1024 experts a pass: a warp's inclusive scan by shuffles, then the warps' totals.
-
-// The inclusive sum of x over the CTA's threads (and the pass's total in *total); every thread calls it.
-__device__ __forceinline__ int cta_inclusive_scan(int x, int* warp_total, int* total) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll
-    for (int o = 1; o < 32; o *= 2) {
-        const int y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) warp_total[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        int w = warp_total[lane];
-#pragma unroll
-        for (int o = 1; o < 32; o *= 2) {
-            const int y = __shfl_up_sync(0xffffffffu, w, o);
-            if (lane >= o) w += y;
-        }
-        warp_total[lane] = w;  // inclusive totals of warps 0 .. lane
-    }
-    __syncthreads();
-    const int sum = x + (warp > 0 ? warp_total[warp - 1] : 0);
-    *total = warp_total[31];
-    __syncthreads();  // (warp_total is rewritten by the next scan)
-    return sum;
-}
-
+// end[E - 1] follow the prefix (prefix[E + 1 ..]). The GEMM launched
+// next reads the prefix after its programmatic-dependent-launch wait (kernels/include/group_rows.cuh). One CTA of
+// 1024 threads scans 1024 experts a pass: a warp's inclusive scan by shuffles, then the warps' totals.
 extern "C" __global__ void __launch_bounds__(1024) group_prefix(const int* __restrict__ counts, int groups, int rows,
                                                                 int unit_rows, int* __restrict__ prefix,
-                                                                int contiguous, int light_units) {
+                                                                int contiguous) {
     __shared__ int warp_total[32];
-    int* light = prefix + (contiguous ? 2 * groups + 2 : groups + 1);  // light[0 .. E], then heavy[0 .. E]
-    int* heavy = light + groups + 1;
-    int carry = 0, carry_light = 0, carry_heavy = 0;  // the passes before
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int carry = 0;  // the passes before
     for (int base = 0; base < groups; base += 1024) {
         const int z = base + threadIdx.x;
         int count = 0;
@@ -55,21 +24,28 @@ extern "C" __global__ void __launch_bounds__(1024) group_prefix(const int* __res
         } else if (z < groups) {
             count = min(max(counts[z], 0), rows);
         }
-        const int x = (count + unit_rows - 1) / unit_rows;
-        const bool is_light = x <= light_units;
-        int total;
-        const int all = cta_inclusive_scan(x, warp_total, &total);
-        if (z < groups) prefix[z + 1] = carry + all;
-        carry += total;
-        const int lit = cta_inclusive_scan(is_light ? x : 0, warp_total, &total);
-        if (z < groups) light[z + 1] = carry_light + lit;
-        carry_light += total;
-        const int hev = cta_inclusive_scan(is_light ? 0 : x, warp_total, &total);
-        if (z < groups) heavy[z + 1] = carry_heavy + hev;
-        carry_heavy += total;
+        int x = (count + unit_rows - 1) / unit_rows;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x += y;
+        }
+        if (lane == 31) warp_total[warp] = x;
+        __syncthreads();
+        if (warp == 0) {
+            int w = warp_total[lane];
+#pragma unroll
+            for (int o = 1; o < 32; o *= 2) {
+                const int y = __shfl_up_sync(0xffffffffu, w, o);
+                if (lane >= o) w += y;
+            }
+            warp_total[lane] = w;  // inclusive totals of warps 0 .. lane
+        }
+        __syncthreads();
+        if (z < groups) prefix[z + 1] = carry + x + (warp > 0 ? warp_total[warp - 1] : 0);
+        carry += warp_total[31];
+        __syncthreads();  // (warp_total is rewritten by the next pass)
     }
-    if (threadIdx.x == 0) {
-        prefix[0] = light[0] = heavy[0] = 0;
-        if (contiguous) prefix[groups + 1] = 0;
-    }
+    if (threadIdx.x == 0) prefix[0] = 0;
+    if (threadIdx.x == 0 && contiguous) prefix[groups + 1] = 0;
 }
