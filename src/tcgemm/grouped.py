@@ -76,11 +76,10 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
     scales = kernel_block_scales(scale_a, scale_b) if block else (None, None)  # type: ignore[arg-type]
     hit = _PLANS.get(key) if not _overlapping(out, a, b) else None
     if hit is not None:  # (the same call as before: its plan, launched on these tensors)
-        problem, p, unit_rows = hit
+        problem, p, walk = hit
         d = out if out is not None else torch.empty((problem.batch, problem.m, problem.n), dtype=problem.out_dtype,
                                                     device=device)
-        launch.run(p, problem, a, b, None, d, arch, scales=scales,
-                   group_rows=group_prefix(counts, problem.m, unit_rows))
+        launch.run(p, problem, a, b, None, d, arch, scales=scales, group_rows=group_prefix(counts, problem.m, *walk))
         return d
     args = dict(alpha=1.0, beta=0.0, out=out, out_dtype=out_dtype, precision=None, grouped=1, block_scales=block)
     problem, t = describe(a, b, None, **args)
@@ -93,11 +92,11 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
     a0, b0 = a, b
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     p = launch.plan(problem, spec, cfg, sms)
-    unit_rows = cfg["BLOCK_M"]  # (the walk counts row tiles: group_rows.cuh)
+    walk = (cfg["BLOCK_M"], spec.cluster_shape(cfg)[0])  # (row tiles, CTAs along M: group_rows.cuh)
     if t["a"] is a0 and t["b"] is b0:  # (nothing staged: the next call with this signature reuses the plan)
-        _remember(key, (problem, p, unit_rows))
+        _remember(key, (problem, p, walk))
     launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
-               group_rows=group_prefix(counts, problem.m, unit_rows))
+               group_rows=group_prefix(counts, problem.m, *walk))
     return d
 
 
@@ -146,10 +145,10 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     scales = kernel_block_scales(scale_a, scale_b) if block else (None, None)  # type: ignore[arg-type]
     hit = _PLANS.get(key)  # (an out overlapping a or b was refused above)
     if hit is not None:  # (the same call as before: its plan, launched on these tensors)
-        problem, p, unit_rows = hit
+        problem, p, walk = hit
         d = out if out is not None else torch.empty((problem.m, problem.n), dtype=problem.out_dtype, device=device)
         launch.run(p, problem, a, b, None, d, arch, scales=scales,
-                   group_rows=group_prefix(offsets, problem.m, unit_rows, contiguous=True))
+                   group_rows=group_prefix(offsets, problem.m, *walk, contiguous=True))
         return d
     args = dict(alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None, grouped=2, block_scales=block)
     problem, t = describe(a, b, None, **args)  # (batch E, A broadcast; D made 2-D below)
@@ -172,44 +171,56 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     problem = dataclasses.replace(problem, d_ld=d.stride(0) if tokens > 1 else n, d_batch_stride=0)  # one D
     p = launch.plan(problem, spec, cfg, sms)
-    unit_rows = cfg["BLOCK_M"]  # (the walk counts row tiles: group_rows.cuh)
+    walk = (cfg["BLOCK_M"], spec.cluster_shape(cfg)[0])  # (row tiles, CTAs along M: group_rows.cuh)
     if t["a"] is a0 and t["b"] is b0:
-        _remember(key, (problem, p, unit_rows))
+        _remember(key, (problem, p, walk))
     launch.run(p, problem, t["a"], t["b"], None, d, arch, scales=scales,
-               group_rows=group_prefix(offsets, tokens, unit_rows, contiguous=True))
+               group_rows=group_prefix(offsets, tokens, *walk, contiguous=True))
     return d
 
 
-def group_prefix(counts: torch.Tensor, rows: int, unit_rows: int, contiguous: bool = False) -> torch.Tensor:
-    """The grouped walk's prefix (kernels/util/group_prefix.cu): int32, prefix[0] = 0 and prefix[z + 1] = prefix[z] +
-    ceil(min(max(counts[z], 0), rows) / unit_rows), by one small kernel on the current stream (capturable); in torch
-    ops where counts are not on a GPU (the reference). ``contiguous``: ``counts`` holds the segments' ends (clamped to
-    [0, rows]); each count is an end minus the one before, and the bounds 0, end[0], ..., end[E - 1] follow."""
+# The walk grouped launches take (kernels/include/group_rows.cuh): "auto" (the prefix kernel's rule, from the counts on
+# the GPU), "entries" or "pairs"; a knob for measuring the two (benchmarks/probes/grouped_walk_ab.py).
+WALK = "auto"
+_WALKS = {"auto": 0, "entries": 1, "pairs": 2}
+
+
+def group_prefix(counts: torch.Tensor, rows: int, tile_rows: int, cluster_m: int = 1,
+                 contiguous: bool = False) -> torch.Tensor:
+    """The grouped walk's prefix (kernels/util/group_prefix.cu), int32: the row tiles per expert as a prefix sum
+    (tiles[0] = 0, tiles[z + 1] = tiles[z] + ceil(min(max(counts[z], 0), rows) / tile_rows)); ``contiguous`` only,
+    the segment bounds 0, end[0], ..., end[E - 1] (``counts`` holds the segments' ends, clamped to [0, rows]; each
+    count is an end minus the one before); the cluster rows (cluster_m x tile_rows) per expert likewise; the walk
+    (1: pairs of row tiles, 0: by expert). By one small kernel on the current stream (capturable); in torch ops
+    where counts are not on a GPU (the reference)."""
+    walk = _WALKS[WALK]
     if not counts.is_cuda:
         ends = counts.long().clamp(0, rows)
         if contiguous:
             starts = torch.cat([ends.new_zeros(1), ends[:-1]])
             ends = torch.maximum(ends, starts)
-            units = (ends - starts + unit_rows - 1) // unit_rows
+            count = ends - starts
         else:
-            units = (ends + unit_rows - 1) // unit_rows
-        prefix = torch.cat([units.new_zeros(1), units.cumsum(0)])
-        if contiguous:
-            prefix = torch.cat([prefix, ends.new_zeros(1), ends])
-        return prefix.to(torch.int32)
+            count = ends
+        zero = count.new_zeros(1)
+        tiles = torch.cat([zero, ((count + tile_rows - 1) // tile_rows).cumsum(0)])
+        units = torch.cat([zero, ((count + tile_rows * cluster_m - 1) // (tile_rows * cluster_m)).cumsum(0)])
+        pairs = walk == 2 or (walk == 0 and int(units[-1]) * cluster_m * 8 > int(tiles[-1]) * 9)
+        parts = [tiles, zero, ends] if contiguous else [tiles]
+        return torch.cat([*parts, units, zero + int(pairs)]).to(torch.int32)
     import numpy as np
 
     from . import driver, jit
 
-    prefix = torch.empty(counts.numel() * (2 if contiguous else 1) + (2 if contiguous else 1), dtype=torch.int32,
-                         device=counts.device)
+    experts = counts.numel()
+    prefix = torch.empty((3 if contiguous else 2) * (experts + 1) + 1, dtype=torch.int32, device=counts.device)
     device = counts.device.index if counts.device.index is not None else torch.cuda.current_device()
     cc = jit._cuda_core()
     kernel = _prefix_kernel(device)
     stream = driver._stream(torch.cuda.current_stream(device).cuda_stream, device)
     cc.launch(stream, cc.LaunchConfig(grid=(1, 1, 1), block=(1024, 1, 1)), kernel, counts.data_ptr(),
-              np.int32(counts.numel()), np.int32(rows), np.int32(unit_rows), prefix.data_ptr(),
-              np.int32(1 if contiguous else 0))
+              np.int32(experts), np.int32(rows), np.int32(tile_rows), np.int32(cluster_m), prefix.data_ptr(),
+              np.int32(1 if contiguous else 0), np.int32(walk))
     return prefix
 
 

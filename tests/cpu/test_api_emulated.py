@@ -79,10 +79,9 @@ def emulate(plan, problem: GemmProblem, a, b, c, d, arch, scales=(None, None), g
     else:
         out = torch.as_strided(d, (p.batch, p.m, p.n_out), (p.d_batch_stride, p.d_ld, 1), d.storage_offset())
         out.copy_(D.to(d.dtype))
-    if group_rows is not None:  # the walk's prefix (cluster rows with tokens); rows past them: never written
-        unit_rows = plan.spec.cluster_shape(plan.config)[0] * plan.config["BLOCK_M"]
-        for z, units in enumerate(group_rows.diff().tolist()):
-            out[z, units * unit_rows:] = float("nan")
+    if group_rows is not None:  # the walk's prefix (row tiles with tokens first); rows past them: maybe not written
+        for z, tiles in enumerate(group_rows[:p.batch + 1].diff().tolist()):
+            out[z, tiles * plan.config["BLOCK_M"]:] = float("nan")
     emulate.calls.append((plan, problem))
     emulate.operands.append((a, b))
     emulate.scales.append(scales)

@@ -31,7 +31,12 @@ def test_group_prefix_reference():
     from tcgemm.grouped import group_prefix
 
     counts = torch.tensor([0, 1, 17, 40, 99, -3, 64, 65], dtype=torch.int32)
-    assert group_prefix(counts, 80, 64).tolist() == [0, 0, 1, 2, 3, 5, 5, 6, 8]
+    got = group_prefix(counts, 80, 64).tolist()
+    assert got[:9] == [0, 0, 1, 2, 3, 5, 5, 6, 8]
+    assert got[9:] == [0, 0, 1, 2, 3, 5, 5, 6, 8, 0]  # clusters of one: the same cluster rows, the walk by entry
+    got = group_prefix(counts, 80, 32, cluster_m=2).tolist()  # row tiles of 32, cluster rows of 64
+    assert got[:9] == [0, 0, 1, 2, 4, 7, 7, 9, 12] and got[9:18] == [0, 0, 1, 2, 3, 5, 5, 6, 8]
+    assert got[18] == 1  # 8 cluster rows of two tiles for 12 row tiles: more than 9 / 8 as many, in pairs
 
 
 def test_prefix_kernel_compiles():
@@ -54,8 +59,9 @@ def test_contiguous_prefix_reference():
 
     ends = torch.tensor([0, 1, 1, 65, 300, 290, 700, 700], dtype=torch.int32)
     got = group_prefix(ends, 600, 128, contiguous=True).tolist()
-    assert got[:9] == [0, 0, 1, 1, 2, 4, 4, 7, 7]  # units of 0, 1, 0, 64, 235, 0, 310, 0 rows
-    assert got[9:] == [0, 0, 1, 1, 65, 300, 300, 600, 600]
+    assert got[:9] == [0, 0, 1, 1, 2, 4, 4, 7, 7]  # row tiles of 0, 1, 0, 64, 235, 0, 310, 0 rows
+    assert got[9:18] == [0, 0, 1, 1, 65, 300, 300, 600, 600]
+    assert got[18:] == [0, 0, 1, 1, 2, 4, 4, 7, 7, 0]
 
 
 def test_contiguous_arguments_are_checked():

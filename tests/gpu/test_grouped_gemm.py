@@ -17,6 +17,16 @@ KERNEL = "wgmma_tma_store"
 CONFIGS = [c.name for c in registry.get(KERNEL).configs if c.grouped]
 
 
+@pytest.fixture(autouse=True, params=["entries", "pairs"])
+def walk(request, monkeypatch):
+    """Every test under both walks of the grouped tiles (kernels/include/group_rows.cuh): by expert, and in pairs of
+    row tiles (clusters straddling two experts)."""
+    from tcgemm import grouped
+
+    monkeypatch.setattr(grouped, "WALK", request.param)
+    return request.param
+
+
 def _available() -> bool:
     return torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
 
@@ -114,23 +124,26 @@ def test_bitwise_repeats():
             assert torch.equal(again[z, :rows], first[z, :rows])
 
 
+@pytest.mark.parametrize("walk_rule", ["auto", "entries", "pairs"])
 @pytest.mark.parametrize("contiguous", [False, True])
-@pytest.mark.parametrize("unit_rows", [64, 256])
+@pytest.mark.parametrize("tile_rows,cluster_m", [(64, 1), (128, 2), (256, 1)])
 @pytest.mark.parametrize("groups", [1, 8, 1023, 1024, 3000])
-def test_prefix_kernel_matches_reference(groups, unit_rows, contiguous):
-    """The prefix kernel's walk, segment bounds and light / heavy prefixes equal the torch reference's."""
+def test_prefix_kernel_matches_reference(groups, tile_rows, cluster_m, contiguous, walk_rule, monkeypatch):
+    """The prefix kernel's row tiles, segment bounds, cluster rows and walk equal the torch reference's."""
     if not _available():
         pytest.skip("grouped_gemm needs the Hopper kernel")
+    from tcgemm import grouped
     from tcgemm.grouped import group_prefix
 
+    monkeypatch.setattr(grouped, "WALK", walk_rule)
     gen = torch.Generator().manual_seed(groups)
     counts = torch.randint(-5, 700, (groups,), generator=gen, dtype=torch.int32)
     rows = 600
     if contiguous:  # (segment ends, mostly rising, some falling back: empty segments)
         counts = counts.cumsum(0).to(torch.int32) - 300
         rows = int(counts.max()) // 2 + 1
-    got = group_prefix(counts.cuda(), rows, unit_rows, contiguous)
-    assert torch.equal(got.cpu(), group_prefix(counts, rows, unit_rows, contiguous))
+    got = group_prefix(counts.cuda(), rows, tile_rows, cluster_m, contiguous)
+    assert torch.equal(got.cpu(), group_prefix(counts, rows, tile_rows, cluster_m, contiguous))
 
 
 FP8_CONFIGS = [c.name for c in registry.get("wgmma_tma_store_kmajor").configs if c.grouped and c.serves("fp8e4m3")]

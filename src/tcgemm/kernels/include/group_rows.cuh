@@ -56,36 +56,58 @@ static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVER
 static_assert(!kGroupContiguous || kRegisterEpilogue,
               "contiguous experts: the register epilogue for the tiles that reach past a segment");
 
-// Units of the grouped walk: the cluster rows of the R row tiles, times the unit columns.
-__device__ __forceinline__ int grouped_units(const int* prefix, int batch, int units_n) {
-    return (__ldg(prefix + batch) + CTAS_M - 1) / CTAS_M * units_n;
+// The prefix kernel's arrays (group_prefix.cu): row tiles per entry, and cluster rows per entry after the bounds.
+__device__ __forceinline__ const int* grouped_cluster_rows(const int* prefix, int batch) {
+    return prefix + (kGroupContiguous ? 2 * batch + 2 : batch + 1);
+}
+// Which walk this launch takes: 1 in pairs of row tiles, 0 by entry (always by entry with clusters of one CTA, where
+// the two are the same walk).
+__device__ __forceinline__ bool grouped_walk_pairs(const int* prefix, int batch) {
+    return CTAS_M > 1 && __ldg(grouped_cluster_rows(prefix, batch) + batch + 1) != 0;
 }
 
-// The entry z of row tile t: prefix[z] <= t < prefix[z + 1] (the last such z: entries without rows repeat their
+// Units of the grouped walk: cluster rows times the unit columns.
+__device__ __forceinline__ int grouped_units(const int* prefix, int batch, int units_n) {
+    const int rows = grouped_walk_pairs(prefix, batch) ? (__ldg(prefix + batch) + CTAS_M - 1) / CTAS_M
+                                                       : __ldg(grouped_cluster_rows(prefix, batch) + batch);
+    return rows * units_n;
+}
+
+// The entry z of row `row` of a prefix p: p[z] <= row < p[z + 1] (the last such z: entries without rows repeat their
 // prefix).
-__device__ __forceinline__ int grouped_entry(const int* prefix, int batch, int t) {
+__device__ __forceinline__ int grouped_entry(const int* p, int batch, int row) {
     int lo = 0, hi = batch;
     while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
-        if (__ldg(prefix + mid) <= t) lo = mid;
+        if (__ldg(p + mid) <= row) lo = mid;
         else hi = mid;
     }
     return lo;
 }
 
-// Unit u of the grouped walk -> this CTA's tile: unit_coord's place of u in the R / CTAS_M x units_n grid, the row
-// tile CTAS_M um + rank of it (the last one where that is past R), its entry and its rows there.
+// Unit u of the grouped walk -> this CTA's tile.
 __device__ __forceinline__ TileCoord grouped_unit_coord(const int* prefix, int batch, int u, int units_n, int rank) {
-    const int tiles = __ldg(prefix + batch);
-    TileCoord c = unit_coord(u, (tiles + CTAS_M - 1) / CTAS_M, units_n, rank);  // (m0: row tile t times BLOCK_M)
-    const int t0 = c.m0 / BLOCK_M - rank % CTAS_M;  // the cluster's first row tile
-    const int t = min(t0 + rank % CTAS_M, tiles - 1);
-    const int z0 = grouped_entry(prefix, batch, t0);
-    const int next = __ldg(prefix + z0 + 1);  // (the first row tile past entry z0)
-    // Every CTA of the cluster works this out alike: they share B where all their tiles are entry z0's.
-    c.own_b = min(t0 + CTAS_M - 1, tiles - 1) >= next;
-    c.z = t < next ? z0 : grouped_entry(prefix, batch, t);
-    c.m0 = (t - __ldg(prefix + c.z)) * BLOCK_M;  // (rows within the entry)
+    TileCoord c;
+    if (grouped_walk_pairs(prefix, batch)) {
+        // unit_coord's place of u in the R / CTAS_M x units_n grid, the row tile CTAS_M um + rank of it (the last one
+        // where that is past R), its entry and its rows there.
+        const int tiles = __ldg(prefix + batch);
+        c = unit_coord(u, (tiles + CTAS_M - 1) / CTAS_M, units_n, rank);  // (m0: row tile t times BLOCK_M)
+        const int t0 = c.m0 / BLOCK_M - rank % CTAS_M;  // the cluster's first row tile
+        const int t = min(t0 + rank % CTAS_M, tiles - 1);
+        const int z0 = grouped_entry(prefix, batch, t0);
+        const int next = __ldg(prefix + z0 + 1);  // (the first row tile past entry z0)
+        // Every CTA of the cluster works this out alike: they share B where all their tiles are entry z0's.
+        c.own_b = min(t0 + CTAS_M - 1, tiles - 1) >= next;
+        c.z = t < next ? z0 : grouped_entry(prefix, batch, t);
+        c.m0 = (t - __ldg(prefix + c.z)) * BLOCK_M;  // (rows within the entry)
+    } else {
+        // Entry z's cluster rows, then unit u's place among them in unit_coord's order.
+        const int* rows = grouped_cluster_rows(prefix, batch);
+        const int z = grouped_entry(rows, batch, u / units_n), first = __ldg(rows + z);
+        c = unit_coord(u - first * units_n, __ldg(rows + z + 1) - first, units_n, rank);
+        c.z = z;
+    }
     if constexpr (kGroupContiguous) {
         // Rows of the segment; a tile reaching past its end moves up to end there (over rows of the tile before it,
         // the same expert's: the same values, written again) where the segment holds a whole tile.
