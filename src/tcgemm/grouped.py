@@ -205,7 +205,7 @@ def group_prefix(counts: torch.Tensor, rows: int, tile_rows: int, cluster_m: int
         zero = count.new_zeros(1)
         tiles = torch.cat([zero, ((count + tile_rows - 1) // tile_rows).cumsum(0)])
         units = torch.cat([zero, ((count + tile_rows * cluster_m - 1) // (tile_rows * cluster_m)).cumsum(0)])
-        pairs = walk == 2 or (walk == 0 and int(units[-1]) * cluster_m * 8 > int(tiles[-1]) * 9)
+        pairs = walk == 2 or (walk == 0 and int(units[-1]) * cluster_m > int(tiles[-1]))
         parts = [tiles, zero, ends] if contiguous else [tiles]
         return torch.cat([*parts, units, zero + int(pairs)]).to(torch.int32)
     import numpy as np

@@ -36,7 +36,7 @@ def test_group_prefix_reference():
     assert got[9:] == [0, 0, 1, 2, 3, 5, 5, 6, 8, 0]  # clusters of one: the same cluster rows, the walk by entry
     got = group_prefix(counts, 80, 32, cluster_m=2).tolist()  # row tiles of 32, cluster rows of 64
     assert got[:9] == [0, 0, 1, 2, 4, 7, 7, 9, 12] and got[9:18] == [0, 0, 1, 2, 3, 5, 5, 6, 8]
-    assert got[18] == 1  # 8 cluster rows of two tiles for 12 row tiles: more than 9 / 8 as many, in pairs
+    assert got[18] == 1  # 8 cluster rows of two tiles for 12 row tiles: some past the tokens, so in pairs
 
 
 def test_prefix_kernel_compiles():

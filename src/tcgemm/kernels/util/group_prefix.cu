@@ -67,8 +67,9 @@ extern "C" __global__ void __launch_bounds__(1024) group_prefix(const int* __res
     if (threadIdx.x == 0) {
         tiles[0] = units[0] = 0;
         if (contiguous) prefix[groups + 1] = 0;
-        // The rule (kernels/include/group_rows.cuh, GROUP_WALK): pairs where the walk by entry would compute
-        // more than PAIRS_WASTE times the row tiles the tokens need, and only then.
-        units[groups + 1] = walk == 1 ? 0 : walk == 2 ? 1 : (carry_units * cluster_m * 8 > carry_tiles * 9 ? 1 : 0);
+        // The rule (kernels/include/group_rows.cuh): pairs wherever the walk by entry would compute row tiles past
+        // an expert's tokens (pairs ran 0.98-1.27x the walk by entry, in one process:
+        // 2026-11-27-h100-grouped-walk-ab-*-9eefc9e.json); where it would not, the two are the same walk.
+        units[groups + 1] = walk == 1 ? 0 : walk == 2 ? 1 : (carry_units * cluster_m > carry_tiles ? 1 : 0);
     }
 }
