@@ -4,29 +4,35 @@
 // A batched GEMM whose batch entries are experts: A (E, M, K) holds each expert's tokens in its first rows, padded to
 // a common M; B (E, K, N) the experts' weights; D (E, M, N). How many rows of entry z are tokens lives on the GPU (a
 // router's counts, never read by the host), so the launch is the same whatever the routing and a CUDA graph
-// captures it once. The kernel walks only the tiles that hold tokens: a small kernel before it
-// (kernels/util/group_prefix.cu) turns the counts into prefix[z], the row tiles (BLOCK_M rows) of the entries before z
-// that hold any of their rows, R = prefix[E] in all. Those R row tiles, entry after entry, are the rows of one tall
-// virtual problem of units_n tile columns, which the persistent walk orders as any other (unit_coord's groups of
-// unit rows, column by column inside a group): a cluster's CTAS_M CTAs take CTAS_M consecutive row tiles (the last
-// cluster row's missing ones repeat the last tile: the same values written twice), whichever entries they belong to.
-// Where they belong to one entry the CTAs share its B tile, each loading a part and multicasting it
-// (hopper_cluster.cuh); where the cluster straddles two entries each CTA loads the whole B tile of its own
-// (TileCoord::own_b), into the same slot offsets, so the ring's barriers and byte counts do not change. Walking each
-// entry's own cluster rows instead (CTAS_M x BLOCK_M rows at a time, the version before) left an expert of up to
-// BLOCK_M tokens one CTA of work and the other CTAS_M - 1 computing rows that are not stored: at 128 tokens per expert
-// and clusters of two, 1.33x (Mixtral) to 1.48x (DeepSeek-V3) the row tiles the tokens need
-// (2026-11-27-h100-grouped-contiguous-068bb7a.json; DeepGEMM, whose 128-row blocks take any expert,
-// 0.67-0.77x there: …-deepgemm-grouped-068bb7a.json). Skipping the empty units of the whole batched problem (the
-// first version) left the CTAs uneven shares of the rest: a static round-robin over units of which a
-// routing-dependent subset is empty (Mixtral's experts at 128-512 tokens each ran 0.58-0.79x of a loop of cuBLAS
-// calls: 2026-11-26-h100-grouped-288aef2.json). A tile's rows past the count are computed from A's padding and stored
-// into D's, which tcgemm.grouped_gemm documents as unspecified.
+// captures it once. The kernel walks only the tiles that hold tokens, in one of two walks; a small kernel before it
+// (kernels/util/group_prefix.cu) turns the counts into prefix sums for both and picks one:
+//  * by entry: prefix of each entry's cluster rows (CTAS_M x BLOCK_M rows), the walk numbering them entry by entry,
+//    each entry's units in unit_coord's grouped order. A cluster never straddles two entries, so its CTAs always
+//    share B (each loads a part and multicasts it: hopper_cluster.cuh), but an entry's last cluster row holds up to
+//    CTAS_M - 1 tiles past its tokens: at 128 tokens per expert and clusters of two, 1.33x (Mixtral) to 1.48x
+//    (DeepSeek-V3) the row tiles the tokens need.
+//  * in pairs: prefix of each entry's row tiles (BLOCK_M rows), R in all; those R row tiles, entry after entry, are
+//    the rows of one tall problem of units_n tile columns, walked as any other (unit_coord's groups): a cluster's CTAs
+//    take CTAS_M consecutive row tiles (the last cluster row's missing ones repeat the last tile: the same values
+//    written twice), whichever entries they belong to. Where those are one entry's the CTAs share its B tile; where
+//    the cluster straddles two, each CTA loads the whole B tile of its own (TileCoord::own_b) into the same slot
+//    offsets, so the ring's barriers and byte counts do not change. No tile past an entry's tokens, but B read twice
+//    by a straddling cluster.
+// Timed against each other in one process (2026-11-27-h100-grouped-walk-ab-*-{9eefc9e,7a1c424}.json): fp8 (128 x 128
+// tiles) pairs 1.19-1.27x at 128 tokens per expert, 1.08-1.14x at 512, 1.01-1.02x at 2048; bf16 (128 x 256) 1.03-1.11x
+// at Mixtral's 512 and DeepSeek-V3's down projection, 0.96-0.98x at DeepSeek-V3's gate_up (K = 7168) and Mixtral's
+// down at 128. So the prefix kernel takes pairs wherever the walk by entry would compute tiles past the tokens
+// (tcgemm.grouped.WALK forces either). Skipping the empty units of the whole batched problem (the first version)
+// left the CTAs uneven shares of the rest: a static round-robin over units of which a routing-dependent subset is
+// empty (Mixtral's experts at 128-512 tokens each ran 0.58-0.79x of a loop of cuBLAS calls:
+// 2026-11-26-h100-grouped-288aef2.json). A tile's rows past the count are computed from A's padding and stored into
+// D's, which tcgemm.grouped_gemm documents as unspecified.
 //
 // GROUP_ROWS = 2, the contiguous layout (prefill and training: each expert's tokens one segment of a 2-D A, segments
 // of any length): A (T, K) and D (T, N) hold every expert's rows, expert z's from row start[z] to end[z] = start[z + 1];
 // B is (E, K, N) as before; the kernel sees A and D as broadcast (one batch entry), B per expert. The prefix kernel
-// writes the segment bounds after the walk's prefix: ints E + 1 .. 2E + 1 hold start[0] = 0, end[0], ..., end[E - 1].
+// writes the segment bounds after the row tiles' prefix: ints E + 1 .. 2E + 1 hold start[0] = 0, end[0], ...,
+// end[E - 1].
 // A unit's tiles start at start[z] + their rows within the expert, at any row (TMA loads from any row). The tile
 // that would reach past end[z] moves up to end there, over rows of the tile before (as the kernel's last row of
 // tiles does at M), where the segment holds BLOCK_M rows; so every tile goes out through TMA as usual. Only in a
