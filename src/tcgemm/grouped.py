@@ -40,8 +40,8 @@ from functools import lru_cache
 
 import torch
 
-from . import launch
-from .problem import _overlaps, describe
+from . import launch, registry
+from .problem import GemmProblem, _overlaps, describe
 from .scales import FP8_DTYPES, kernel_block_scales
 
 
@@ -100,6 +100,12 @@ def grouped_gemm(a: torch.Tensor, b: torch.Tensor, counts: torch.Tensor | None =
     return d
 
 
+# The contiguous layout at 64-191 tokens per expert (the experts' weights stream from DRAM for a tile row or two each):
+# 128 x 128 tiles in clusters of two ran 1.04-1.26x torch._grouped_mm at 128 tokens per expert where the estimate's
+# 128 x 256 ran 0.97-1.04x and its per-expert pick, 128 x 64, 0.89-0.94x
+# (2026-11-27-h100-grouped-contiguous-128-*-96c3694.json against ...-grouped-contiguous-7a1c424.json).
+_MID_TILES = {"bf16": ("wgmma_tma_store", "128x128x64"), "fp16": ("wgmma_tma_store", "128x128x64")}
+
 # Plans of earlier calls, by their signature (_signature): a repeated call (an MoE layer in a decode loop) skips the
 # description, the config choice and the plan, tens of microseconds of host work, and launches at once.
 _PLANS: dict[tuple, tuple] = {}
@@ -132,7 +138,7 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     block-scaled fp8 with scale_a (T, KB) and scale_b (E, NB, KB)."""
     import dataclasses
 
-    from . import api, dispatch
+    from . import api
 
     _check_contiguous(a, b, offsets, out, scale_a, scale_b)
     block = a.dtype in FP8_DTYPES
@@ -159,14 +165,7 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
     if problem.k == 0:
         return d.zero_()
     if kernel == "auto" and config is None:
-        # The estimate sees E experts of T / E rows where that is under 64 (decode: each expert a tile row of its
-        # own), else the T rows as one GEMM's (prefill: skewed counts up to several times T / E fill wide tiles;
-        # 128 x 64 picked from T / E = 128 ran 0.81x of torch._grouped_mm where the masked call's 128 x 256 ran
-        # 1.14x, 2026-11-26-h100-grouped-contiguous-c746adb.json against ...-grouped-a9634a7.json).
-        per_expert = -(-tokens // problem.batch)
-        proxy = dataclasses.replace(problem, m=per_expert) if per_expert < 64 else dataclasses.replace(problem, batch=1)
-        spec, cfg = dispatch.select(proxy, arch_cc, sms, kernel, config)
-        kernel, config = spec.name, cfg.name
+        kernel, config = contiguous_pick(problem, arch_cc, sms)
     a0, b0 = a, b
     a, b, problem, t, spec, cfg = api.resolve(a, b, None, problem, t, args, arch_cc, sms, kernel, config)
     problem = dataclasses.replace(problem, d_ld=d.stride(0) if tokens > 1 else n, d_batch_stride=0)  # one D
@@ -183,6 +182,25 @@ def _contiguous(a: torch.Tensor, b: torch.Tensor, offsets: torch.Tensor, out: to
 # the GPU), "entries" or "pairs"; a knob for measuring the two (benchmarks/probes/grouped_walk_ab.py).
 WALK = "auto"
 _WALKS = {"auto": 0, "entries": 1, "pairs": 2}
+
+
+def contiguous_pick(problem: GemmProblem, arch_cc: int, sms: int) -> tuple[str, str]:
+    """(kernel, config) auto runs a contiguous grouped problem (E experts, T rows) on. The estimate sees E experts of
+    T / E rows where that is under 64 (decode: each expert a tile row of its own), else the T rows as one GEMM's
+    (prefill: skewed counts up to several times T / E fill wide tiles; 128 x 64 picked from T / E = 128 ran 0.81x of
+    torch._grouped_mm where the masked call's 128 x 256 ran 1.14x, 2026-11-26-h100-grouped-contiguous-c746adb.json
+    against ...-grouped-a9634a7.json); 16-bit experts of 64-191 rows take _MID_TILES."""
+    import dataclasses
+
+    from . import dispatch
+
+    per_expert = -(-problem.m // problem.batch)
+    proxy = dataclasses.replace(problem, m=per_expert) if per_expert < 64 else dataclasses.replace(problem, batch=1)
+    spec, cfg = dispatch.select(proxy, arch_cc, sms, "auto", None)
+    mid = _MID_TILES.get(problem.precision)
+    if mid and 64 <= per_expert < 192 and arch_cc >= 90 and any(c.name == mid[1] for c in registry.get(mid[0]).configs):
+        return mid
+    return spec.name, cfg.name
 
 
 def group_prefix(counts: torch.Tensor, rows: int, tile_rows: int, cluster_m: int = 1,

@@ -170,3 +170,26 @@ def test_grouped_builds_compile_without_spills():
         assert not sass.has_local_memory(code), (name, dict(defines))
         mix = sass.instruction_mix(code)
         assert mix["QGMMA" if block == "1" else "HGMMA"] > 0 and (block == "0" or mix["UBLKCP"] > 0), name
+
+
+@pytest.mark.parametrize("experts,n,k", [(8, 28672, 4096), (8, 4096, 14336), (32, 4096, 7168), (32, 7168, 2048)])
+@pytest.mark.parametrize("per_expert", [8, 128, 512])
+def test_contiguous_pick(experts, n, k, per_expert):
+    """auto's tile for the contiguous layout: the estimate's per-expert pick at few tokens, 128 x 128 (clusters of
+    two) at 64-191 tokens per expert, where it was measured ahead, and the whole-problem estimate beyond."""
+    import torch
+
+    from tcgemm.grouped import contiguous_pick
+    from tcgemm.problem import describe
+
+    a = torch.empty(experts * per_expert, k, dtype=torch.bfloat16, device="meta")
+    b = torch.empty(experts, n, k, dtype=torch.bfloat16, device="meta").transpose(1, 2)
+    problem, _ = describe(a, b, None, alpha=1.0, beta=0.0, out=None, out_dtype=None, precision=None, grouped=2)
+    kernel, config = contiguous_pick(problem, 90, 132)
+    assert kernel == "wgmma_tma_store"
+    if per_expert == 128:
+        assert config == "128x128x64"
+    elif per_expert == 512:
+        assert config == "128x256x64s4b2"
+    else:
+        assert config.startswith("64x")
