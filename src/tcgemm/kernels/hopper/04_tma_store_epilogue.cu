@@ -453,6 +453,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 const int end = grouped_segment_end(counters, batch, c.z);
                 if (cd.m0 + consumer_row0(cw) + WG_M > end) {
                     gz.M = min(gz.M, end);
+                    if constexpr (D_STAGED && !kDTransposed && !GATED) {
+                        if (tma_d != nullptr && g.beta == 0.0f) {  // (D's map: its rows are 16-byte aligned)
+                            store_tile_staged_clipped(gz, acc, d_bufs + cw * D_BUF, cd, cw, end);
+                            continue;
+                        }
+                    }
                     store_tile_registers(gz, acc, cd, cw, warp, lane);
                     continue;
                 }

@@ -169,9 +169,50 @@ __device__ __forceinline__ bool c_is_bias_row(const Gemm& g) {
     return g.c_row == 0 && g.c_col == 1 && (reinterpret_cast<unsigned long long>(g.C) % (2 * sizeof(elem_c))) == 0;
 }
 
-template <int PARTS, int BUFS, CRead MODE, bool SCALE, int FIRST, int LAST, typename Acc, int NACC>
+// CLIP: rows m_end and below are not this tile's to write (a grouped GEMM's segment ends there, and the rows after
+// it are the next expert's: group_rows.cuh), so the staged parts go out as 16-byte stores of the rows above m_end
+// instead of TMA stores, which clip at the tensor's edges only. Each 16-byte chunk of a staged row is read back at
+// its swizzled place; eight lanes write a 128-byte line. From registers (store_tile_registers) a warp instruction
+// writes 8 rows x 16 bytes, and those tiles, 9 of DeepSeek-V3's 32 experts at 512 tokens each, held back their
+// cluster peers enough to cost the L2 its reuse of B: the contiguous layout 1.88 ms against the masked one's 1.54
+// under Nsight Compute, level with segments of at least one tile (2026-11-27-h100-ncu-grouped-*.txt).
+template <int BOX_COLS, int PART_COLS>
+__device__ __forceinline__ void store_staged_rows(const Gemm& g, unsigned part_buf, int m_wg, int n_part, int m_end) {
+    constexpr int CHUNKS = D_BOX_BYTES / 16, ELEMS = 16 / sizeof(elem_d), BOXES = PART_COLS / BOX_COLS;
+    constexpr unsigned BOX_SIZE = 64 * D_BOX_BYTES;
+    const int rows = min(64, min(m_end, g.M) - m_wg);
+#pragma unroll 4
+    for (int i = threadIdx.x % 128; i < BOXES * 64 * CHUNKS; i += 128) {
+        const int b = i / (64 * CHUNKS), r = (i / CHUNKS) % 64, c = i % CHUNKS;
+        const int n = n_part + b * BOX_COLS + c * ELEMS;
+        if (r >= rows || n >= g.N) continue;
+        uint4 v;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(part_buf + b * BOX_SIZE + r * D_BOX_BYTES + ((c ^ d_box_xor(r)) << 4)));
+        elem_d* dst = g.D + (i64)(m_wg + r) * g.ldd + n;
+        if (n + ELEMS <= g.N) {
+            *reinterpret_cast<uint4*>(dst) = v;
+        } else {  // (the last columns of D: element by element, the bits picked at constant places)
+#pragma unroll
+            for (int j = 0; j < ELEMS; ++j) {
+                constexpr int PER_WORD = 4 / sizeof(elem_d);
+                const unsigned word = j / PER_WORD == 0 ? v.x : j / PER_WORD == 1 ? v.y : j / PER_WORD == 2 ? v.z : v.w;
+                if (n + j < g.N) {
+                    if constexpr (sizeof(elem_d) == 2)
+                        reinterpret_cast<unsigned short*>(dst)[j] = (unsigned short)(word >> (16 * (j % PER_WORD)));
+                    else
+                        reinterpret_cast<unsigned*>(dst)[j] = word;
+                }
+            }
+        }
+    }
+}
+
+template <int PARTS, int BUFS, CRead MODE, bool SCALE, int FIRST, int LAST, bool CLIP = false, typename Acc, int NACC>
 __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (&acc)[NACC], unsigned buf,
-                                                      const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id) {
+                                                      const TmaDesc* tma_d, int m_wg, int n0, int z, int bar_id,
+                                                      int m_end = 0) {
     constexpr bool WIDE = sizeof(elem_d) == 4;    // fp32 or s32 D
     constexpr bool INT = (Acc)0.5f == 0;          // s32 accumulators (int8): exact integer alpha, beta
     static_assert((sizeof(elem_d) == 2 && !INT) || (WIDE && sizeof(Acc) == 4),
@@ -323,7 +364,9 @@ __device__ __forceinline__ void epilogue_tma_store_as(const Gemm& g, const Acc (
         }
         fence_proxy_async();  // make the shared-memory writes visible to the TMA unit
         warpgroup_bar_sync(bar_id);
-        if (wg_tid == 0) {
+        if constexpr (CLIP) {  // (the next part's barrier keeps its staging behind these reads)
+            store_staged_rows<BOX_COLS, 16 * PART_JP>(g, part_buf, m_wg, n0 + 16 * PART_JP * part, m_end);
+        } else if (wg_tid == 0) {
 #pragma unroll
             for (int b = 0; b < 16 * PART_JP / BOX_COLS; ++b)
                 tma_store_3d(tma_d, part_buf + b * BOX_SIZE, n0 + 16 * PART_JP * part + BOX_COLS * b, m_wg, z);

@@ -346,6 +346,17 @@ __device__ __forceinline__ void store_tile_staged(const Gemm& gz, const Gemm& g,
     }
 }
 
+// Staged, rows m_end and below left alone (a grouped GEMM's tile reaching past its expert's segment:
+// group_rows.cuh): 16-byte stores from the staging buffer instead of TMA stores (epilogue_tma.cuh, CLIP).
+template <int NACC>
+__device__ __forceinline__ void store_tile_staged_clipped(const Gemm& gz, acc_t (&acc)[NACC], unsigned d_buf,
+                                                          const TileCoord& c, int cw, int m_end) {
+#pragma unroll
+    for (int a = 0; a < M_ATOMS; ++a)
+        epilogue_tma_store_as<D_PARTS, EPI_BUFS, CRead::None, true, 0, D_PARTS, true>(
+            gz, atom(acc, a), d_buf + a * ATOM_BUF, nullptr, c.m0 + consumer_row0(cw) + 64 * a, c.n0, 0, 1 + cw, m_end);
+}
+
 // From registers: thread (warp, lane) of consumer cw holds rows warp * 16 + lane / 4 (+ 8) of each m64
 // block, column pairs 2 (lane % 4) + 8 j.
 template <int NACC>
