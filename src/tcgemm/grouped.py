@@ -16,7 +16,7 @@ expert e's the rows ``offsets[e - 1]`` (0 for e = 0) up to ``offsets[e]`` (int32
 as ``torch._grouped_mm`` takes them; segments of any length, 0 and 1 included); ``b`` (E, K, N) as above; the result
 ``d`` (T, N) holds each expert's rows. Rows past ``offsets[-1]`` are not written (unspecified in a new ``d``); ends past
 T count as T. The kernel reads each segment where it lies and writes exactly its rows (a tile that reaches past a
-segment's end stores from registers and stops there): nothing is padded or copied, the host reads no offset, and a
+segment's end writes its rows up to there and no further): nothing is padded or copied, the host reads no offset, and a
 CUDA graph captures the call once for every routing. bf16, fp16 or block-scaled fp8 (16-bit or fp32 out).
 
 fp8 e4m3 experts take DeepSeek-V3's block-wise scales (tcgemm.scales), ``scale_b`` (E, ceil(N/128), ceil(K/128)) per

@@ -37,8 +37,10 @@
 // that would reach past end[z] moves up to end there, over rows of the tile before (as the kernel's last row of
 // tiles does at M), where the segment holds BLOCK_M rows; so every tile goes out through TMA as usual. Only in a
 // segment shorter than a tile does a tile reach past it (its rows past end[z] are the next expert's, or zeros past T,
-// feeding rows that are not stored): that one stores from registers and stops at end[z] (a TMA store would write
-// over the next expert's rows). D is exact: no padding, nothing copied. (The first version stored every tile that
+// feeding rows that are not stored): that one stages its rows as the others do, then writes those above end[z] with
+// 16-byte stores (epilogue_tma.cuh, CLIP; a TMA store would write over the next expert's rows; from registers they
+// cost the contiguous layout 15-18% at DeepSeek-V3's shapes: docs/findings.md). D is exact: no padding, nothing
+// copied. (The first version stored every tile that
 // reached past its segment from registers: 6-15% slower than the masked layout on the same tiles at 512-2048
 // tokens per expert, 2026-11-26-h100-grouped-contiguous-c746adb.json.)
 //
