@@ -1,5 +1,5 @@
-// group_rows.cuh — masked grouped GEMMs (mixture-of-experts) in the production Hopper kernel
-// (hopper/04_tma_store_epilogue.cu, GROUP_ROWS=1; tcgemm.grouped_gemm).
+// group_rows.cuh — grouped GEMMs (mixture-of-experts), masked or contiguous, in the production Hopper kernel
+// (hopper/04_tma_store_epilogue.cu, GROUP_ROWS = 1 or 2; tcgemm.grouped_gemm).
 //
 // A batched GEMM whose batch entries are experts: A (E, M, K) holds each expert's tokens in its first rows, padded to
 // a common M; B (E, K, N) the experts' weights; D (E, M, N). How many rows of entry z are tokens lives on the GPU (a
@@ -40,9 +40,8 @@
 // feeding rows that are not stored): that one stages its rows as the others do, then writes those above end[z] with
 // 16-byte stores (epilogue_tma.cuh, CLIP; a TMA store would write over the next expert's rows; from registers they
 // cost the contiguous layout 15-18% at DeepSeek-V3's shapes: docs/findings.md). D is exact: no padding, nothing
-// copied. (The first version stored every tile that
-// reached past its segment from registers: 6-15% slower than the masked layout on the same tiles at 512-2048
-// tokens per expert, 2026-11-26-h100-grouped-contiguous-c746adb.json.)
+// copied. (The first version stored every tile that reached past its segment from registers: 6-15% slower than the
+// masked layout on the same tiles at 512-2048 tokens per expert, 2026-11-26-h100-grouped-contiguous-c746adb.json.)
 //
 // The prefix comes in the launch's `counters` argument (the scratch ints of split-K, the tail split and GPC_ORDER,
 // which grouped configs do not use), written by the kernel launched just before: every read of it comes after the
