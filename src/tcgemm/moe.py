@@ -21,6 +21,12 @@ either layout and combining the outputs) is the caller's.
 ``w1``, ``w3``, ``w2`` of each expert; ``gate_proj``, ``up_proj``, ``down_proj``). Inference only: the grouped GEMMs
 have no backward yet, so a call that would need gradients raises.
 
+``experts.quantize_fp8()`` turns the experts into DeepSeek-V3's fp8 recipe in place: each weight to e4m3 with one
+scale per 128 x 128 block (``tcgemm.quantize_fp8_blocks``), and on every call the tokens, then the gated
+intermediate, to e4m3 with one scale per token and 128-deep group (``tcgemm.quantize_fp8(x, group=128)``); both
+grouped GEMMs then run block-scaled (``tcgemm.grouped_gemm``), with bf16 between them and out (hidden and
+intermediate multiples of 16: fp8 rows of 16-byte strides).
+
 Routing (Mixtral's: softmax of the router's logits, the top k, their weights renormalised to sum to 1):
 ``route(logits, k)`` sorts the T x k choices by expert (a stable sort, so each expert's rows keep the tokens' order)
 and counts them per expert into the segment ends; ``dispatch(x, routing)`` gathers the rows (T x k, hidden) in that
@@ -53,6 +59,7 @@ class GroupedExperts(torch.nn.Module):
         if dtype not in (torch.bfloat16, torch.float16):
             raise TypeError(f"GroupedExperts runs bf16 or fp16 experts, not {dtype}")
         self.experts, self.hidden, self.intermediate, self.activation = experts, hidden, intermediate, activation
+        self.fp8 = False  # (quantize_fp8: the weights e4m3, with their block scales as buffers)
         self.gate_up = torch.nn.Parameter(torch.empty(experts, 2 * intermediate, hidden, device=device, dtype=dtype))
         self.down = torch.nn.Parameter(torch.empty(experts, hidden, intermediate, device=device, dtype=dtype))
         for w in (self.gate_up, self.down):  # (nn.Linear's default, per expert)
@@ -77,6 +84,23 @@ class GroupedExperts(torch.nn.Module):
                 module.down[e].copy_(d.weight)
         return module
 
+    def quantize_fp8(self) -> GroupedExperts:
+        """The experts in fp8 e4m3 with block-wise scales, in place (see :mod:`tcgemm.moe`); returns self."""
+        if self.fp8:
+            return self
+        for name, k in (("gate_up", self.hidden), ("down", self.intermediate)):
+            if k % 16:
+                raise ValueError(f"quantize_fp8: {name}'s K = {k} is not a multiple of 16 (fp8 rows of 16-byte "
+                                 f"strides); keep these experts in {self.gate_up.dtype}")
+        with torch.no_grad():
+            quantized = {name: _blocks_fp8(getattr(self, name)) for name in ("gate_up", "down")}
+        for name, (w8, scales) in quantized.items():
+            delattr(self, name)
+            self.register_buffer(name, w8)
+            self.register_buffer(name + "_scale", scales)
+        self.fp8 = True
+        return self
+
     def forward(self, x: torch.Tensor, counts: torch.Tensor | None = None, *,
                 offsets: torch.Tensor | None = None) -> torch.Tensor:
         if torch.is_grad_enabled() and (x.requires_grad or self.gate_up.requires_grad):
@@ -95,13 +119,39 @@ class GroupedExperts(torch.nn.Module):
                 raise ValueError(f"x must be (experts={self.experts}, rows, hidden={self.hidden}), each expert's "
                                  f"tokens in its first counts[e] rows; got {tuple(x.shape)}")
             layout = {"counts": counts}
+        act = epilogue.Epilogue(epilogue.GATED[self.activation], gated=True)
+        if self.fp8:
+            x8, sx = _tokens_fp8(x)
+            h = grouped_gemm(x8, self.gate_up.transpose(1, 2), scale_a=sx, scale_b=self.gate_up_scale, **layout)
+            g8, sg = _tokens_fp8(epilogue.apply(h, act))
+            return grouped_gemm(g8, self.down.transpose(1, 2), scale_a=sg, scale_b=self.down_scale, **layout)
         h = grouped_gemm(x, self.gate_up.transpose(1, 2), **layout)
-        gated = epilogue.apply(h, epilogue.Epilogue(epilogue.GATED[self.activation], gated=True))
-        return grouped_gemm(gated, self.down.transpose(1, 2), **layout)
+        return grouped_gemm(epilogue.apply(h, act), self.down.transpose(1, 2), **layout)
 
     def extra_repr(self) -> str:
         return (f"experts={self.experts}, hidden={self.hidden}, intermediate={self.intermediate}, "
-                f"activation={self.activation!r}")
+                f"activation={self.activation!r}" + (", fp8 (block-wise scales)" if self.fp8 else ""))
+
+
+def _blocks_fp8(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(E, N, K) weights to e4m3 with one scale per 128 x 128 block of each expert: (E, ceil(N/128), ceil(K/128))."""
+    from .quantize import quantize_blocks_reference, quantize_fp8_blocks
+
+    quantize = quantize_fp8_blocks if w.is_cuda else quantize_blocks_reference
+    parts = [quantize(w[e]) for e in range(w.shape[0])]
+    return torch.stack([p[0] for p in parts]), torch.stack([p[1] for p in parts])
+
+
+def _tokens_fp8(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Tokens (T, K), or (E, M, K) in the masked layout, to e4m3 with one scale per token and 128-deep group
+    (tcgemm.quantize_fp8): the scales (T, ceil(K/128)) in the layout the grouped GEMM reads in place, (E, M, ...) a
+    view of them."""
+    from .quantize import quantize_fp8
+
+    x8, sx = quantize_fp8(x.reshape(-1, x.shape[-1]), group=128)
+    if x.dim() == 3:
+        return x8.view(x.shape), sx.unflatten(0, x.shape[:2])
+    return x8, sx
 
 
 @dataclass(frozen=True)
@@ -182,6 +232,11 @@ class MoE(torch.nn.Module):
             module.router.weight.copy_(router.weight)
         module.experts = experts
         return module
+
+    def quantize_fp8(self) -> MoE:
+        """The experts in fp8 with block-wise scales (GroupedExperts.quantize_fp8); the router stays as it is."""
+        self.experts.quantize_fp8()
+        return self
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         hidden = self.experts.hidden

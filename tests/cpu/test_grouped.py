@@ -193,3 +193,25 @@ def test_contiguous_pick(experts, n, k, per_expert):
         assert config == "128x256x64s4b2"
     else:
         assert config.startswith("64x")
+
+
+def test_grouped_experts_quantize_fp8_off_the_gpu():
+    """quantize_fp8 swaps the experts' weights for e4m3 ones with per-expert 128 x 128 block scales (the torch
+    reference off the GPU), refuses K not a multiple of 16, and says so in its repr."""
+    import torch
+
+    from tcgemm.moe import GroupedExperts
+    from tcgemm.quantize import quantize_blocks_reference
+
+    torch.manual_seed(0)
+    experts = GroupedExperts(3, 256, 192, device="cpu")
+    gate_up = experts.gate_up.detach().clone()
+    assert experts.quantize_fp8() is experts and experts.quantize_fp8() is experts
+    assert experts.gate_up.dtype == torch.float8_e4m3fn and experts.down.dtype == torch.float8_e4m3fn
+    assert tuple(experts.gate_up_scale.shape) == (3, 3, 2) and tuple(experts.down_scale.shape) == (3, 2, 2)
+    w8, s = quantize_blocks_reference(gate_up[1])
+    assert torch.equal(experts.gate_up[1].view(torch.uint8), w8.view(torch.uint8))
+    assert torch.equal(experts.gate_up_scale[1], s)
+    assert not list(experts.parameters()) and "fp8" in repr(experts)
+    with pytest.raises(ValueError, match="multiple of 16"):
+        GroupedExperts(2, 72, 64, device="cpu").quantize_fp8()
