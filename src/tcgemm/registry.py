@@ -1803,22 +1803,6 @@ LADDER: tuple[KernelSpec, ...] = (
     ),
 )
 
-
-
-def _with_chains(spec: KernelSpec, names: tuple[str, ...]) -> KernelSpec:
-    """``spec`` plus, named only, each of ``names`` with two accumulator chains (ACC_CHAINS = 2, suffix "a2";
-    kernels/include/hopper_ktile.cuh: mma_ktile_chains): to measure where narrow tiles' wgmma chains pace the loop."""
-    extra = tuple(replace(cfg, name=cfg.name + "a2", named_only=True, grouped=False,
-                          params=MappingProxyType({**cfg.params, "ACC_CHAINS": 2}))
-                  for cfg in spec.configs if cfg.name in names)
-    return replace(spec, configs=spec.configs + extra)
-
-
-# Narrow tiles of the 16-bit production kernel with two accumulator chains (named only, being measured).
-_CHAINED = ("64x48x64", "64x48x64k4", "64x64x64", "64x64x64c2s13", "128x64x64", "128x80x64k2", "64x152x64T",
-            "128x96x64n", "64x144x64c2")
-LADDER = tuple(_with_chains(spec, _CHAINED) if spec.name == "wgmma_tma_store" else spec for spec in LADDER)
-
 _BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}
 
 

@@ -257,7 +257,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                                                                      : 1.0f;
         acc_t acc[M_ATOMS * ATOM_ACC];
         acc_t part[ATOM_ACC];  // fp8's per-k-tile partial sums (unused otherwise: optimised away)
-        acc_t acc2[M_ATOMS * ATOM_ACC];  // ACC_CHAINS = 2: the odd k steps' sums (hopper_ktile.cuh)
         unsigned a_frag[2][A_REG_HALF][4];  // A_REGS: A's fragments, a register set per half k-tile (else unused)
         int s = 0;
         unsigned phase = 0;
@@ -297,10 +296,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if constexpr (!OVERLAP) {  // (EPI_OVERLAP: the first k-tile's wgmmas overwrite them, scale_d = 0)
 #pragma unroll
                 for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] = 0;
-                if constexpr (kTwoChains) {
-#pragma unroll
-                    for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc2[i] = 0;
-                }
             }
             if constexpr (PROMOTE) {
                 // The wgmma asm reads `part` ("+f") even where scale_d = 0 overwrites it: zeroing it
@@ -391,8 +386,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     if constexpr (OVERLAP) {  // the two column halves, as in the epilogue (one wgmma shape throughout)
                         mma_ktile_half<0>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
                         mma_ktile_half<1>(acc, a_base, b_base, kt == kt0 ? 0 : 1);
-                    } else if constexpr (kTwoChains) {
-                        mma_ktile_chains(acc, acc2, a_base, b_base);
                     } else {
                         mma_ktile(acc, a_base, b_base, 1);
                     }
@@ -426,12 +419,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 dt_ring_consumers_sync();
             }
             if constexpr (PROMOTE_NEXT) promote(acc, part);  // the last group's partial sums
-            if constexpr (kTwoChains) {  // the odd k steps' chain into the even steps' (all retired above)
-                wgmma_fence_accumulators(acc2);
-                wgmma_fence_accumulators(acc);
-#pragma unroll
-                for (int i = 0; i < M_ATOMS * ATOM_ACC; ++i) acc[i] += acc2[i];
-            }
             wgmma_fence_accumulators(acc);
             // A tail tile's part or a split-K range (hopper_sched.cuh): the warpgroup that completes the tile writes D.
             if constexpr (kTailSplit) {

@@ -90,9 +90,6 @@
 #ifndef A_REGS
 #define A_REGS 0  // 1: A's fragments from shared memory into registers, then wgmma (tf32 with an MN-major A; hopper_ktile.cuh)
 #endif
-#ifndef ACC_CHAINS
-#define ACC_CHAINS 1  // 2: a k-tile's k steps alternate between two accumulator arrays (hopper_ktile.cuh: mma_ktile_chains)
-#endif
 #ifndef PROMOTE_EVERY
 #define PROMOTE_EVERY (sizeof(elem_d) == 4 ? 1 : 4)  // fp8: k-tiles per partial sum (hopper_ktile.cuh)
 #endif
@@ -116,7 +113,6 @@ constexpr bool kDTransposed = D_TRANSPOSED != 0;  // epilogue_tma.cuh: epilogue_
 constexpr bool kDInRing = D_IN_RING != 0;
 constexpr bool kARegs = A_REGS != 0;
 constexpr bool kPingpong = PINGPONG != 0;
-constexpr bool kTwoChains = ACC_CHAINS == 2;
 
 constexpr int A_K_MAJOR = A_LAYOUT == LAYOUT_ROW;
 constexpr int B_K_MAJOR = B_LAYOUT == LAYOUT_COL;
@@ -269,7 +265,6 @@ static_assert(GROUP_M % CTAS_M == 0, "groups of whole cluster units");
 static_assert(!GPC_ORDER || SPLIT_K == 1, "GPC_ORDER: not with split-K (the counters buffer)");
 static_assert(!TAIL_SPLIT || (SPLIT_K == 1 && !INT_ACC), "the tail split: fp32 partial sums, not with split-K");
 static_assert(STAGES >= 2, "slot hand-back lags one k-tile behind");
-static_assert(!kTwoChains || (!OVERLAP && !PROMOTE && !kARegs && ELEM_BYTES == 2), "ACC_CHAINS: the plain 16-bit main loop");
 static_assert(D_FROM_REGISTERS || D_STAGED, "a config without the register-path epilogue stages its D");
 static_assert(!D_TRANSPOSED || (M_ATOMS == 1 && !OVERLAP && B_K_MAJOR && BLOCK_N <= 256 &&
                                 (ELEM_BYTES == 2 ? !D_FROM_REGISTERS && EPI_PARTS == 1 && SPLIT_K == 1

@@ -61,33 +61,6 @@ __device__ __forceinline__ void mma_ktile(Acc (&d)[NACC], unsigned a_base, unsig
     }
 }
 
-// ACC_CHAINS = 2: the k steps of a k-tile alternate between two accumulator arrays, d (even steps) and d2
-// (odd), added once the tile's last wgmmas have retired.  A wgmma that adds into the accumulators of the
-// one before it waits for that one to finish, so one array makes a k-tile's four wgmmas a chain: at narrow
-// tiles (m64n48k16 takes ~24 tensor-core clocks) its latency, not the tensor cores' rate, would pace the
-// loop, and every tile shape took the same ~170 ns a k-tile at 300 x 768 x 3072 (docs/findings.md).  Two
-// arrays make two chains of half the length, for 2 x BLOCK_N / 2 more registers a thread.
-template <int ATOMS = M_ATOMS, typename Acc, int NACC>
-__device__ __forceinline__ void mma_ktile_chains(Acc (&d)[NACC], Acc (&d2)[NACC], unsigned a_base, unsigned b_base) {
-    static_assert(NACC == ATOMS * ATOM_ACC, "one accumulator array per m64 block");
-    const unsigned a16 = smem_units(a_base), b16 = smem_units(b_base);
-#pragma unroll
-    for (int kk = 0; kk < ROW_BYTES / K_STEP_BYTES; ++kk) {
-        const unsigned long long db = B_K_MAJOR ? wgmma_desc_k_major_units(b16 + kk * K_STEP_BYTES / 16)
-                                                : wgmma_desc_mn_major_units(b16 + kk * MN_STEP_BYTES / 16, B_CHUNK);
-#pragma unroll
-        for (int a = 0; a < ATOMS; ++a) {
-            const unsigned a_atom = a16 + a * A_CHUNK / 16;
-            const unsigned long long da = A_K_MAJOR ? wgmma_desc_k_major_units(a_atom + kk * K_STEP_BYTES / 16)
-                                                    : wgmma_desc_mn_major_units(a_atom + kk * MN_STEP_BYTES / 16, A_CHUNK);
-            if (kk % 2 == 0)
-                Mma::mma(atom(d, a), da, db, 1);
-            else
-                Mma::mma(atom(d2, a), da, db, 1);
-        }
-    }
-}
-
 // A_REGS: tf32 with an MN-major A (rows of A contiguous along m: B of a row-major x @ w, computed as
 // D^T = B^T A^T; the host's transposed problem).  wgmma reads tf32 from shared memory K-major only, but
 // takes A from registers in any case, so each thread loads its fragment itself: per m64 x k8 step the
