@@ -24,7 +24,7 @@ CASES = [pytest.param(s.name, c.name, p, layouts, id=f"{c.name}-{p}-{layouts}")
 # (M, N, K): Llama-3-70B TP8 qkv (10 tiles x 128 k-tiles: ~13 contributors a tile), Llama-3-8B o-proj and
 # down, GPT-2's 768 (fewer k-tiles than CTAs: one k-tile a CTA), ragged N and K, M past the token tile.
 SHAPES = [(1, 1280, 8192), (16, 4096, 4096), (5, 4096, 14336), (48, 768, 768), (3, 1000, 1000),
-          (64, 2312, 520), (37, 136, 4104), (100, 264, 1024)]
+          (64, 2312, 520), (37, 136, 4104), (100, 264, 1024), (29, 3000, 4608)]
 
 
 def _hopper() -> None:
@@ -81,7 +81,11 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
     for m, expect in ((1, "8x64x64q8s3g1"), (8, "8x64x64q8s3g1"), (9, "16x64x64q8s2g1"), (16, "16x64x64q8s2g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
-    assert tcgemm.explain(torch.randn(17, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
+    # 17-32 rows: the 32-token tile where N <= 8192 and K >= 4096 (batched decode); from 33 rows the general kernel
+    for m in (17, 32):
+        choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
+        assert choice.label == f"{SPEC.name}:32x64x64q4s4g1", (m, choice)
+    assert tcgemm.explain(torch.randn(33, 4096, device="cuda", dtype=torch.bfloat16), w.t()).kernel != SPEC.name
     qkv = torch.randn(1280, 8192, device="cuda", dtype=torch.bfloat16)  # narrow N, long K: up to 128 rows
     for m, expect in ((48, "48x64x64q4s3g1"), (64, "64x64x64q4s3g1"), (128, "64x64x64q4s3g1")):
         choice = tcgemm.explain(torch.randn(m, 8192, device="cuda", dtype=torch.bfloat16), qkv.t())
