@@ -1631,13 +1631,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
             _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
-            # 32 tokens also where N <= 8192 and K >= 4096 (batched decode of 17-32 rows: the general kernel's 64 x 64
+            # 32 tokens also where N <= 8192 and K >= 3584 (batched decode of 17-32 rows: the general kernel's 64 x 64
             # tiles there leave most of the SMs idle or read the weight twice): CUDA graphs, bf16 rc, ratio to cuBLAS,
             # this config against auto's pick before (2026-11-27-h100-explore-m32-8b2923b.json): 24 x 4096 x 4096
             # 0.98x against 0.76x, 32 x 4096 x 4096 0.99x against 0.83x, 32 x 6144 x 4096 1.06x against 0.99x,
             # 32 x 4096 x 14336 1.04x against 0.86x, 32 x 7168 x 8192 0.99x against 0.94x; behind at 32 x 28672 x
             # 4096 (0.97x against 0.99x, a weight of 117 Mi elements), hence the bound on N.
-            _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=4096, auto_max_n=8192),
+            _swap_cfg(32, "bf16", per_sm=1, stages=4, auto_max_m=32, auto_min_k=3584, auto_max_n=8192),
             # 48 tokens, where the 64-token tile is a quarter empty: CUDA graphs, 48 / 40 x 1280 x 8192 (the 70B shard's
             # qkv) 12.5 / 12.4 us against 12.9 / 12.8 for the 64-token config (cuBLAS 11.9-12.5); at N >= 6144 level
             # with the others (2026-11-27-h100-explore-48-b3bafcf.json; 4 stages no better).

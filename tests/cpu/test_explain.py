@@ -57,7 +57,7 @@ def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     o_70b = torch.randn(8192, 1024, dtype=torch.bfloat16)
     assert tcgemm.explain(torch.randn(16, 1024, dtype=torch.bfloat16), o_70b.t()).label == (
         "swap_ab_stream_k:16x64x64q4s5g1")
-    # 17..32 rows: the 32-token tile where N <= 8192 and K >= 4096 (batched decode), the general kernels above.
+    # 17..32 rows: the 32-token tile where N <= 8192 and K >= 3584 (batched decode), the general kernels above.
     assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).label == "swap_ab_stream_k:32x64x64q4s4g1"
     assert tcgemm.explain(torch.randn(33, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).label == "swap_ab_stream_k:8x64x64q8s3g1"

@@ -81,7 +81,7 @@ def test_auto_takes_it_for_few_rows_and_not_for_many():
     for m, expect in ((1, "8x64x64q8s3g1"), (8, "8x64x64q8s3g1"), (9, "16x64x64q8s2g1"), (16, "16x64x64q8s2g1")):
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:{expect}", (m, choice)
-    # 17-32 rows: the 32-token tile where N <= 8192 and K >= 4096 (batched decode); from 33 rows the general kernel
+    # 17-32 rows: the 32-token tile where N <= 8192 and K >= 3584 (batched decode); from 33 rows the general kernel
     for m in (17, 32):
         choice = tcgemm.explain(torch.randn(m, 4096, device="cuda", dtype=torch.bfloat16), w.t())
         assert choice.label == f"{SPEC.name}:32x64x64q4s4g1", (m, choice)
