@@ -1019,13 +1019,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x176x64", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=176,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=88, D_BOX_BYTES=32, EPI_PARTS=11,
                  SMEM_BYTES=_hopper_smem(5, 128, 176) + _epilogue_smem(128, 176) // 11),
-            # w: the same tiles in the tile order of s4b2o (WAVE_SNAKE, groups of 16 tile rows). Named only, to measure.
-            _cfg("128x224x64w", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=224,
-                 BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=112, D_BOX_BYTES=64, EPI_PARTS=7,
-                 WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
-            _cfg("128x176x64w", ("fp16", "bf16"), named_only=True, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=176,
-                 BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=88, D_BOX_BYTES=32, EPI_PARTS=11,
-                 WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(5, 128, 176) + _epilogue_smem(128, 176) // 11),
             # Ping-pong (PINGPONG, hopper_sched.cuh): each consumer warpgroup a whole 128 x 128 tile (two m64n128
             # wgmmas per k step on one B), the two in turn, one's epilogue under the other's main loop; D staged
             # per consumer, both tiles' buffers beside a 5-stage ring. Against the same tiles cooperative (b2),
