@@ -14,7 +14,8 @@
 #        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
 #         cuBLASLt needs nvmath-python 1.x: carry its wheel and pip install --no-deps it first)]
 #        [FP8=1 (fp8 per-tensor and row-wise scales against torch._scaled_mm: fp8.json)]
-#        [SWEEP=1 (auto against cuBLAS at issue 27's sweep, every precision, rr and rc: sweep.json; SWEEP_SHAPES=list)]
+#        [SWEEP=1 (auto against cuBLAS at issue 27's sweep, every precision, rr and rc: sweep.json; SWEEP_SHAPES=list,
+#         SWEEP_PROCESSES=N: each pair N times, medians)]
 #        [C_EPI=1 (what a whole C costs, tcgemm against torch.mm / addmm: c_epilogue.json; C_EPI_SHAPES=list)]
 #        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
 #         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
@@ -135,7 +136,7 @@ fi
 # below 0.9x); one JSON, the rows below 0.9x printed (tools/precision_sweep.py).
 if [ -n "${SWEEP:-}" ]; then
 step "precision sweep: tools/precision_sweep.py"
-timeout 900 python3 tools/precision_sweep.py ${SWEEP_SHAPES:+--shapes "$SWEEP_SHAPES"} --json "$OUT/sweep.json" 2>&1 \
+timeout 900 python3 tools/precision_sweep.py ${SWEEP_SHAPES:+--shapes "$SWEEP_SHAPES"} --processes "${SWEEP_PROCESSES:-1}" --json "$OUT/sweep.json" 2>&1 \
   | tee "$OUT/sweep.log" | tail -30
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

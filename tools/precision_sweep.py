@@ -11,8 +11,11 @@ pairs in parallel processes to compile every kernel they need into the disk cach
 
 The ratio of a row is cuBLAS's time over tcgemm's in the same process, on the same inputs: CUDA-graph replay where
 the bench replayed the call (calls under 0.1 ms: the GPU alone), else the eager per-call time (host work
-included); both are kept in the JSON. Rows below ``--floor`` are listed at the end. A row whose cuBLAS side cannot
-run (``torch._int_mm`` wants M > 16 and N, K multiples of 8) has no ratio and is listed as such.
+included); both are kept in the JSON. With ``--processes N`` every pair runs N times (all pairs once, then again:
+the GPU's clock and temperature drift over minutes) and a row's ratio is the median of its N, the lowest beside
+it: the large shapes' eager ratios moved by 4% between two single-process sweeps. Rows whose median is below
+``--floor`` are listed at the end. A row whose cuBLAS side cannot run (``torch._int_mm`` wants M > 16 and N, K
+multiples of 8) has no ratio and is listed as such.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,19 +45,32 @@ def row_ratio(row: dict) -> tuple[float | None, str]:
     return None, "none"
 
 
-def below(runs: dict[str, list[dict]], floor: float) -> list[str]:
-    """One line per tcgemm row under ``floor`` (or without a cuBLAS time), as 'pair MxNxK config ratio (timing)'."""
+def medians(runs: dict[str, list[list[dict]]]) -> dict[tuple[str, str], tuple[float | None, float | None, str]]:
+    """(pair, MxNxK) -> (median ratio over the processes, lowest, timing) of the tcgemm rows; None where no process
+    had a cuBLAS time."""
+    found: dict[tuple[str, str], list[tuple[float | None, str]]] = {}
+    for pair, processes in runs.items():
+        for rows in processes:
+            for row in rows:
+                if "cublas" not in row.get("kernel", ""):
+                    found.setdefault((pair, f"{row['m']}x{row['n']}x{row['k']}"), []).append(row_ratio(row))
+    out = {}
+    for key, seen in found.items():
+        ratios = [r for r, _ in seen if r is not None]
+        how = next((h for r, h in seen if r is not None), "none")
+        out[key] = (statistics.median(ratios), min(ratios), how) if ratios else (None, None, how)
+    return out
+
+
+def below(runs: dict[str, list[list[dict]]], floor: float) -> list[str]:
+    """One line per tcgemm row whose median is under ``floor`` (or without a cuBLAS time), as 'pair MxNxK median
+    (lowest, timing)'."""
     lines = []
-    for pair, rows in runs.items():
-        for row in rows:
-            if "cublas" in row.get("kernel", ""):
-                continue
-            ratio, how = row_ratio(row)
-            shape = f"{row['m']}x{row['n']}x{row['k']}"
-            if ratio is None:
-                lines.append(f"{pair:8s} {shape:18s} {row.get('config')}: no cuBLAS time (its side cannot run)")
-            elif ratio < floor:
-                lines.append(f"{pair:8s} {shape:18s} {row.get('config')}: {ratio:.3f} ({how})")
+    for (pair, shape), (median, lowest, how) in medians(runs).items():
+        if median is None:
+            lines.append(f"{pair:8s} {shape:18s}: no cuBLAS time (its side cannot run)")
+        elif median < floor:
+            lines.append(f"{pair:8s} {shape:18s}: {median:.3f} (lowest {lowest:.3f}, {how})")
     return lines
 
 
@@ -71,6 +88,8 @@ def main() -> None:
     ap.add_argument("--shapes", default=SHAPES, help="as tcgemm bench --shapes takes them (default: the sweep's)")
     ap.add_argument("--budget", type=float, default=0.4, help="seconds of timed runs per row and side (default 0.4)")
     ap.add_argument("--floor", type=float, default=0.9, help="list the rows below this ratio (default 0.9)")
+    ap.add_argument("--processes", type=int, default=1, help="timed runs of every pair, each its own process "
+                    "(default 1; the README's tables take the median of 3)")
     ap.add_argument("--json", required=True, help="write every row, by precision-layout pair, to this file")
     args = ap.parse_args()
     pairs = [(p, lay) for p in args.precisions.split(",") for lay in args.layouts.split(",")]
@@ -78,23 +97,26 @@ def main() -> None:
         warm = [bench(p, lay, args.shapes, 0.01, Path(tmp) / f"warm-{p}-{lay}.json") for p, lay in pairs]
         for proc in warm:  # (compiles only: their timings share the GPU and are thrown away)
             proc.communicate()
-        runs: dict[str, list[dict]] = {}
+        runs: dict[str, list[list[dict]]] = {}
         environment = None
-        for p, lay in pairs:
-            out = Path(tmp) / f"{p}-{lay}.json"
-            text, _ = bench(p, lay, args.shapes, args.budget, out).communicate()
-            if not out.exists():
-                print(f"{p} {lay}: tcgemm bench wrote no results\n{text[-2000:]}", file=sys.stderr)
-                continue
-            data = json.loads(out.read_text())
-            environment = environment or data.get("environment")
-            runs[f"{p}-{lay}"] = data["rows"]
-            print(f"{p} {lay}: {sum('cublas' not in r.get('kernel', '') for r in data['rows'])} rows", flush=True)
+        for i in range(args.processes):
+            for p, lay in pairs:
+                out = Path(tmp) / f"{p}-{lay}-{i}.json"
+                text, _ = bench(p, lay, args.shapes, args.budget, out).communicate()
+                if not out.exists():
+                    print(f"{p} {lay}: tcgemm bench wrote no results\n{text[-2000:]}", file=sys.stderr)
+                    continue
+                data = json.loads(out.read_text())
+                environment = environment or data.get("environment")
+                runs.setdefault(f"{p}-{lay}", []).append(data["rows"])
+                rows = sum("cublas" not in r.get("kernel", "") for r in data["rows"])
+                print(f"{p} {lay}, process {i + 1} of {args.processes}: {rows} rows", flush=True)
     Path(args.json).write_text(json.dumps({
         "environment": environment, "benchmark": "tools/precision_sweep.py: tcgemm bench --kernels auto per "
-        "precision and layout pair", "shapes": args.shapes, "floor": args.floor, "runs": runs}, indent=1))
+        "precision and layout pair, each pair's processes in order", "shapes": args.shapes, "floor": args.floor,
+        "processes": args.processes, "runs": runs}, indent=1))
     lines = below(runs, args.floor)
-    print(f"rows below {args.floor}x cuBLAS (or without a cuBLAS time): {len(lines)}")
+    print(f"rows whose median is below {args.floor}x cuBLAS (or without a cuBLAS time): {len(lines)}")
     for line in lines:
         print("  " + line)
 

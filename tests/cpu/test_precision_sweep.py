@@ -26,10 +26,19 @@ def test_graph_time_wins_over_eager():
 
 
 def test_rows_below_the_floor_and_without_cublas_are_listed():
-    runs = {"bf16-rc": [_row(32, graph_us=18.0, cublas_graph_us=14.4), _row(64, graph_us=15.0, cublas_graph_us=15.2),
-                        {"kernel": "cublas", "config": "torch.matmul", "m": 32, "n": 4096, "k": 4096, "ms": 0.03}],
-            "int8-rc": [_row(16, ms=0.02)]}
+    runs = {"bf16-rc": [[_row(32, graph_us=18.0, cublas_graph_us=14.4), _row(64, graph_us=15.0, cublas_graph_us=15.2),
+                         {"kernel": "cublas", "config": "torch.matmul", "m": 32, "n": 4096, "k": 4096, "ms": 0.03}]],
+            "int8-rc": [[_row(16, ms=0.02)]]}
     lines = precision_sweep.below(runs, 0.9)
     assert len(lines) == 2
-    assert lines[0].startswith("bf16-rc") and "32x4096x4096" in lines[0] and "0.800 (graph)" in lines[0]
+    assert lines[0].startswith("bf16-rc") and "32x4096x4096" in lines[0] and "0.800 (lowest 0.800, graph)" in lines[0]
     assert lines[1].startswith("int8-rc") and "no cuBLAS time" in lines[1]
+
+
+def test_a_row_is_the_median_of_its_processes():
+    runs = {"bf16-rc": [[_row(32, graph_us=18.0, cublas_graph_us=14.4)],
+                        [_row(32, graph_us=15.0, cublas_graph_us=15.0)],
+                        [_row(32, graph_us=14.0, cublas_graph_us=14.7)]]}
+    median, lowest, how = precision_sweep.medians(runs)[("bf16-rc", "32x4096x4096")]
+    assert (round(median, 6), round(lowest, 6), how) == (1.0, 0.8, "graph")
+    assert precision_sweep.below(runs, 0.9) == []
