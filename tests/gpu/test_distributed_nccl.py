@@ -120,7 +120,44 @@ def _fused_checks(rank: int, world: int) -> None:
                             torch.ones(64, 64, device=dev, dtype=torch.bfloat16), transport="fused")
 
 
-_CHECKS = {"decomposed": _checks, "fused": _fused_checks}
+def _queue_checks(rank: int, world: int) -> None:
+    """The copy transport's reduce-scatter with its sum under the own block's GEMM (tcgemm.distributed.tilequeue):
+    the same bits as the GEMM then the pass, repeated calls and CUDA-graph replays into poisoned outputs (the queue
+    resets itself), against float64; several rounds of tiles (2048 rows per rank), K and N not a multiple of the
+    tile."""
+    from tcgemm import distributed as tpd
+    from tcgemm.distributed import pushes, tilequeue
+
+    dev = torch.device("cuda", rank)
+    gen = torch.Generator(device="cpu").manual_seed(13)
+    for m, k, n in ((256, 1032, 776), (2048, 1040, 2056), (4096, 2056, 4104)):
+        x = torch.randn(world * m, world * k, generator=gen).to(torch.bfloat16)
+        w = torch.randn(world * k, n, generator=gen).to(torch.bfloat16)
+        xd, wd = x.to(dev), w.to(dev)
+        want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
+        x_rs, w_rs = xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k]
+        assert tilequeue.prepare(x_rs[rank * m:(rank + 1) * m], w_rs, torch.bfloat16) is not None, (m, k, n)
+        pushes.QUEUE_SUM = False
+        try:
+            plain = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
+        finally:
+            pushes.QUEUE_SUM = True
+        assert _rel(plain, want) < 1e-2
+        for _ in range(3):
+            got = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
+            assert torch.equal(got, plain), (m, k, n, _rel(got, want))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            rs = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
+        for _ in range(3):
+            rs.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(rs, plain), (m, k, n)
+        dist.barrier()
+
+
+_CHECKS = {"decomposed": _checks, "fused": _fused_checks, "queue": _queue_checks}
 
 
 def _worker(rank: int, world: int, store: str, errors: str, which: str = "decomposed") -> None:
@@ -142,8 +179,8 @@ def test_schedules_on_nccl(tmp_path: Path, which: str) -> None:
     """decomposed: the copy, store and nccl schedules and the sequence-parallel MLP; fused: the one-launch kernels."""
     if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
         pytest.skip("needs 2 or more GPUs (the device tool's nvidia-h100-x2)")
-    if which == "fused" and torch.cuda.get_device_capability(0) != (9, 0):
-        pytest.skip("the fused transport runs on Hopper (sm_90)")
+    if which in ("fused", "queue") and torch.cuda.get_device_capability(0) != (9, 0):
+        pytest.skip(f"the {which} kernels run on Hopper (sm_90)")
     os.environ.update(_NO_MULTICAST)
     world = min(torch.cuda.device_count(), 4)
     try:

@@ -235,7 +235,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x, "gemm_reduce_scatter", world)
     if transport == "copy" and world > 1 and (len(parts) == 1 or world == 2):
         with reserve_sms(reserve):
-            result = (pushes.gemm_reduce_scatter(x, w, group, gemm, acc, world, rank) if len(parts) == 1 else
+            result = (pushes.gemm_reduce_scatter(x, w, group, gemm, acc, world, rank, own_gemm=gemm is default_gemm)
+                      if len(parts) == 1 else
                       pushes.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc, rank))
         return result if acc == x.dtype else result.to(x.dtype)
     if transport != "nccl" and world > 1:  # store, or row parts beyond two ranks: barrier kernels

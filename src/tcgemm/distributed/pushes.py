@@ -18,23 +18,30 @@ arrives after s transfers, in the order the GEMMs take them. Then the ready flag
 GEMM + reduce-scatter. Rank r computes its partial products of blocks r + 1, r + 2, ..., each pushed into the
 owner's inbox (slot r) as soon as its GEMM ends (claim, copy, landed[r] there), then its own block's while they
 travel; one pass (``kernels/util/sum_blocks.cu``, which waits for the landed flags itself) sums the own product and
-the inbox in rank order, fp32 sums rounded once: the same bits on every call. That pass is exposed: W + 1 blocks'
-bytes over HBM. On two ranks with ``splits`` > 1 the blocks are cut into row parts instead, and each of the own
-block's parts adds the landed part of the peer in its GEMM's epilogue (``c``, beta = 1): no pass, twice the launches
-(:func:`gemm_reduce_scatter_parts`).
+the inbox in rank order, fp32 sums rounded once: the same bits on every call. That pass was exposed (W + 1 blocks'
+bytes over HBM after the last GEMM); where tcgemm's own GEMM runs the own block it now runs under that GEMM, tile by
+tile as the GEMM announces its stored tiles (:mod:`tcgemm.distributed.tilequeue`), and what is left exposed is the
+sum of the GEMM's last round of tiles. On two ranks with ``splits`` > 1 the blocks are cut into row parts instead,
+and each of the own block's parts adds the landed part of the peer in its GEMM's epilogue (``c``, beta = 1): no
+pass, twice the launches (:func:`gemm_reduce_scatter_parts`).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
-from . import symmetric
+from . import symmetric, tilequeue
 from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
-from .reduce import sum_blocks
+from .reduce import sum_blocks, sum_queue
+
+# The own block's sum under its GEMM (tcgemm.distributed.tilequeue) where it can run; False: the GEMM, then the pass
+# (TCGEMM_TP_QUEUE=0 at import, for comparing the two).
+QUEUE_SUM = os.environ.get("TCGEMM_TP_QUEUE", "1") != "0"
 
 
 @dataclass
@@ -97,7 +104,8 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
 
 
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, gemm: Any,
-                        acc: torch.dtype, world: int, rank: int) -> torch.Tensor:
+                        acc: torch.dtype, world: int, rank: int, own_gemm: bool = False) -> torch.Tensor:
+    """``own_gemm``: ``gemm`` is tcgemm's own (the sum may then run under the own block's GEMM)."""
     block, n = x.shape[0] // world, w.shape[1]
     current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
     partials = torch.empty((world - 1, block, n), dtype=acc, device=x.device)
@@ -116,10 +124,18 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             v.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
     own = torch.empty((block, n), dtype=acc, device=x.device)
-    gemm(x[rank * block:(rank + 1) * block], w, out=own, out_dtype=acc)
+    x_own = x[rank * block:(rank + 1) * block]
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
-    sum_blocks(own, v.whole, block * n, world, rank, result, device,
-               landed=v.fl.address(LANDED))  # (it waits for the landed flags itself)
+    q = (tilequeue.prepare(x_own, w, acc) if own_gemm and QUEUE_SUM and x_own.data_ptr() % 16 == 0
+         and w.data_ptr() % 16 == 0 else None)
+    if q is not None:  # the sum under the GEMM, tile by tile (tcgemm.distributed.tilequeue)
+        tilequeue.run_gemm(q, x_own, w, own)
+        sum_queue(own, v.whole, block * n, world, rank, result, device, q.queue, q.total, q.height, q.width,
+                  landed=v.fl.address(LANDED))
+    else:
+        gemm(x_own, w, out=own, out_dtype=acc)
+        sum_blocks(own, v.whole, block * n, world, rank, result, device,
+                   landed=v.fl.address(LANDED))  # (it waits for the landed flags itself)
     v.fl.mine[LANDED:LANDED + MAX_WORLD].zero_()
     v.fl.release(current, side, world, pushed)
     return result

@@ -1,9 +1,11 @@
 """The last pass of a reduce-scatter: this rank's block of the sum over ranks, from its own partial product and the
 partial products the peers pushed into its inbox, in one pass (``kernels/util/sum_blocks.cu``; both symmetric-memory
-transports use it)."""
+transports use it), or (:func:`sum_queue`) the same sum run under the own block's GEMM, tile by tile as the GEMM
+announces them."""
 
 from __future__ import annotations
 
+import ctypes
 from functools import lru_cache
 from typing import Any
 
@@ -16,10 +18,10 @@ _SUM_THREADS = 256
 
 
 @lru_cache(maxsize=8)
-def _sum_kernel(dtype: torch.dtype, device: int) -> Any:
+def _sum_kernel(dtype: torch.dtype, device: int, entry: str = "sum_blocks") -> Any:
     arch = jit.target_arch(torch.cuda.get_device_capability(device))
     elem = {torch.bfloat16: "__nv_bfloat16", torch.float16: "__half", torch.float32: "float"}[dtype]
-    return jit.load_kernel("util/sum_blocks.cu", "sum_blocks", jit.as_defines([("ELEM", elem)]), arch, device)
+    return jit.load_kernel("util/sum_blocks.cu", entry, jit.as_defines([("ELEM", elem)]), arch, device)
 
 
 def sum_blocks(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
@@ -47,3 +49,31 @@ def _config(work: int, device: int) -> Any:
     sms = torch.cuda.get_device_properties(device).multi_processor_count
     return jit._cuda_core().LaunchConfig(grid=(max(1, min(-(-work // _SUM_THREADS), 8 * sms)), 1, 1),
                                          block=(_SUM_THREADS, 1, 1))
+
+
+_QUEUE_TYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+QUEUE_CTAS_PER_SM = 4  # sum_queue's CTAs: enough loads in flight per SM once the GEMM's CTAs are gone
+
+
+def sum_queue(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
+              device: int, queue: torch.Tensor, total: int, height: int, width: int, landed: int = 0) -> None:
+    """:func:`sum_blocks`' sum of the ``own`` block (rows x n) and the inbox, run as the own block's GEMM announces
+    its stored tiles in ``queue`` (``total`` entries of ``height`` x ``width``; the GEMM a PEER_ROWS = 3 build,
+    kernels/include/peer_rows.cuh). Launched with programmatic dependent launch right behind that GEMM, on the
+    current stream; the same bits as :func:`sum_blocks`. ``n`` a multiple of 8 / element size and every address
+    16-byte aligned (the caller checks)."""
+    from cuda.bindings import driver
+
+    from ..launch import LaunchEx
+
+    rows, n = own.shape
+    kernel = _sum_kernel(own.dtype, device, "sum_queue")
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    stream = driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
+    values = (own.data_ptr(), inbox.data_ptr(), slot, world, rank, out.data_ptr(), rows, n, height, width,
+              queue.data_ptr(), total, landed)
+    (err,) = LaunchEx(kernel.handle, (min(total, QUEUE_CTAS_PER_SM * sms), 1, 1), _SUM_THREADS, 0)(
+        stream, (values, _QUEUE_TYPES))
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"sum_queue: cuLaunchKernelEx failed: {err}")

@@ -117,7 +117,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     auto k_range = [&](int u, int& kt0, int& kt1) { split_k_range(u, ktiles, kt_per, kt0, kt1); };
     const PeerRows* peer = kPeerRows ? reinterpret_cast<const PeerRows*>(workspace) : nullptr;
     auto coord = [&](int u, int rank) {
-        if constexpr (kPeerRows) return peer_unit_coord(u, units_m, units_n, rank, peer);
+        if constexpr (kPeerWalk) return peer_unit_coord(u, units_m, units_n, rank, peer);
         return kGroupRows ? grouped_unit_coord(counters, batch, u, units_n, rank)
                           : unit_coord(u / kSplitK, units_m, units_n, rank);
     };
@@ -168,6 +168,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
+    if constexpr (kPeerQueue) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
     if constexpr (kGroupRows) units = grouped_units(counters, batch, units_n);
 
     if (wg == 0) {
@@ -277,7 +278,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // PEER_ROWS = 2: the row block of this warpgroup's last stored tile, counted once its stores are done
         // (peer_rows.cuh), -1 none; D through TMA stores only (one thread issues them: it counts).
         int pending_block = -1;
-        if (kPeerSignal && tma_d == nullptr) watchdog_fault();
+        unsigned pending_entry = 0;  // PEER_ROWS = 3: the queue entry of the tile before, appended as a block is counted
+        if ((kPeerSignal || kPeerQueue) && tma_d == nullptr) watchdog_fault();
         for (int u = walk.first; u < units; u = walk.next(u)) {
             if constexpr (kPingpong) {
                 const int t = turn++;
@@ -436,6 +438,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (wg_tid == 0) peer_count_rows(peer, pending_block, WG_M);
                 pending_block = c.m0 < g.M ? c.m0 / __ldg(&peer->seg_rows) : -1;
             }
+            if constexpr (kPeerQueue) {
+                if (wg_tid == 0) peer_queue_tile(peer, pending_entry);
+                pending_entry = c.m0 < g.M && c.n0 < g.N ? peer_queue_entry(cd.m0 + consumer_row0(cw), cd.n0) : 0u;
+            }
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).
             Gemm gz = g;
@@ -584,6 +590,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // grid). No cluster barrier: the producer's tail wait above keeps the CTA until no peer touches it.
         if (wg_tid == 0) {
             if constexpr (kPeerSignal) peer_count_rows(peer, pending_block, WG_M);
+            if constexpr (kPeerQueue) peer_queue_tile(peer, pending_entry);
             tma_store_wait_read<0>();
         }
     }

@@ -31,7 +31,21 @@
 // is done at the next tile's epilogue, a whole main loop later, so that wait costs nothing; the last tile's
 // after the loop.  Tiles below the matrix (a cluster's spare CTA) store nothing new and count nothing.
 //
-// Both need every cluster's tiles inside one rank's rows (seg_rows a multiple of CTAS_M x BLOCK_M: the host
+// PEER_ROWS = 3, the own block of the copy transport's reduce-scatter (tcgemm.distributed.pushes): a plain GEMM
+// of this rank's block whose stored tiles are announced, in the order their stores complete, in a queue the
+// reduce-scatter's sum (kernels/util/sum_blocks.cu, sum_queue) consumes while the GEMM still runs.  The sum
+// (own partial product + the peers' ones in the inbox) was the one exposed pass of that transport: W + 1
+// blocks' bytes over HBM after the last GEMM, ~2.5% of a two-rank call.  This kernel lets its dependent launch
+// start at once (programmatic dependent launch: griddepcontrol.launch_dependents by every CTA right after its
+// start, so every CTA of the GEMM is resident before any CTA of the sum is placed, and the sum's waits on
+// entries cannot starve a GEMM CTA of an SM); the sum's CTAs then take the SMs that GEMM CTAs leave in the
+// last, partial round of tiles, summing the tiles of the rounds before, and what is left after the GEMM is the
+// last round's tiles.  Queue (`ready`): [0] entries appended, [1] claimed, [2] consumed, [3] unused, then one
+// u32 per entry: bit 31 set, the stored rows' first row / 8 in bits 14..30, the first column / 8 in bits 0..13
+// (a consumer warpgroup's WG_M rows x BLOCK_N columns; the host checks the ranges and that every tile lies inside
+// the matrix, so the count of entries is tiles x CONSUMERS).  The sum resets it for the next call.
+//
+// Every mode needs every cluster's tiles inside one rank's rows (seg_rows a multiple of CTAS_M x BLOCK_M: the host
 // checks) and no split-K.
 // The launch's workspace pointer carries the PeerRows block; the tail split's partial tiles (tail_split.cuh)
 // go to the block's own buffer instead.
@@ -49,8 +63,12 @@
 constexpr bool kPeerRows = PEER_ROWS != 0;
 constexpr bool kPeerGather = PEER_ROWS == 1;
 constexpr bool kPeerSignal = PEER_ROWS == 2;
+constexpr bool kPeerQueue = PEER_ROWS == 3;
+constexpr bool kPeerWalk = kPeerGather || kPeerSignal;  // (the walk of every rank's rows; the queue's is the plain one)
 static_assert(!kPeerRows || (SPLIT_K == 1 && !kDTransposed && !kBlockScales && !kGroupRows),
               "PEER_ROWS: no split-K, D not transposed, no block scales, not grouped");
+static_assert(!kPeerQueue || !kPingpong, "PEER_ROWS = 3: cooperative consumers (an entry is one consumer's rows)");
+constexpr int QUEUE_HEAD = 4;  // PEER_ROWS = 3: the queue's counters before its entries
 
 constexpr int PEER_MAX_WORLD = 32;  // (one bit per rank in the producer's mask of landed shards)
 
@@ -60,7 +78,8 @@ struct PeerRows {  // (layout fixed: fused.py writes it; the static_assert below
     TmaDesc inbox;  // PEER_ROWS = 1: the inbox, (world x seg_rows) x K, rank s's rows at s x seg_rows
     int world, rank, seg_rows, first;  // first: the rank whose rows the walk starts with
     unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
-                      // summed over the tile columns (this kernel adds them); reset by the host after each call
+                      // summed over the tile columns (this kernel adds them); reset by the host after each call.
+                      // 3: the queue of stored tiles (above)
     float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
 };
 
@@ -123,4 +142,19 @@ __device__ __forceinline__ void peer_count_rows(const PeerRows* p, int block, in
     tma_store_wait<0>();  // the stores have written D (not only read shared memory)
     asm volatile("fence.proxy.async.global;" ::: "memory");
     asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p->ready + block), "r"(rows) : "memory");
+}
+
+// PEER_ROWS = 3: the queue entry of the rows a consumer warpgroup stores at (m, n) (0: nothing to announce).
+__device__ __forceinline__ unsigned peer_queue_entry(int m, int n) {
+    return 0x80000000u | (unsigned(m >> 3) << 14) | unsigned(n >> 3);
+}
+// ... appended once this thread's TMA stores have written D (as peer_count_rows: wait_group 0, then the proxy fence,
+// so the release store orders the async proxy's writes before the entry a sum CTA acquires).
+__device__ __forceinline__ void peer_queue_tile(const PeerRows* p, unsigned entry) {
+    if (entry == 0u) return;
+    tma_store_wait<0>();
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+    unsigned* q = p->ready;
+    const unsigned pos = atomicAdd(q, 1u);
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(q + QUEUE_HEAD + pos), "r"(entry) : "memory");
 }

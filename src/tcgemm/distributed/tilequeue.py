@@ -1,0 +1,113 @@
+"""The reduce-scatter's sum under its last GEMM (the ``copy`` transport, :mod:`tcgemm.distributed.pushes`).
+
+The copy transport ends a reduce-scatter with the own block's GEMM and then one pass summing the own partial product
+and the peers' ones in the inbox: W + 1 blocks' bytes over HBM with nothing beside it, ~2.5% of a two-rank call at
+M = 8192. Here the own block's GEMM is a PEER_ROWS = 3 build of the production kernel
+(``kernels/include/peer_rows.cuh``): it appends each stored tile to a queue once its stores have landed, and lets its
+dependent launch begin at once. The sum (``sum_queue`` in ``kernels/util/sum_blocks.cu``), launched right behind it
+with programmatic dependent launch, has its CTAs placed on the SMs the GEMM's CTAs leave in its last, partial round of
+tiles; they sum the tiles of the rounds before while that round runs, so what is left after the GEMM is the last
+round's tiles. The same bits as the pass (fp32 sums in rank order, rounded once).
+
+Where the kernel cannot take the call (not bf16/fp16, not sm_90, rows that split a cluster's tiles, rows not 16-byte
+aligned) :func:`prepare` returns None and the caller runs the GEMM and the pass as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .. import dispatch, launch, registry, tma
+from ..api import device_info
+from ..problem import GemmProblem, describe
+from ..sms import usable as usable_sms
+from .fused import _peer_block
+
+QUEUE_HEAD = 4  # the queue's counters before its entries (peer_rows.cuh)
+_FLOATS = (torch.bfloat16, torch.float16)
+_MAX_ROWS, _MAX_COLS = 8 << 17, 8 << 14  # what an entry's fields hold (peer_rows.cuh: peer_queue_entry)
+
+
+@dataclass
+class QueueLaunch:
+    """The own block's GEMM with its queue, for one shape (made once)."""
+
+    problem: GemmProblem
+    plan: Any
+    arch: str
+    block: torch.Tensor  # the PeerRows block (its `ready`: the queue)
+    queue: torch.Tensor  # int32 [QUEUE_HEAD + total]: zero between calls (the sum resets it)
+    total: int  # entries a call appends: tiles x consumer warpgroups
+    height: int  # rows of an entry (a consumer warpgroup's)
+    width: int  # columns of an entry (BLOCK_N)
+
+
+_states: dict[tuple, QueueLaunch | None] = {}
+
+
+def _why_not(cfg: registry.TileConfig, spec: registry.KernelSpec, rows: int) -> str | None:
+    refused = launch.peer_rows_refuses(spec, cfg)
+    if refused is not None:
+        return refused
+    if cfg.get("PINGPONG", 0):
+        return "ping-pong consumers (an entry is one cooperative consumer's rows)"
+    if cfg.get("TAIL_SPLIT", 0):  # (its split fills the SMs of the last round that the sum is to take)
+        return "the tail split"
+    if rows % (cfg["BLOCK_M"] * spec.cluster_shape(cfg)[0]):
+        return f"{rows} rows split a cluster's tiles"
+    return None
+
+
+def choose(problem: GemmProblem, sms: int) -> tuple[registry.KernelSpec, registry.TileConfig] | None:
+    """The production kernel and the config the estimate picks for the own block's GEMM (``problem``: its rows,
+    peer_rows = 3) among those that can run the queue, or None."""
+    spec = registry.get(launch.PEER_ROWS_KERNEL)
+    names = tuple(c.name for c in spec.configs_for(problem.precision)
+                  if _why_not(c, spec, problem.m) is None and dispatch.config_refuses(c, problem, spec) is None)
+    return (spec, dispatch.pick_config(spec, problem, sms, among=names)) if names else None
+
+
+def prepare(x_own: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype) -> QueueLaunch | None:
+    """The queue launch of ``x_own @ w`` into a fresh ``out_dtype`` block, or None where it cannot run (the caller
+    then runs the GEMM and the pass)."""
+    rows, k = x_own.shape
+    n = w.shape[1]
+    index = x_own.device.index if x_own.device.index is not None else torch.cuda.current_device()
+    key = (index, rows, k, n, x_own.dtype, out_dtype, tuple(x_own.stride()), tuple(w.stride()))
+    if key in _states:
+        return _states[key]
+    found = None
+    if (x_own.is_cuda and x_own.dtype in _FLOATS and out_dtype in _FLOATS
+            and torch.cuda.get_device_capability(x_own.device) == (9, 0)
+            and rows <= _MAX_ROWS and n <= _MAX_COLS and (n * out_dtype.itemsize) % 16 == 0):
+        _, sms, arch = device_info(index)
+        sms = usable_sms(sms)
+        problem, t = describe(x_own, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
+        if (t["a"] is x_own and t["b"] is w and not problem.swapped and not problem.d_transposed
+                and tma.why_not(problem) is None):
+            problem = dataclasses.replace(problem, peer_rows=3)
+            chosen = choose(problem, sms)
+            if chosen is not None:
+                if torch.cuda.is_current_stream_capturing():
+                    raise RuntimeError(f"tcgemm.distributed: a new reduce-scatter shape ({rows} rows per rank x {k} x "
+                                       f"{n}) must be prepared before CUDA graph capture; run the same call once first")
+                spec, cfg = chosen
+                p = launch.plan(problem, spec, cfg, sms)
+                launch.kernel_for(p, arch, index)  # compiled and loaded now
+                consumers = cfg.threads // 128 - 1
+                total = -(-rows // cfg["BLOCK_M"]) * -(-n // cfg["BLOCK_N"]) * consumers
+                queue = torch.zeros(QUEUE_HEAD + total, dtype=torch.int32, device=x_own.device)
+                block = _peer_block(x_own.device, None, (1, 0, rows, 0), queue.data_ptr(), 0)
+                found = QueueLaunch(problem, p, arch, block, queue, total, cfg["BLOCK_M"] // consumers,
+                                    cfg["BLOCK_N"])
+    _states[key] = found
+    return found
+
+
+def run_gemm(q: QueueLaunch, x_own: torch.Tensor, w: torch.Tensor, own: torch.Tensor) -> None:
+    """The own block's GEMM into ``own`` (rows x n, contiguous), appending its tiles to ``q.queue``."""
+    launch.run(q.plan, q.problem, x_own, w, None, own, q.arch, peer=q.block)
