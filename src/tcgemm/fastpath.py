@@ -92,7 +92,10 @@ class Prepared:
 
     def __init__(self, plan: LaunchPlan, problem: GemmProblem, kernel: Any, device: int, out_shape: tuple[int, ...],
                  a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor | None,
-                 staged: tuple[str | None, str | None] = (None, None), padded_ld: int | None = None) -> None:
+                 staged: tuple[str | None, str | None] = (None, None), padded_ld: int | None = None,
+                 workspace: int | None = None) -> None:
+        """``workspace``: an address for the kernel's workspace argument on every call (a tensor-parallel launch's
+        PeerRows block, kernels/include/peer_rows.cuh), in place of the scratch launch.split_k_buffers gives."""
         from cuda.bindings import driver as cuda_driver
 
         self.plan = plan  # (what runs: plan.spec, plan.config)
@@ -171,7 +174,8 @@ class Prepared:
             values += [self._scale_a, self._scale_b]
         if spec.persistent:
             values.append(ctypes.c_int(problem.batch))
-        self._ws = ctypes.c_void_p()
+        self._ws = ctypes.c_void_p(workspace)
+        self._ws_fixed = workspace
         self._counters = ctypes.c_void_p()
         if spec.tma_store:
             values += [self._d_ok, self._ws, self._counters]
@@ -285,7 +289,7 @@ class Prepared:
             if scales is not None:
                 self._scale_a.value, self._scale_b.value = scales
             if scratch:
-                self._ws.value = ws_ptr
+                self._ws.value = ws_ptr if self._ws_fixed is None else self._ws_fixed
                 self._counters.value = counters_ptr
             if self._tma:
                 params = self._params

@@ -37,7 +37,7 @@ import torch.distributed as dist
 
 from . import symmetric, tilequeue
 from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
-from .reduce import sum_blocks, sum_queue
+from .reduce import sum_blocks
 
 # The own block's sum under its GEMM (tcgemm.distributed.tilequeue) where it can run; False: the GEMM, then the pass
 # (TCGEMM_TP_QUEUE=0 at import, for comparing the two).
@@ -112,7 +112,6 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     first = (rank + 1) % world  # the peers' blocks, block r + 1 first: launched before anything else
     gemm(x[first * block:(first + 1) * block], w, out=partials[0], out_dtype=acc)
     v = _views_for("copy-scatter", group, x.device, world, rank, block, n, acc)
-    result = torch.empty((block, n), dtype=acc, device=x.device)
     for step in range(1, world):
         owner = (rank + step) % world
         if step > 1:
@@ -123,16 +122,15 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             v.pushes[owner].copy_(partials[step - 1])
             v.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
-    own = torch.empty((block, n), dtype=acc, device=x.device)
     x_own = x[rank * block:(rank + 1) * block]
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
-    q = (tilequeue.prepare(x_own, w, acc) if own_gemm and QUEUE_SUM and x_own.data_ptr() % 16 == 0
+    q = (tilequeue.prepare(x_own, w, acc, world, rank) if own_gemm and QUEUE_SUM and x_own.data_ptr() % 16 == 0
          and w.data_ptr() % 16 == 0 else None)
     if q is not None:  # the sum under the GEMM, tile by tile (tcgemm.distributed.tilequeue)
-        tilequeue.run_gemm(q, x_own, w, own)
-        sum_queue(own, v.whole, block * n, world, rank, result, device, q.queue, q.total, q.height, q.width,
-                  landed=v.fl.address(LANDED))
+        result = tilequeue.run(q, x_own, w, v.whole, v.fl.address(LANDED))
     else:
+        own = torch.empty((block, n), dtype=acc, device=x.device)
+        result = torch.empty((block, n), dtype=acc, device=x.device)
         gemm(x_own, w, out=own, out_dtype=acc)
         sum_blocks(own, v.whole, block * n, world, rank, result, device,
                    landed=v.fl.address(LANDED))  # (it waits for the landed flags itself)

@@ -51,29 +51,45 @@ def _config(work: int, device: int) -> Any:
                                          block=(_SUM_THREADS, 1, 1))
 
 
-_QUEUE_TYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-                ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
 QUEUE_CTAS_PER_SM = 4  # sum_queue's CTAs: enough loads in flight per SM once the GEMM's CTAs are gone
 
 
-def sum_queue(own: torch.Tensor, inbox: torch.Tensor, slot: int, world: int, rank: int, out: torch.Tensor,
-              device: int, queue: torch.Tensor, total: int, height: int, width: int, landed: int = 0) -> None:
-    """:func:`sum_blocks`' sum of the ``own`` block (rows x n) and the inbox, run as the own block's GEMM announces
-    its stored tiles in ``queue`` (``total`` entries of ``height`` x ``width``; the GEMM a PEER_ROWS = 3 build,
-    kernels/include/peer_rows.cuh). Launched with programmatic dependent launch right behind that GEMM, on the
-    current stream; the same bits as :func:`sum_blocks`. ``n`` a multiple of 8 / element size and every address
-    16-byte aligned (the caller checks)."""
-    from cuda.bindings import driver
+class QueueSum:
+    """:func:`sum_blocks`' sum of an own block (rows x n) and the inbox, run as the own block's GEMM announces its
+    stored tiles in ``queue`` (``total`` entries of ``height`` x ``width``; the GEMM a PEER_ROWS = 3 build,
+    kernels/include/peer_rows.cuh): ``sum_queue`` in kernels/util/sum_blocks.cu, the same bits as the pass. Launched
+    with programmatic dependent launch right behind that GEMM, on the current stream, from a parameter block made
+    once (a call writes four addresses). ``n`` a multiple of 8 / element size and every address 16-byte aligned
+    (the caller checks)."""
 
-    from ..launch import LaunchEx
+    def __init__(self, dtype: torch.dtype, device: int, rows: int, n: int, world: int, rank: int,
+                 queue: torch.Tensor, total: int, height: int, width: int) -> None:
+        from .. import launch
 
-    rows, n = own.shape
-    kernel = _sum_kernel(own.dtype, device, "sum_queue")
-    sms = torch.cuda.get_device_properties(device).multi_processor_count
-    stream = driver.CUstream(torch.cuda.current_stream(device).cuda_stream)
-    values = (own.data_ptr(), inbox.data_ptr(), slot, world, rank, out.data_ptr(), rows, n, height, width,
-              queue.data_ptr(), total, landed)
-    (err,) = LaunchEx(kernel.handle, (min(total, QUEUE_CTAS_PER_SM * sms), 1, 1), _SUM_THREADS, 0)(
-        stream, (values, _QUEUE_TYPES))
-    if err != driver.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"sum_queue: cuLaunchKernelEx failed: {err}")
+        kernel = _sum_kernel(dtype, device, "sum_queue")
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+        grid = (min(total, QUEUE_CTAS_PER_SM * sms), 1, 1)
+        self._own, self._inbox, self._out, self._landed = (ctypes.c_void_p() for _ in range(4))
+        self._values = (self._own, self._inbox, ctypes.c_longlong(rows * n), ctypes.c_int(world),
+                        ctypes.c_int(rank), self._out, ctypes.c_int(rows), ctypes.c_int(n), ctypes.c_int(height),
+                        ctypes.c_int(width), ctypes.c_void_p(queue.data_ptr()), ctypes.c_int(total), self._landed)
+        self._params = (ctypes.c_void_p * len(self._values))(*(ctypes.addressof(v) for v in self._values))
+        self._queue = queue  # (kept alive: the block holds its address)
+        self._device = device
+        self._raw = (launch.RawLaunch(kernel.handle, grid, _SUM_THREADS, 0, True) if launch.libcuda() is not None
+                     else None)
+        self._ex = launch.LaunchEx(kernel.handle, grid, _SUM_THREADS, 0)
+
+    def __call__(self, own: torch.Tensor, inbox: torch.Tensor, out: torch.Tensor, landed: int = 0) -> None:
+        self._own.value, self._inbox.value, self._out.value = own.data_ptr(), inbox.data_ptr(), out.data_ptr()
+        self._landed.value = landed or None
+        stream = torch.cuda.current_stream(self._device).cuda_stream
+        if self._raw is not None:
+            err = self._raw(stream, ctypes.addressof(self._params))
+        else:
+            from cuda.bindings import driver
+
+            (err,) = self._ex(driver.CUstream(stream), ctypes.addressof(self._params))
+            err = int(err)
+        if err != 0:
+            raise RuntimeError(f"sum_queue: cuLaunchKernelEx failed: error {err}")

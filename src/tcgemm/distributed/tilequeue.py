@@ -21,11 +21,12 @@ from typing import Any
 
 import torch
 
-from .. import dispatch, launch, registry, tma
+from .. import dispatch, fastpath, launch, registry, tma
 from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
 from .fused import _peer_block
+from .reduce import QueueSum
 
 QUEUE_HEAD = 4  # the queue's counters before its entries (peer_rows.cuh)
 _FLOATS = (torch.bfloat16, torch.float16)
@@ -38,12 +39,11 @@ class QueueLaunch:
 
     problem: GemmProblem
     plan: Any
-    arch: str
+    gemm: fastpath.Prepared  # the own block's GEMM, its workspace argument the PeerRows block
     block: torch.Tensor  # the PeerRows block (its `ready`: the queue)
     queue: torch.Tensor  # int32 [QUEUE_HEAD + total]: zero between calls (the sum resets it)
     total: int  # entries a call appends: tiles x consumer warpgroups
-    height: int  # rows of an entry (a consumer warpgroup's)
-    width: int  # columns of an entry (BLOCK_N)
+    sum: QueueSum  # the sum that consumes them
 
 
 _states: dict[tuple, QueueLaunch | None] = {}
@@ -71,13 +71,13 @@ def choose(problem: GemmProblem, sms: int) -> tuple[registry.KernelSpec, registr
     return (spec, dispatch.pick_config(spec, problem, sms, among=names)) if names else None
 
 
-def prepare(x_own: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype) -> QueueLaunch | None:
-    """The queue launch of ``x_own @ w`` into a fresh ``out_dtype`` block, or None where it cannot run (the caller
-    then runs the GEMM and the pass)."""
+def prepare(x_own: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, world: int, rank: int) -> QueueLaunch | None:
+    """The queue launch of ``x_own @ w`` into a fresh ``out_dtype`` block and its sum over ``world`` ranks' parts,
+    or None where it cannot run (the caller then runs the GEMM and the pass)."""
     rows, k = x_own.shape
     n = w.shape[1]
     index = x_own.device.index if x_own.device.index is not None else torch.cuda.current_device()
-    key = (index, rows, k, n, x_own.dtype, out_dtype, tuple(x_own.stride()), tuple(w.stride()))
+    key = (index, rows, k, n, x_own.dtype, out_dtype, x_own.stride(), w.stride(), world, rank)
     if key in _states:
         return _states[key]
     found = None
@@ -97,17 +97,25 @@ def prepare(x_own: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype) -> Que
                                        f"{n}) must be prepared before CUDA graph capture; run the same call once first")
                 spec, cfg = chosen
                 p = launch.plan(problem, spec, cfg, sms)
-                launch.kernel_for(p, arch, index)  # compiled and loaded now
+                launch.ensure_context(index)
+                kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now
                 consumers = cfg.threads // 128 - 1
                 total = -(-rows // cfg["BLOCK_M"]) * -(-n // cfg["BLOCK_N"]) * consumers
                 queue = torch.zeros(QUEUE_HEAD + total, dtype=torch.int32, device=x_own.device)
                 block = _peer_block(x_own.device, None, (1, 0, rows, 0), queue.data_ptr(), 0)
-                found = QueueLaunch(problem, p, arch, block, queue, total, cfg["BLOCK_M"] // consumers,
-                                    cfg["BLOCK_N"])
+                gemm = fastpath.Prepared(p, problem, kernel, index, (rows, n), x_own, w, None, None,
+                                         workspace=block.data_ptr())
+                found = QueueLaunch(problem, p, gemm, block, queue, total,
+                                    QueueSum(out_dtype, index, rows, n, world, rank, queue, total,
+                                             cfg["BLOCK_M"] // consumers, cfg["BLOCK_N"]))
     _states[key] = found
     return found
 
 
-def run_gemm(q: QueueLaunch, x_own: torch.Tensor, w: torch.Tensor, own: torch.Tensor) -> None:
-    """The own block's GEMM into ``own`` (rows x n, contiguous), appending its tiles to ``q.queue``."""
-    launch.run(q.plan, q.problem, x_own, w, None, own, q.arch, peer=q.block)
+def run(q: QueueLaunch, x_own: torch.Tensor, w: torch.Tensor, inbox: torch.Tensor, landed: int) -> torch.Tensor:
+    """The own block's GEMM, then (under it) the sum of its product and the ``inbox`` (every rank's slot, this
+    rank's unused) once the peers' ``landed`` flags are set: the reduce-scatter's result, a new tensor."""
+    own = q.gemm(x_own, w, None, None)
+    result = torch.empty_like(own)
+    q.sum(own, inbox, result, landed)
+    return result
