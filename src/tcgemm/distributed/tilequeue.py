@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from .. import dispatch, fastpath, launch, registry, tma
+from .. import dispatch, driver, fastpath, launch, registry, tma
 from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
@@ -99,6 +99,7 @@ def prepare(x_own: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, world:
                 p = launch.plan(problem, spec, cfg, sms)
                 launch.ensure_context(index)
                 kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now
+                driver._allow_dynamic_smem(kernel, cfg.smem_bytes, index)  # (as launch.run's first launch would)
                 consumers = cfg.threads // 128 - 1
                 total = -(-rows // cfg["BLOCK_M"]) * -(-n // cfg["BLOCK_N"]) * consumers
                 queue = torch.zeros(QUEUE_HEAD + total, dtype=torch.int32, device=x_own.device)
