@@ -136,7 +136,7 @@ def _queue_checks(rank: int, world: int) -> None:
         xd, wd = x.to(dev), w.to(dev)
         want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
         x_rs, w_rs = xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k]
-        assert tilequeue.prepare(x_rs[rank * m:(rank + 1) * m], w_rs, torch.bfloat16) is not None, (m, k, n)
+        assert tilequeue.prepare(x_rs[rank * m:(rank + 1) * m], w_rs, torch.bfloat16, world, rank) is not None, m
         pushes.QUEUE_SUM = False
         try:
             plain = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
