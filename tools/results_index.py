@@ -177,6 +177,13 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("two GPUs at a26d2f7: the NCCL/symmetric-memory GPU test and the bench with no SMs reserved by default",
      ["2026-11-27-h100-tp2-graphs-a26d2f7.json", "2026-11-27-h100-tp2-graphs-a26d2f7.log",
       "2026-11-27-h100-tp2-gpu-tests-a26d2f7.txt"]),
+    ("the reduce-scatter's sum under its last GEMM (tcgemm.distributed.tilequeue; issues 29, 30): two and four "
+     "H200s (the machines lent), CUDA graphs and eager, the queue against the pass in the same run (c757636: the "
+     "queue launched through the generic path; fc34b3c: prepared launches), its GPU tests, and the run whose first "
+     "prepared launch was refused (489517d: no dynamic shared memory limit raised)",
+     ["2026-11-27-h200-tp2-graphs-queue-fc34b3c.json", "2026-11-27-h200-tp4-graphs-queue-fc34b3c.json",
+      "2026-11-27-h200-tp2-graphs-queue-c757636.json", "2026-11-27-h200-tp-gpu-tests-queue-fc34b3c.txt",
+      "2026-11-27-h200-tp-gpu-tests-queue-c757636.txt", "2026-11-27-h200-tp-gpu-tests-queue-fail-489517d.txt"]),
     ("C's rows hinted into L2 a few per k-tile (105a93e): Nsight's source view that found the burst (3b7ed3b), the "
      "cost at fixed clocks, C against addmm in two rounds, and the GPU tests of correctness, graphs, hostile "
      "inputs and torch integration",

@@ -137,23 +137,25 @@ def _queue_checks(rank: int, world: int) -> None:
         want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
         x_rs, w_rs = xd[:, rank * k:(rank + 1) * k], wd[rank * k:(rank + 1) * k]
         assert tilequeue.prepare(x_rs[rank * m:(rank + 1) * m], w_rs, torch.bfloat16, world, rank) is not None, m
+        before = pushes.QUEUE_SUM
         pushes.QUEUE_SUM = False
-        try:
-            plain = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
-        finally:
-            pushes.QUEUE_SUM = True
+        plain = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
         assert _rel(plain, want) < 1e-2
-        for _ in range(3):
-            got = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
-            assert torch.equal(got, plain), (m, k, n, _rel(got, want))
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            rs = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
-        for _ in range(3):
-            rs.fill_(float("nan"))
-            graph.replay()
-            torch.cuda.synchronize()
-            assert torch.equal(rs, plain), (m, k, n)
+        pushes.QUEUE_SUM = True
+        try:
+            for _ in range(3):
+                got = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
+                assert torch.equal(got, plain), (m, k, n, _rel(got, want))
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                rs = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
+            for _ in range(3):
+                rs.fill_(float("nan"))
+                graph.replay()
+                torch.cuda.synchronize()
+                assert torch.equal(rs, plain), (m, k, n)
+        finally:
+            pushes.QUEUE_SUM = before
         dist.barrier()
 
 

@@ -14,9 +14,9 @@ Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the 
 ``comm`` (the collective alone), ``sequential`` (the collective, then torch's GEMM, or the reverse),
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
 unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default, the ``copy`` transport: one GEMM
-launch per rank's rows, transfers by the copy engines through symmetric memory; the reduce-scatter's sum under its
-last GEMM, :mod:`tcgemm.distributed.tilequeue`), ``tcgemm_pass`` (reduce-scatter: the same with the sum as a pass
-after the last GEMM, as before the queue), ``tcgemm_fused`` (the ``fused``
+launch per rank's rows, transfers by the copy engines through symmetric memory), ``tcgemm_queue`` (reduce-scatter:
+the same with the sum under the last GEMM, :mod:`tcgemm.distributed.tilequeue`; in the result files of c757636 to
+fc34b3c, where it was the default, ``tcgemm`` ran it and ``tcgemm_pass`` the pass), ``tcgemm_fused`` (the ``fused``
 transport: one persistent GEMM per operation that takes rows as they land), ``tcgemm_parts`` (reduce-scatter on
 two ranks: ``splits=2``, the own block's parts adding the landed ones in their epilogues, flags instead of barrier
 kernels) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and
@@ -51,7 +51,7 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_pass", "tcgemm_parts",
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_queue", "tcgemm_parts",
          "tcgemm_fused",
          "tcgemm_nccl")
 
@@ -89,12 +89,11 @@ def _async_tp(kind: str) -> Callable[..., torch.Tensor] | str:
         return f"unavailable: {type(exc).__name__}: {exc}"
 
 
-def _without_queue(call: Callable[[], Any]) -> Any:
-    """``call`` with the reduce-scatter's sum as a pass after the own block's GEMM (tcgemm.distributed.tilequeue
-    off), the copy transport as it ran before the queue."""
+def _queue(call: Callable[[], Any]) -> Any:
+    """``call`` with the reduce-scatter's sum under the own block's GEMM (tcgemm.distributed.tilequeue on)."""
     from . import pushes
 
-    before, pushes.QUEUE_SUM = pushes.QUEUE_SUM, False
+    before, pushes.QUEUE_SUM = pushes.QUEUE_SUM, True
     try:
         return call()
     finally:
@@ -115,14 +114,14 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "gemm_torch": lambda: torch_gemm(x_ag_all, w_ag), "gemm_tcgemm": lambda: default_gemm(x_ag_all, w_ag),
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
         "tcgemm": lambda: all_gather_gemm(x_ag, w_ag), "tcgemm_parts": "unavailable: reduce-scatter only",
-        "tcgemm_pass": "unavailable: reduce-scatter only",
+        "tcgemm_queue": "unavailable: reduce-scatter only",
         "tcgemm_fused": lambda: all_gather_gemm(x_ag, w_ag, transport="fused"),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_rs, w_rs), "gemm_tcgemm": lambda: default_gemm(x_rs, w_rs),
         "comm": lambda: _scatter(torch.empty(m, hidden, dtype=dtype, device=device)),
         "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
-        "tcgemm_pass": (lambda: _without_queue(lambda: gemm_reduce_scatter(x_rs, w_rs))) if cuda
+        "tcgemm_queue": (lambda: _queue(lambda: gemm_reduce_scatter(x_rs, w_rs))) if cuda
         else "unavailable: CPU tensors (the queue is a CUDA kernel's)",
         "tcgemm_parts": (lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2)) if world == 2 and cuda
         else "unavailable: two ranks with CUDA tensors only",

@@ -18,11 +18,12 @@ arrives after s transfers, in the order the GEMMs take them. Then the ready flag
 GEMM + reduce-scatter. Rank r computes its partial products of blocks r + 1, r + 2, ..., each pushed into the
 owner's inbox (slot r) as soon as its GEMM ends (claim, copy, landed[r] there), then its own block's while they
 travel; one pass (``kernels/util/sum_blocks.cu``, which waits for the landed flags itself) sums the own product and
-the inbox in rank order, fp32 sums rounded once: the same bits on every call. That pass was exposed (W + 1 blocks'
-bytes over HBM after the last GEMM); where tcgemm's own GEMM runs the own block it now runs under that GEMM, tile by
-tile as the GEMM announces its stored tiles (:mod:`tcgemm.distributed.tilequeue`), and what is left exposed is the
-sum of the GEMM's last round of tiles. On two ranks with ``splits`` > 1 the blocks are cut into row parts instead,
-and each of the own block's parts adds the landed part of the peer in its GEMM's epilogue (``c``, beta = 1): no
+the inbox in rank order, fp32 sums rounded once: the same bits on every call. That pass is exposed (W + 1 blocks'
+bytes over HBM after the last GEMM). With ``QUEUE_SUM`` (off by default), where tcgemm's own GEMM runs the own
+block, the sum runs under that GEMM instead, tile by tile as the GEMM announces its stored tiles
+(:mod:`tcgemm.distributed.tilequeue`): what is left exposed is the sum of the GEMM's last round of tiles. On two
+ranks with ``splits`` > 1 the blocks are cut into row parts instead, and each of the own block's parts adds the
+landed part of the peer in its GEMM's epilogue (``c``, beta = 1): no
 pass, twice the launches (:func:`gemm_reduce_scatter_parts`).
 """
 
@@ -39,9 +40,10 @@ from . import symmetric, tilequeue
 from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
 from .reduce import sum_blocks
 
-# The own block's sum under its GEMM (tcgemm.distributed.tilequeue) where it can run; False: the GEMM, then the pass
-# (TCGEMM_TP_QUEUE=0 at import, for comparing the two).
-QUEUE_SUM = os.environ.get("TCGEMM_TP_QUEUE", "1") != "0"
+# The own block's sum under its GEMM (tcgemm.distributed.tilequeue) where it can run, else the GEMM, then the pass.
+# Off by default (TCGEMM_TP_QUEUE=1 at import, or set this, turns it on): on two H200s it saved 0.3-1.2% of a call
+# in CUDA graphs but cost 0.1-3% eager, and at four ranks nothing (docs/tensor-parallel.md).
+QUEUE_SUM = os.environ.get("TCGEMM_TP_QUEUE", "0") == "1"
 
 
 @dataclass
