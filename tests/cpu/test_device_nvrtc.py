@@ -38,7 +38,7 @@ jobs = {}
 for spec, defines in launch.all_builds():  # one build per kernel source
     jobs.setdefault(spec.source, (spec.source, defines, "sm_90a" if spec.min_arch >= 90 else "sm_80"))
 meta = dict(device="meta", dtype=torch.bfloat16)
-for mode in (1, 2, 3):  # PEER_ROWS: the fused all-gather and reduce-scatter, the reduce-scatter's queue
+for mode in (1, 2, 3, 4):  # PEER_ROWS: fused all-gather, reduce-scatter, the queue (alone, and fused)
     a, w = torch.empty(1024, 1024, **meta), torch.empty(1024, 1024, **meta).t()
     problem = dataclasses.replace(describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=None,
                                            precision=None)[0], peer_rows=mode)

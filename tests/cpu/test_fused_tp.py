@@ -26,10 +26,10 @@ def _problem(m: int, k: int, n: int, mode: int) -> GemmProblem:
 
 def test_peer_block_layout_matches_the_kernels_struct() -> None:
     # (the kernel's side: a static_assert on PeerRows' size and alignment in peer_rows.cuh, compiled below)
-    block = fused._peer_block(torch.device("cpu"), None, (4, 1, 2048, 2), 0x1000, 0x2000).numpy().tobytes()
+    block = fused._peer_block(torch.device("cpu"), None, (4, 1, 2048, 2), 0x1000, 0x2000, 0x3000).numpy().tobytes()
     assert len(block) == 256
     assert struct.unpack_from("4i", block, 128) == (4, 1, 2048, 2)
-    assert struct.unpack_from("2Q", block, 144) == (0x1000, 0x2000)
+    assert struct.unpack_from("3Q", block, 144) == (0x1000, 0x2000, 0x3000)
 
 
 @pytest.mark.parametrize("mode", [1, 2])

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tcgemm import jit, launch, sass
-from tcgemm.distributed import tilequeue
+from tcgemm.distributed import fused, tilequeue
 from tcgemm.problem import GemmProblem, describe
 
 _META = {"device": "meta", "dtype": torch.bfloat16}
@@ -54,3 +54,14 @@ def test_gemm_build_appends_with_a_release_store() -> None:
 def test_sum_queue_compiles(elem: str) -> None:
     text = sass.disassemble(jit.cubin("util/sum_blocks.cu", jit.as_defines([("ELEM", elem)]), "sm_90a"))
     assert "sum_queue" in text and "LDG.E.STRONG.GPU" in text and not sass.has_local_memory(text)
+
+
+def test_fused_queue_build_counts_and_queues() -> None:
+    """PEER_ROWS = 4, the fused reduce-scatter with the own block queued: the row counts' system-scope reductions
+    and the queue's release stores in one build, a config without the tail split, no local memory."""
+    problem = dataclasses.replace(_problem(2 * 4096, 14336, 8192), peer_rows=4)
+    spec, cfg = fused._config(problem, 4096, 132)
+    assert fused.queue_refuses(cfg) is None
+    text = sass.disassemble(jit.cubin(spec.source, launch.plan(problem, spec, cfg, 132).defines, "sm_90a"))
+    assert "REDG.E.ADD.STRONG.SYS" in text and "STG.E.STRONG.GPU" in text and "PREEXIT" in text
+    assert not sass.has_local_memory(text)

@@ -121,12 +121,12 @@ def _fused_checks(rank: int, world: int) -> None:
 
 
 def _queue_checks(rank: int, world: int) -> None:
-    """The copy transport's reduce-scatter with its sum under the own block's GEMM (tcgemm.distributed.tilequeue):
-    the same bits as the GEMM then the pass, repeated calls and CUDA-graph replays into poisoned outputs (the queue
-    resets itself), against float64; several rounds of tiles (2048 rows per rank), K and N not a multiple of the
-    tile."""
+    """The copy transport's reduce-scatter with its sum under the own block's GEMM (tcgemm.distributed.tilequeue),
+    and the fused transport's with the own block queued (PEER_ROWS = 4): the same bits as the GEMM then the pass,
+    repeated calls and CUDA-graph replays into poisoned outputs (the queue resets itself), against float64; several
+    rounds of tiles (2048 rows per rank), K and N not a multiple of the tile."""
     from tcgemm import distributed as tpd
-    from tcgemm.distributed import pushes, tilequeue
+    from tcgemm.distributed import fused, pushes, tilequeue
 
     dev = torch.device("cuda", rank)
     gen = torch.Generator(device="cpu").manual_seed(13)
@@ -156,6 +156,26 @@ def _queue_checks(rank: int, world: int) -> None:
                 assert torch.equal(rs, plain), (m, k, n)
         finally:
             pushes.QUEUE_SUM = before
+        # the fused transport's launch with the own block queued (PEER_ROWS = 4) against its pass
+        before = fused.QUEUE_SUM
+        try:
+            fused.QUEUE_SUM = False
+            assert _rel(tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused"), want) < 1e-2
+            fused.QUEUE_SUM = True  # (its config may differ from the pass's: no tail split; so bits against itself)
+            first = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
+            assert _rel(first, want) < 1e-2, (m, _rel(first, want))
+            for _ in range(3):
+                assert torch.equal(tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused"), first), m
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                rs = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
+            for _ in range(3):
+                rs.fill_(float("nan"))
+                graph.replay()
+                torch.cuda.synchronize()
+                assert torch.equal(rs, first), m
+        finally:
+            fused.QUEUE_SUM = before
         dist.barrier()
 
 

@@ -19,7 +19,8 @@ the same with the sum under the last GEMM, :mod:`tcgemm.distributed.tilequeue`; 
 fc34b3c, where it was the default, ``tcgemm`` ran it and ``tcgemm_pass`` the pass), ``tcgemm_fused`` (the ``fused``
 transport: one persistent GEMM per operation that takes rows as they land), ``tcgemm_parts`` (reduce-scatter on
 two ranks: ``splits=2``, the own block's parts adding the landed ones in their epilogues, flags instead of barrier
-kernels) and ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers). (Until 0a05dae also ``tcgemm_r0`` and
+kernels), ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers) and ``tcgemm_fused_queue`` (reduce-scatter:
+the fused launch with the own block's sum under its last round, PEER_ROWS = 4). (Until 0a05dae also ``tcgemm_r0`` and
 ``tcgemm_parts_r0``: no SMs left free beside the GEMMs, the default since; until the fused transport,
 ``tcgemm_store`` and ``tcgemm_parts``: reduce-scatter's ``store`` transport and two row parts per block with barrier
 kernels between them, slower than ``copy`` in every run, docs/tensor-parallel.md.)
@@ -52,7 +53,7 @@ from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_queue", "tcgemm_parts",
-         "tcgemm_fused",
+         "tcgemm_fused", "tcgemm_fused_queue",
          "tcgemm_nccl")
 
 
@@ -89,15 +90,18 @@ def _async_tp(kind: str) -> Callable[..., torch.Tensor] | str:
         return f"unavailable: {type(exc).__name__}: {exc}"
 
 
-def _queue(call: Callable[[], Any]) -> Any:
-    """``call`` with the reduce-scatter's sum under the own block's GEMM (tcgemm.distributed.tilequeue on)."""
+def _queue(call: Callable[[], Any], fused: bool = False) -> Any:
+    """``call`` with the reduce-scatter's sum under its GEMM: the copy transport's (tcgemm.distributed.tilequeue), or
+    with ``fused`` the fused transport's (PEER_ROWS = 4)."""
+    from . import fused as fused_transport
     from . import pushes
 
-    before, pushes.QUEUE_SUM = pushes.QUEUE_SUM, True
+    module = fused_transport if fused else pushes
+    before, module.QUEUE_SUM = module.QUEUE_SUM, True
     try:
         return call()
     finally:
-        pushes.QUEUE_SUM = before
+        module.QUEUE_SUM = before
 
 
 def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: torch.device,
@@ -114,7 +118,7 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "gemm_torch": lambda: torch_gemm(x_ag_all, w_ag), "gemm_tcgemm": lambda: default_gemm(x_ag_all, w_ag),
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
         "tcgemm": lambda: all_gather_gemm(x_ag, w_ag), "tcgemm_parts": "unavailable: reduce-scatter only",
-        "tcgemm_queue": "unavailable: reduce-scatter only",
+        "tcgemm_queue": "unavailable: reduce-scatter only", "tcgemm_fused_queue": "unavailable: reduce-scatter only",
         "tcgemm_fused": lambda: all_gather_gemm(x_ag, w_ag, transport="fused"),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
@@ -126,6 +130,8 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "tcgemm_parts": (lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2)) if world == 2 and cuda
         else "unavailable: two ranks with CUDA tensors only",
         "tcgemm_fused": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"),
+        "tcgemm_fused_queue": (lambda: _queue(lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"), fused=True))
+        if cuda else "unavailable: CPU tensors",
         "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:
         for mode in ("tcgemm_nccl", "tcgemm_fused"):

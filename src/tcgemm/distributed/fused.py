@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,15 +36,19 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from .. import dispatch, launch, registry, tma
+from .. import dispatch, driver, fastpath, launch, registry, tma
 from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
 from . import symmetric
 from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer, wait_value
-from .reduce import sum_blocks
+from .reduce import QueueSum, sum_blocks
 
-_BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, two pointers
+_BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, three pointers
+QUEUE_HEAD = 4  # a queue's counters before its entries (peer_rows.cuh)
+# The reduce-scatter's own block summed under the launch's last round (PEER_ROWS = 4: peer_rows.cuh, the queue of
+# tcgemm.distributed.tilequeue) instead of by a pass after it. TCGEMM_TP_FUSED_QUEUE=1 at import, or set this.
+QUEUE_SUM = os.environ.get("TCGEMM_TP_FUSED_QUEUE", "0") == "1"
 _FLOATS = (torch.bfloat16, torch.float16)
 
 
@@ -61,6 +66,9 @@ class _State:
     tail: torch.Tensor | None  # the tail split's partial tiles (the block points to them)
     target: int  # reduce-scatter: ready[b]'s value once block b is stored (seg_rows x tiles along N)
     fl: Flags  # this rank's flags and every rank's head
+    gemm: fastpath.Prepared | None = None  # PEER_ROWS = 4: the prepared GEMM (the PeerRows block its workspace)
+    sum: QueueSum | None = None  # PEER_ROWS = 4: the own block's sum, consuming the queue
+    queue: torch.Tensor | None = None  # PEER_ROWS = 4: the queue (zero between calls: the sum resets it)
 
 
 _states: dict[tuple, _State | FusedUnavailable] = {}
@@ -75,24 +83,34 @@ def _check(x: torch.Tensor, world: int) -> None:
         raise FusedUnavailable(f"{world} ranks (at most {MAX_WORLD})")
 
 
+def queue_refuses(cfg: registry.TileConfig) -> str | None:
+    """Why ``cfg`` cannot queue its stored tiles (PEER_ROWS = 3, 4), beyond launch.peer_rows_refuses, or None."""
+    if cfg.get("PINGPONG", 0):
+        return "ping-pong consumers (an entry is one cooperative consumer's rows)"
+    if cfg.get("TAIL_SPLIT", 0):  # (its split fills the SMs of the last round that the sum is to take)
+        return "the tail split"
+    return None
+
+
 def _config(problem: GemmProblem, rows: int, sms: int) -> tuple[Any, Any]:
     """The production kernel and the config the estimate picks among those that run PEER_ROWS and tile ``rows``."""
     spec = registry.get(launch.PEER_ROWS_KERNEL)
     names = tuple(c.name for c in spec.configs_for(problem.precision)
                   if launch.peer_rows_refuses(spec, c) is None and rows % (c["BLOCK_M"] * spec.cluster_shape(c)[0]) == 0
-                  and dispatch.config_refuses(c, problem, spec) is None)
+                  and dispatch.config_refuses(c, problem, spec) is None
+                  and (problem.peer_rows < 3 or queue_refuses(c) is None))
     if not names:
         raise FusedUnavailable(f"{rows} rows per rank (a multiple of 128 is needed, of 256 for most configs)")
     return spec, dispatch.pick_config(spec, problem, sms, among=names)
 
 
 def _peer_block(device: torch.device, inbox_map: Any | None, ints: tuple[int, int, int, int], ready: int,
-                tail: int) -> torch.Tensor:
+                tail: int, queue: int = 0) -> torch.Tensor:
     raw = bytearray(_BLOCK_BYTES)
     if inbox_map is not None:
         raw[0:128] = ctypes.string_at(int(inbox_map.getPtr()), 128)
     raw[128:144] = np.array(ints, dtype=np.int32).tobytes()
-    raw[144:160] = np.array([ready, tail], dtype=np.uint64).tobytes()
+    raw[144:168] = np.array([ready, tail, queue], dtype=np.uint64).tobytes()
     return torch.frombuffer(raw, dtype=torch.uint8).to(device)
 
 
@@ -116,11 +134,11 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
         _, sms, arch = device_info(index)
         sms = usable_sms(sms)
         # A as the kernel sees it: x (reduce-scatter), or the inbox of every rank's rows (all-gather), row-major
-        a = x if kind == "scatter" else torch.empty((m_all, k), dtype=x.dtype, device="meta")
+        a = x if kind != "gather" else torch.empty((m_all, k), dtype=x.dtype, device="meta")
         problem, t = describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
         if t["a"] is not a or t["b"] is not w or problem.swapped or problem.d_transposed:
             raise FusedUnavailable("operands the kernel cannot read in place (w not contiguous along N or K)")
-        problem = dataclasses.replace(problem, peer_rows=1 if kind == "gather" else 2)
+        problem = dataclasses.replace(problem, peer_rows={"gather": 1, "scatter": 2, "scatter-queue": 4}[kind])
         if tma.why_not(problem) is not None or (n * out_dtype.itemsize) % 16:
             raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
         spec, cfg = _config(problem, rows, sms)
@@ -133,7 +151,7 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     p = launch.plan(problem, spec, cfg, sms)
     kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now, not between a call's transfers and GEMM
     inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
-    handle = buffer("fused-" + kind, group, x.device, FLAGS_BYTES + inbox_bytes)
+    handle = buffer("fused-" + kind.removesuffix("-queue"), group, x.device, FLAGS_BYTES + inbox_bytes)
     clusters = launch.resident_grid(p, kernel, index)[0] // spec.cluster_of(cfg)
     tail_floats = launch._tail_need(problem, spec, cfg, clusters)[0] if cfg.get("TAIL_SPLIT") else 0
     tail = torch.empty(tail_floats, dtype=torch.float32, device=x.device) if tail_floats else None
@@ -145,9 +163,23 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
                                      *tma.geometry(problem, cfg, "a"))
         block = _peer_block(x.device, inbox_map, (world, rank, rows, rank), ready, tail_ptr)
         target = 0
-    else:
+    elif kind == "scatter":
         block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
+    else:  # the own block's stored tiles queued for its sum (tcgemm.distributed.tilequeue's protocol)
+        consumers = cfg.threads // 128 - 1
+        total = rows // cfg["BLOCK_M"] * -(-n // cfg["BLOCK_N"]) * consumers
+        queue = torch.zeros(QUEUE_HEAD + total, dtype=torch.int32, device=x.device)
+        block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr,
+                            queue.data_ptr())
+        target = rows * -(-n // cfg["BLOCK_N"])
+        driver._allow_dynamic_smem(kernel, cfg.smem_bytes, index)  # (no launch.run comes first)
+        gemm = fastpath.Prepared(p, problem, kernel, index, (m_all, n), x, w, None, None,
+                                 workspace=block.data_ptr())
+        total_sum = QueueSum(out_dtype, index, rows, n, world, rank, queue, total, cfg["BLOCK_M"] // consumers,
+                             cfg["BLOCK_N"])
+        state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl, gemm, total_sum, queue)
+        return state
     state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl)
     return state
 
@@ -178,13 +210,23 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
 def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGroup | None, acc: torch.dtype,
                         world: int, rank: int) -> torch.Tensor:
     block, n = x.shape[0] // world, w.shape[1]
-    st = _state("scatter", x, w, acc, group, world, rank, block)
+    st = None
+    if QUEUE_SUM and acc in _FLOATS and x.data_ptr() % 16 == 0 and w.data_ptr() % 16 == 0:
+        try:
+            st = _state("scatter-queue", x, w, acc, group, world, rank, block)
+        except FusedUnavailable:
+            st = None
+    if st is None:
+        st = _state("scatter", x, w, acc, group, world, rank, block)
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
     current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
     partial = torch.empty((x.shape[0], n), dtype=acc, device=x.device)
     result = torch.empty((block, n), dtype=acc, device=x.device)
     started = current.record_event()
-    launch.run(st.plan, st.problem, x, w, None, partial, st.arch, peer=st.block)
+    if st.gemm is not None:
+        st.gemm(x, w, None, partial)
+    else:
+        launch.run(st.plan, st.problem, x, w, None, partial, st.arch, peer=st.block)
     side.wait_event(started)  # (enqueued after the GEMM: a stream wait never stands before it in a queue)
     head = FLAGS_BYTES // partial.element_size()
     with torch.cuda.stream(side):
@@ -197,8 +239,11 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             st.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
-    sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
-               landed=st.fl.address(LANDED))  # (it waits for the landed flags itself)
+    if st.sum is not None:  # right behind the GEMM on this stream: its PDL dependent (peer_rows.cuh)
+        st.sum(partial[rank * block:(rank + 1) * block], inbox, result, st.fl.address(LANDED))
+    else:
+        sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,
+                   landed=st.fl.address(LANDED))  # (it waits for the landed flags itself)
     current.wait_event(pushed)  # (the side stream's waits on ready[] are past before they are reset)
     st.fl.mine[READY:LANDED + MAX_WORLD].zero_()
     st.fl.release(current, side, world, pushed)

@@ -30,7 +30,7 @@ from .. import dispatch, driver, fastpath, launch, registry, tma
 from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
-from .fused import _peer_block
+from .fused import _peer_block, queue_refuses
 from .reduce import QueueSum
 
 QUEUE_HEAD = 4  # the queue's counters before its entries (peer_rows.cuh)
@@ -55,13 +55,9 @@ _states: dict[tuple, QueueLaunch | None] = {}
 
 
 def _why_not(cfg: registry.TileConfig, spec: registry.KernelSpec, rows: int) -> str | None:
-    refused = launch.peer_rows_refuses(spec, cfg)
+    refused = launch.peer_rows_refuses(spec, cfg) or queue_refuses(cfg)
     if refused is not None:
         return refused
-    if cfg.get("PINGPONG", 0):
-        return "ping-pong consumers (an entry is one cooperative consumer's rows)"
-    if cfg.get("TAIL_SPLIT", 0):  # (its split fills the SMs of the last round that the sum is to take)
-        return "the tail split"
     if rows % (cfg["BLOCK_M"] * spec.cluster_shape(cfg)[0]):
         return f"{rows} rows split a cluster's tiles"
     return None
@@ -108,7 +104,7 @@ def prepare(x_own: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, world:
                 consumers = cfg.threads // 128 - 1
                 total = -(-rows // cfg["BLOCK_M"]) * -(-n // cfg["BLOCK_N"]) * consumers
                 queue = torch.zeros(QUEUE_HEAD + total, dtype=torch.int32, device=x_own.device)
-                block = _peer_block(x_own.device, None, (1, 0, rows, 0), queue.data_ptr(), 0)
+                block = _peer_block(x_own.device, None, (1, 0, rows, 0), 0, 0, queue.data_ptr())
                 gemm = fastpath.Prepared(p, problem, kernel, index, (rows, n), x_own, w, None, None,
                                          workspace=block.data_ptr())
                 found = QueueLaunch(problem, p, gemm, block, queue, total,

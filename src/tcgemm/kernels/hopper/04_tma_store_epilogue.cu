@@ -440,7 +440,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
             if constexpr (kPeerQueue) {
                 if (wg_tid == 0) peer_queue_tile(peer, pending_entry);
-                pending_entry = c.m0 < g.M && c.n0 < g.N ? peer_queue_entry(cd.m0 + consumer_row0(cw), cd.n0) : 0u;
+                pending_entry =
+                    c.m0 < g.M && c.n0 < g.N ? peer_queue_entry(peer, cd.m0 + consumer_row0(cw), cd.n0) : 0u;
             }
 
             // Epilogue of this tile while the producers already load the next one (hopper_epilogue.cuh).

@@ -40,10 +40,13 @@
 // start, so every CTA of the GEMM is resident before any CTA of the sum is placed, and the sum's waits on
 // entries cannot starve a GEMM CTA of an SM); the sum's CTAs then take the SMs that GEMM CTAs leave in the
 // last, partial round of tiles, summing the tiles of the rounds before, and what is left after the GEMM is the
-// last round's tiles.  Queue (`ready`): [0] entries appended, [1] claimed, [2] consumed, [3] unused, then one
+// last round's tiles.  Queue (`queue`): [0] entries appended, [1] claimed, [2] consumed, [3] unused, then one
 // u32 per entry: bit 31 set, the stored rows' first row / 8 in bits 14..30, the first column / 8 in bits 0..13
 // (a consumer warpgroup's WG_M rows x BLOCK_N columns; the host checks the ranges and that every tile lies inside
 // the matrix, so the count of entries is tiles x CONSUMERS).  The sum resets it for the next call.
+//
+// PEER_ROWS = 4, the fused reduce-scatter (2) whose own block's tiles are also queued (3): one launch over every
+// rank's rows, the own block walked last, and its sum under the launch's last, partial round of tiles.
 //
 // Every mode needs every cluster's tiles inside one rank's rows (seg_rows a multiple of CTAS_M x BLOCK_M: the host
 // checks) and no split-K.
@@ -62,8 +65,8 @@
 #endif
 constexpr bool kPeerRows = PEER_ROWS != 0;
 constexpr bool kPeerGather = PEER_ROWS == 1;
-constexpr bool kPeerSignal = PEER_ROWS == 2;
-constexpr bool kPeerQueue = PEER_ROWS == 3;
+constexpr bool kPeerSignal = PEER_ROWS == 2 || PEER_ROWS == 4;
+constexpr bool kPeerQueue = PEER_ROWS == 3 || PEER_ROWS == 4;
 constexpr bool kPeerWalk = kPeerGather || kPeerSignal;  // (the walk of every rank's rows; the queue's is the plain one)
 static_assert(!kPeerRows || (SPLIT_K == 1 && !kDTransposed && !kBlockScales && !kGroupRows),
               "PEER_ROWS: no split-K, D not transposed, no block scales, not grouped");
@@ -78,13 +81,13 @@ struct PeerRows {  // (layout fixed: fused.py writes it; the static_assert below
     TmaDesc inbox;  // PEER_ROWS = 1: the inbox, (world x seg_rows) x K, rank s's rows at s x seg_rows
     int world, rank, seg_rows, first;  // first: the rank whose rows the walk starts with
     unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
-                      // summed over the tile columns (this kernel adds them); reset by the host after each call.
-                      // 3: the queue of stored tiles (above)
+                      // summed over the tile columns (this kernel adds them); reset by the host after each call
     float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
+    unsigned* queue;  // 3, 4: the queue of the own block's stored tiles (above); rows counted from the block's first
 };
 
-// The offsets fused.py's _peer_block writes: the 128-byte descriptor, four ints at 128, the pointers at 144
-// and 152, then padding to the descriptor's 64-byte alignment; natural alignment leaves these members no other
+// The offsets fused.py's _peer_block writes: the 128-byte descriptor, four ints at 128, the pointers at 144,
+// 152 and 160, then padding to the descriptor's 64-byte alignment; natural alignment leaves these members no other
 // layout. (Checked by size: NVRTC 13.0, the GPU machine's, rejects __builtin_offsetof in a static_assert where
 // 13.5 takes it, and offsetof needs <cstddef>, which NVRTC lacks.)
 static_assert(sizeof(TmaDesc) == 128 && sizeof(PeerRows) == 192 && alignof(PeerRows) == 64,
@@ -144,9 +147,12 @@ __device__ __forceinline__ void peer_count_rows(const PeerRows* p, int block, in
     asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p->ready + block), "r"(rows) : "memory");
 }
 
-// PEER_ROWS = 3: the queue entry of the rows a consumer warpgroup stores at (m, n) (0: nothing to announce).
-__device__ __forceinline__ unsigned peer_queue_entry(int m, int n) {
-    return 0x80000000u | (unsigned(m >> 3) << 14) | unsigned(n >> 3);
+// PEER_ROWS = 3, 4: the queue entry of the rows a consumer warpgroup stores at (m, n), or 0 (nothing to announce:
+// rows of another rank's block).  Rows are counted from the own block's first.
+__device__ __forceinline__ unsigned peer_queue_entry(const PeerRows* p, int m, int n) {
+    const int seg_rows = __ldg(&p->seg_rows);
+    if (m / seg_rows != __ldg(&p->rank)) return 0u;
+    return 0x80000000u | (unsigned((m - m / seg_rows * seg_rows) >> 3) << 14) | unsigned(n >> 3);
 }
 // ... appended once this thread's TMA stores have written D (as peer_count_rows: wait_group 0, then the proxy fence,
 // so the release store orders the async proxy's writes before the entry a sum CTA acquires).
@@ -154,7 +160,7 @@ __device__ __forceinline__ void peer_queue_tile(const PeerRows* p, unsigned entr
     if (entry == 0u) return;
     tma_store_wait<0>();
     asm volatile("fence.proxy.async.global;" ::: "memory");
-    unsigned* q = p->ready;
+    unsigned* q = p->queue;
     const unsigned pos = atomicAdd(q, 1u);
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(q + QUEUE_HEAD + pos), "r"(entry) : "memory");
 }
