@@ -14,9 +14,10 @@ Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the 
 ``comm`` (the collective alone), ``sequential`` (the collective, then torch's GEMM, or the reverse),
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
 unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default, the ``copy`` transport: one GEMM
-launch per rank's rows, transfers by the copy engines through symmetric memory), ``tcgemm_queue`` (reduce-scatter:
-the same with the sum under the last GEMM, :mod:`tcgemm.distributed.tilequeue`; in the result files of c757636 to
-fc34b3c, where it was the default, ``tcgemm`` ran it and ``tcgemm_pass`` the pass), ``tcgemm_fused`` (the ``fused``
+launch per rank's rows, transfers by the copy engines through symmetric memory; on two ranks the reduce-scatter's
+sum under its last GEMM, :mod:`tcgemm.distributed.tilequeue`), ``tcgemm_queue`` / ``tcgemm_pass`` (reduce-scatter:
+the same with that sum always under the last GEMM / always a pass after it; in the files of d81636b and 533323f
+``tcgemm`` is the pass), ``tcgemm_fused`` (the ``fused``
 transport: one persistent GEMM per operation that takes rows as they land), ``tcgemm_parts`` (reduce-scatter on
 two ranks: ``splits=2``, the own block's parts adding the landed ones in their epilogues, flags instead of barrier
 kernels), ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers) and ``tcgemm_fused_queue`` (reduce-scatter:
@@ -52,7 +53,8 @@ import torch.distributed as dist
 from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
-MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_queue", "tcgemm_parts",
+MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_queue", "tcgemm_pass",
+         "tcgemm_parts",
          "tcgemm_fused", "tcgemm_fused_queue",
          "tcgemm_nccl")
 
@@ -90,14 +92,14 @@ def _async_tp(kind: str) -> Callable[..., torch.Tensor] | str:
         return f"unavailable: {type(exc).__name__}: {exc}"
 
 
-def _queue(call: Callable[[], Any], fused: bool = False) -> Any:
-    """``call`` with the reduce-scatter's sum under its GEMM: the copy transport's (tcgemm.distributed.tilequeue), or
-    with ``fused`` the fused transport's (PEER_ROWS = 4)."""
+def _queue(call: Callable[[], Any], fused: bool = False, on: bool = True) -> Any:
+    """``call`` with the reduce-scatter's sum under its GEMM (``on``) or as a pass after it: the copy transport's
+    (tcgemm.distributed.tilequeue), or with ``fused`` the fused transport's (PEER_ROWS = 4)."""
     from . import fused as fused_transport
     from . import pushes
 
     module = fused_transport if fused else pushes
-    before, module.QUEUE_SUM = module.QUEUE_SUM, True
+    before, module.QUEUE_SUM = module.QUEUE_SUM, on
     try:
         return call()
     finally:
@@ -119,12 +121,15 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
         "tcgemm": lambda: all_gather_gemm(x_ag, w_ag), "tcgemm_parts": "unavailable: reduce-scatter only",
         "tcgemm_queue": "unavailable: reduce-scatter only", "tcgemm_fused_queue": "unavailable: reduce-scatter only",
+        "tcgemm_pass": "unavailable: reduce-scatter only",
         "tcgemm_fused": lambda: all_gather_gemm(x_ag, w_ag, transport="fused"),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
         "gemm_torch": lambda: torch_gemm(x_rs, w_rs), "gemm_tcgemm": lambda: default_gemm(x_rs, w_rs),
         "comm": lambda: _scatter(torch.empty(m, hidden, dtype=dtype, device=device)),
         "sequential": lambda: _scatter(torch_gemm(x_rs, w_rs)), "tcgemm": lambda: gemm_reduce_scatter(x_rs, w_rs),
+        "tcgemm_pass": (lambda: _queue(lambda: gemm_reduce_scatter(x_rs, w_rs), on=False)) if cuda
+        else "unavailable: CPU tensors (the queue is a CUDA kernel's)",
         "tcgemm_queue": (lambda: _queue(lambda: gemm_reduce_scatter(x_rs, w_rs))) if cuda
         else "unavailable: CPU tensors (the queue is a CUDA kernel's)",
         "tcgemm_parts": (lambda: gemm_reduce_scatter(x_rs, w_rs, splits=2)) if world == 2 and cuda

@@ -19,8 +19,8 @@ GEMM + reduce-scatter. Rank r computes its partial products of blocks r + 1, r +
 owner's inbox (slot r) as soon as its GEMM ends (claim, copy, landed[r] there), then its own block's while they
 travel; one pass (``kernels/util/sum_blocks.cu``, which waits for the landed flags itself) sums the own product and
 the inbox in rank order, fp32 sums rounded once: the same bits on every call. That pass is exposed (W + 1 blocks'
-bytes over HBM after the last GEMM). With ``QUEUE_SUM`` (off by default), where tcgemm's own GEMM runs the own
-block, the sum runs under that GEMM instead, tile by tile as the GEMM announces its stored tiles
+bytes over HBM after the last GEMM). With ``QUEUE_SUM`` (by default on two ranks), where tcgemm's own GEMM runs the
+own block, the sum runs under that GEMM instead, tile by tile as the GEMM announces its stored tiles
 (:mod:`tcgemm.distributed.tilequeue`): what is left exposed is the sum of the GEMM's last round of tiles. On two
 ranks with ``splits`` > 1 the blocks are cut into row parts instead, and each of the own block's parts adds the
 landed part of the peer in its GEMM's epilogue (``c``, beta = 1): no
@@ -41,9 +41,11 @@ from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
 from .reduce import sum_blocks
 
 # The own block's sum under its GEMM (tcgemm.distributed.tilequeue) where it can run, else the GEMM, then the pass.
-# Off by default (TCGEMM_TP_QUEUE=1 at import, or set this, turns it on): on two H200s it saved 0.3-1.2% of a call
-# in CUDA graphs but cost 0.1-3% eager, and at four ranks nothing (docs/tensor-parallel.md).
-QUEUE_SUM = os.environ.get("TCGEMM_TP_QUEUE", "0") == "1"
+# None (the default): on two ranks only. Three runs on two H200s, CUDA graphs: 0.3-1.2% faster at M = 4096-16384,
+# every time; four ranks level or 1% behind (a quarter of the rows leaves its last round too few SMs for W + 1
+# blocks' bytes); eager within the runs' spread (docs/tensor-parallel.md). True / False: always / never
+# (TCGEMM_TP_QUEUE=1 / 0 at import).
+QUEUE_SUM: bool | None = {"1": True, "0": False}.get(os.environ.get("TCGEMM_TP_QUEUE", ""))
 
 
 @dataclass
@@ -126,7 +128,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     pushed = side.record_event()
     x_own = x[rank * block:(rank + 1) * block]
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
-    q = (tilequeue.prepare(x_own, w, acc, world, rank) if own_gemm and QUEUE_SUM and x_own.data_ptr() % 16 == 0
+    queue = world == 2 if QUEUE_SUM is None else QUEUE_SUM
+    q = (tilequeue.prepare(x_own, w, acc, world, rank) if own_gemm and queue and x_own.data_ptr() % 16 == 0
          and w.data_ptr() % 16 == 0 else None)
     if q is not None:  # the sum under the GEMM, tile by tile (tcgemm.distributed.tilequeue)
         result = tilequeue.run(q, x_own, w, v.whole, v.fl.address(LANDED))

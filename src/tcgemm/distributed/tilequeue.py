@@ -10,9 +10,9 @@ tiles; they sum the tiles of the rounds before while that round runs, so what is
 round's tiles. The same bits as the pass (fp32 sums in rank order, rounded once).
 
 Measured (two and four H200s, CUDA graphs, against the pass in the same run; docs/tensor-parallel.md): two ranks
-0.3-1.2% faster at M = 4096-16384, four ranks level or 1% slower (each rank's own block is a quarter of the rows: its
-last round leaves too few SMs for W + 1 blocks' bytes); eager 0.1-3% slower at both. So it is off by default
-(``tcgemm.distributed.pushes.QUEUE_SUM``, ``TCGEMM_TP_QUEUE=1``).
+0.3-1.2% faster at M = 4096-16384 in three runs, four ranks level or 1% slower (each rank's own block is a quarter
+of the rows: its last round leaves too few SMs for W + 1 blocks' bytes); eager within the runs' spread. So it runs on
+two ranks by default (``tcgemm.distributed.pushes.QUEUE_SUM``: None; ``TCGEMM_TP_QUEUE=1`` / ``0`` forces it).
 
 Where the kernel cannot take the call (not bf16/fp16, not sm_90, rows that split a cluster's tiles, rows not 16-byte
 aligned) :func:`prepare` returns None and the caller runs the GEMM and the pass as before.
