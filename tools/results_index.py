@@ -181,12 +181,14 @@ CURRENT: list[tuple[str, list[str]]] = [
      "H200s (the machines lent), CUDA graphs and eager, the queue against the pass in the same run (c757636: the "
      "queue launched through the generic path; fc34b3c: prepared launches; 533323f: also the fused launch with "
      "the own block queued; 74fc4fb: the queue the default at two ranks, with modes queue / pass beside it), its GPU "
-     "tests, and the run whose first prepared launch was refused (489517d: no dynamic shared memory limit raised)",
+     "tests, the run whose first prepared launch was refused (489517d: no dynamic shared memory limit raised), and the "
+     "graph and nn-repeat GPU tests after fastpath.Prepared took a workspace argument (d4f6e90, one H100)",
      ["2026-11-27-h200-tp2-graphs-queue-74fc4fb.json", "2026-11-27-h200-tp2-graphs-queue-533323f.json",
       "2026-11-27-h200-tp-gpu-tests-queue-74fc4fb.txt", "2026-11-27-h200-tp-gpu-tests-queue-533323f.txt",
       "2026-11-27-h200-tp2-graphs-queue-fc34b3c.json", "2026-11-27-h200-tp4-graphs-queue-fc34b3c.json",
       "2026-11-27-h200-tp2-graphs-queue-c757636.json", "2026-11-27-h200-tp-gpu-tests-queue-fc34b3c.txt",
-      "2026-11-27-h200-tp-gpu-tests-queue-c757636.txt", "2026-11-27-h200-tp-gpu-tests-queue-fail-489517d.txt"]),
+      "2026-11-27-h200-tp-gpu-tests-queue-c757636.txt", "2026-11-27-h200-tp-gpu-tests-queue-fail-489517d.txt",
+      "2026-11-27-h100-gpu-tests-graphs-nn-d4f6e90.log"]),
     ("C's rows hinted into L2 a few per k-tile (105a93e): Nsight's source view that found the burst (3b7ed3b), the "
      "cost at fixed clocks, C against addmm in two rounds, and the GPU tests of correctness, graphs, hostile "
      "inputs and torch integration",
