@@ -26,7 +26,7 @@ the fused launch with the own block's sum under its last round, PEER_ROWS = 4). 
 ``tcgemm_store`` and ``tcgemm_parts``: reduce-scatter's ``store`` transport and two row parts per block with barrier
 kernels between them, slower than ``copy`` in every run, docs/tensor-parallel.md.)
 A mode that fails on any rank is reported with its error and left out; each fused mode's result is checked
-against the sequential one (``rel_error``). The modes are interleaved round by round on the same inputs; a
+against the sequential one (``rel_error``). The modes are interleaved (shuffled) round by round on the same inputs; a
 round's time is the maximum over ranks after a barrier; the median of ``--rounds`` is reported, with the ratio
 to the faster GEMM alone (1.00: the communication entirely hidden).
 On CPU tensors (gloo; ``--device cpu``) the same runs with wall-clock timing: a smoke test of the harness, not
@@ -40,6 +40,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import random
 import statistics
 import time
 import warnings
@@ -239,9 +240,14 @@ def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: in
                     else:
                         timed[f"{k}@graph"] = graph.replay
             times: dict[str, list[float]] = {k: [] for k in timed}
-            for r in range(rounds):  # interleaved, the order rotating round by round
+            for r in range(rounds):
+                # Interleaved, in an order shuffled round by round, the same on every rank (a seeded permutation:
+                # the ranks make the same collective calls in the same order). Rotated, each mode always followed
+                # the same one, and whatever followed async-TP's eager calls measured 3-6% slow
+                # (docs/tensor-parallel.md: two modes of the same code, 1.085x against 1.020x).
                 order = list(timed)
-                for k in order[r % len(order):] + order[:r % len(order)]:
+                random.Random(1000 + r).shuffle(order)
+                for k in order:
                     times[k].append(_time_once(timed[k], cuda))
             medians = {k: statistics.median(v) for k, v in times.items()}
             row = {"operation": name, "m": m, "world": world, "hidden": hidden, "ffn_per_rank": ffn // world,
