@@ -180,10 +180,12 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("the reduce-scatter's sum under its last GEMM (tcgemm.distributed.tilequeue; issues 29, 30): two and four "
      "H200s (the machines lent), CUDA graphs and eager, the queue against the pass in the same run (c757636: the "
      "queue launched through the generic path; fc34b3c: prepared launches; 533323f: also the fused launch with "
-     "the own block queued; 74fc4fb: the queue the default at two ranks, with modes queue / pass beside it), its GPU "
+     "the own block queued; 74fc4fb: the queue the default at two ranks, with modes queue / pass beside it; 1041921: "
+     "the modes in a shuffled order each round), its GPU "
      "tests, the run whose first prepared launch was refused (489517d: no dynamic shared memory limit raised), and the "
      "graph and nn-repeat GPU tests after fastpath.Prepared took a workspace argument (d4f6e90, one H100)",
-     ["2026-11-27-h200-tp2-graphs-queue-74fc4fb.json", "2026-11-27-h200-tp2-graphs-queue-533323f.json",
+     ["2026-11-27-h200-tp2-graphs-shuffled-1041921.json",
+      "2026-11-27-h200-tp2-graphs-queue-74fc4fb.json", "2026-11-27-h200-tp2-graphs-queue-533323f.json",
       "2026-11-27-h200-tp-gpu-tests-queue-74fc4fb.txt", "2026-11-27-h200-tp-gpu-tests-queue-533323f.txt",
       "2026-11-27-h200-tp2-graphs-queue-fc34b3c.json", "2026-11-27-h200-tp4-graphs-queue-fc34b3c.json",
       "2026-11-27-h200-tp2-graphs-queue-c757636.json", "2026-11-27-h200-tp-gpu-tests-queue-fc34b3c.txt",
