@@ -5,9 +5,11 @@ nvidia-h100-x2); skipped elsewhere. NVLink multicast stays off (NCCL_NVLS_ENABLE
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import traceback
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -120,6 +122,21 @@ def _fused_checks(rank: int, world: int) -> None:
                             torch.ones(64, 64, device=dev, dtype=torch.bfloat16), transport="fused")
 
 
+def _repeats_bitwise(call: Any, want: torch.Tensor, what: Any) -> None:
+    """``call()`` three times eager, then captured in a CUDA graph and replayed three times into a NaN-poisoned
+    output: every result ``want``, bit for bit."""
+    for _ in range(3):
+        assert torch.equal(call(), want), what
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = call()
+    for _ in range(3):
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out, want), what
+
+
 def _queue_checks(rank: int, world: int) -> None:
     """The copy transport's reduce-scatter with its sum under the own block's GEMM (tcgemm.distributed.tilequeue),
     and the fused transport's with the own block queued (PEER_ROWS = 4): the same bits as the GEMM then the pass,
@@ -143,17 +160,7 @@ def _queue_checks(rank: int, world: int) -> None:
         assert _rel(plain, want) < 1e-2
         pushes.QUEUE_SUM = True
         try:
-            for _ in range(3):
-                got = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
-                assert torch.equal(got, plain), (m, k, n, _rel(got, want))
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                rs = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="copy")
-            for _ in range(3):
-                rs.fill_(float("nan"))
-                graph.replay()
-                torch.cuda.synchronize()
-                assert torch.equal(rs, plain), (m, k, n)
+            _repeats_bitwise(functools.partial(tpd.gemm_reduce_scatter, x_rs, w_rs, transport="copy"), plain, m)
         finally:
             pushes.QUEUE_SUM = before
         # the fused transport's launch with the own block queued (PEER_ROWS = 4) against its pass
@@ -164,16 +171,7 @@ def _queue_checks(rank: int, world: int) -> None:
             fused.QUEUE_SUM = True  # (its config may differ from the pass's: no tail split; so bits against itself)
             first = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
             assert _rel(first, want) < 1e-2, (m, _rel(first, want))
-            for _ in range(3):
-                assert torch.equal(tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused"), first), m
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                rs = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
-            for _ in range(3):
-                rs.fill_(float("nan"))
-                graph.replay()
-                torch.cuda.synchronize()
-                assert torch.equal(rs, first), m
+            _repeats_bitwise(functools.partial(tpd.gemm_reduce_scatter, x_rs, w_rs, transport="fused"), first, m)
         finally:
             fused.QUEUE_SUM = before
         dist.barrier()
