@@ -92,4 +92,7 @@ class QueueSum:
             (err,) = self._ex(driver.CUstream(stream), ctypes.addressof(self._params))
             err = int(err)
         if err != 0:
+            # The GEMM before it has appended its tiles; no sum resets the queue, so reset it here (on the stream,
+            # after that GEMM): the next call's GEMM would otherwise append past the queue's end.
+            self._queue.zero_()
             raise RuntimeError(f"sum_queue: cuLaunchKernelEx failed: error {err}")
