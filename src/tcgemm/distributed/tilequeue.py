@@ -14,6 +14,8 @@ Measured (two and four H200s, CUDA graphs, against the pass in the same run; doc
 of the rows: its last round leaves too few SMs for W + 1 blocks' bytes); eager within the runs' spread. So it runs on
 two ranks by default (``tcgemm.distributed.pushes.QUEUE_SUM``: None; ``TCGEMM_TP_QUEUE=1`` / ``0`` forces it).
 
+The queue is per shape, as the transport's inbox and flags are: one call of a shape in flight at a time.
+
 Where the kernel cannot take the call (not bf16/fp16, not sm_90, rows that split a cluster's tiles, rows not 16-byte
 aligned) :func:`prepare` returns None and the caller runs the GEMM and the pass as before.
 """
