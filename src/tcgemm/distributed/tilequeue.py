@@ -32,10 +32,9 @@ from .. import dispatch, driver, fastpath, launch, registry, tma
 from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
-from .fused import _peer_block, queue_refuses
+from .fused import QUEUE_HEAD, _peer_block, queue_refuses
 from .reduce import QueueSum
 
-QUEUE_HEAD = 4  # the queue's counters before its entries (peer_rows.cuh)
 _FLOATS = (torch.bfloat16, torch.float16)
 _MAX_ROWS, _MAX_COLS = 8 << 17, 8 << 14  # what an entry's fields hold (peer_rows.cuh: peer_queue_entry)
 
@@ -47,7 +46,7 @@ class QueueLaunch:
     problem: GemmProblem
     plan: Any
     gemm: fastpath.Prepared  # the own block's GEMM, its workspace argument the PeerRows block
-    block: torch.Tensor  # the PeerRows block (its `ready`: the queue)
+    block: torch.Tensor  # the PeerRows block (its `queue` pointer: the queue)
     queue: torch.Tensor  # int32 [QUEUE_HEAD + total]: zero between calls (the sum resets it)
     total: int  # entries a call appends: tiles x consumer warpgroups
     sum: QueueSum  # the sum that consumes them
