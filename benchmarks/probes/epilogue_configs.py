@@ -184,15 +184,18 @@ def main() -> int:
     parser.add_argument("--cases", default="bias_gelu,swiglu_decode")
     parser.add_argument("--top", type=int, default=6, help="configs by the estimate beside auto's")
     parser.add_argument("--budget", type=float, default=0.25, help="seconds of graph replay per pair")
+    parser.add_argument("--extra", default="", help="comma list of configs timed beside at every "
+                        "shape (e.g. 128x128x64pp: ping-pong, one consumer's epilogue under the other's main loop)")
     parser.add_argument("--json", required=True)
     args = parser.parse_args()
+    more = tuple(c for c in args.extra.split(",") if c)
     timer = CudaTimer()
     rows: list[Row] = []
     with torch.inference_mode():
         for case in args.cases.split(","):
             for k, n, ms, extra in SHAPES[case]:
                 for m in ms:
-                    rows += bench_shape(case, m, k, n, args.top, extra, timer, args.budget, print)
+                    rows += bench_shape(case, m, k, n, args.top, extra + more, timer, args.budget, print)
                     timer.empty_cache()
                     with open(args.json, "w") as f:
                         json.dump({"environment": environment(), "rows": [asdict(r) for r in rows]}, f, indent=1)

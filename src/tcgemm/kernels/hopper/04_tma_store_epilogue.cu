@@ -77,6 +77,7 @@
 #include "cluster.cuh"
 #include "pdl.cuh"
 #include "tma.cuh"
+#include "cta_trace.cuh"
 
 #include "setmaxnreg.cuh"
 
@@ -141,6 +142,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
+    if (kTrace && tid == 0) trace_entry();  // (cta_trace.cuh: measurement builds only)
     // This cluster's place in every wave: its id, or with GPC_ORDER the position rank 0 counts out in the
     // barrier block below (gpc_order.cuh: before the wait is safe), read by each role after setmaxnreg
     // from rank 0's shared word (nothing live across the role split: see UnitWalk).
@@ -165,9 +167,11 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         cluster_sync();
     else
         cluster_sync_after_init();
+    if (kTrace && tid == 0) trace_at(TRACE_INIT_DONE);
     // Programmatic dependent launch (pdl.cuh): all of the above may overlap the previous GEMM's last
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
+    if (kTrace && tid == 0) trace_at(TRACE_DEP_DONE);
     if constexpr (kPeerQueue) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
     if constexpr (kGroupRows) units = grouped_units(counters, batch, units_n);
 
@@ -215,6 +219,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                               m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0,
                               kGroupRows && c.own_b);
                     if constexpr (kBlockScales) load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scales, kt);
+                    if (kTrace && first_lap && s == 0) trace_at(TRACE_FIRST_LOAD);
                     // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
                     if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
                     if (++s == STAGES) {
@@ -227,6 +232,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if constexpr (kCMatrix && !kDTransposed) c_prefetch_step(g, c_rows, BLOCK_M);
             }
             if (kGpcOrder && rank == 0) gpc_count_out(counters);
+            if constexpr (kTrace) trace_at(TRACE_LAST_LOAD);
             grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
             // Tail: wait until every slot's last use is released by the consumers of every CTA of the cluster.
             // Then no peer arrives on this CTA's barriers any more, and every multicast into it has been
@@ -239,6 +245,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     first_lap = false;
                 }
             }
+            if constexpr (kTrace) trace_at(TRACE_TAIL_DONE);
         }
         return;
     }
@@ -280,6 +287,8 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         int pending_block = -1;
         unsigned pending_entry = 0;  // PEER_ROWS = 3: the queue entry of the tile before, appended as a block is counted
         if ((kPeerSignal || kPeerQueue) && tma_d == nullptr) watchdog_fault();
+        const bool tracer = kTrace && cw == 0 && wg_tid == 0;  // (cta_trace.cuh)
+        int traced_units = 0, traced_ktiles = 0;
         for (int u = walk.first; u < units; u = walk.next(u)) {
             if constexpr (kPingpong) {
                 const int t = turn++;
@@ -318,6 +327,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             const int kt_first = kt0 + (pre_issued ? 1 : 0);  // the first k-tile this loop issues
             for (int kt = kt_first; kt < kt1; ++kt) {
                 mbar_wait_guarded(full + 8 * s, phase);
+                if (tracer && traced_ktiles++ == 0) trace_at(TRACE_FIRST_DATA);
                 const unsigned a_base = a_slot(s) + consumer_row0(cw) * ROW_BYTES;  // (m64 blocks 8 KB apart)
                 const unsigned b_base = b_slot(s);
                 if constexpr (PROMOTE_NEXT) {
@@ -410,6 +420,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 if (walk.next(u) < units) pingpong_pass_turn(cw);
             }
             wgmma_wait<0>();  // the last k-tile (p1: already retired, and its slot released, in the loop)
+            if (tracer) {
+                trace_at(TRACE_LOOP_END);
+                ++traced_units;
+            }
             if (kt1 <= kt_first) in_wgmma_shadow(u, kt0, kt0);  // no k-tiles (K = 0, an empty split-K range, or only the pre-issued one)
             pre_issued = false;
             if (!PROMOTE_EACH && !kDInRing && kt1 > kt0 && releaser)
@@ -593,6 +607,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if constexpr (kPeerSignal) peer_count_rows(peer, pending_block, WG_M);
             if constexpr (kPeerQueue) peer_queue_tile(peer, pending_entry);
             tma_store_wait_read<0>();
+        }
+        if (tracer) {
+            trace_at(TRACE_EPI_END);
+            trace_exit(traced_units, traced_ktiles);
         }
     }
 }
