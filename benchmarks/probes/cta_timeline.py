@@ -176,7 +176,9 @@ def main() -> int:
         return 2
     trace = torch.zeros(MAX_CTAS * TRACE_WORDS, dtype=torch.int64, device="cuda")
     # Every tcgemm build of this process writes its timeline there (a define of their builds: nothing else reads it).
-    os.environ["TCGEMM_DEFINES"] = f"TRACE_PTR={trace.data_ptr():#x}ull"
+    # (TCGEMM_DEFINES given to the process, e.g. SPLIT_K_PAIRS=0 for the old path of an A/B, stays beside it.)
+    given = os.environ.get("TCGEMM_DEFINES", "").strip()
+    os.environ["TCGEMM_DEFINES"] = ",".join(filter(None, [given, f"TRACE_PTR={trace.data_ptr():#x}ull"]))
     from tcgemm.bench import environment
 
     results = []
@@ -200,7 +202,7 @@ def main() -> int:
                   f"{tl['ns_per_ktile'] or 0:.0f} ns/k-tile over {tl['ktiles_per_cta']} k-tiles")
             print("      " + "; ".join(f"{name} {v:.2f}" for name, v in tl["phases_us"].items() if v is not None))
         with open(args.json, "w") as f:
-            json.dump({"environment": environment(), "rows": results}, f, indent=1)
+            json.dump({"environment": environment(), "defines": given, "rows": results}, f, indent=1)
     return 0
 
 

@@ -148,6 +148,16 @@ CLUSTER_ALONG_M_MIN_ROWS = 17
 CLUSTER_ALONG_M_SHORT_K = 1024  # (K below which the rule applies)
 
 
+# What an activation that goes through the SFU (gelu, gelu_tanh, silu: one MUFU a value, epilogue_act.cuh) adds to a
+# tile's epilogue, in k-tiles of 64: the SFU's 16 values a clock and SM against the tensor cores' 2048 multiply-adds
+# take BLOCK_M x BLOCK_N / 16 cycles, two k-tiles' time for any tile. Measured (H200, bias + gelu_tanh at 8192 x 4096
+# -> 14336: 128 x 256 s4b2ot 1444 us against 1399 with the bias alone, 64 k-tiles: 2.05 k-tiles; ping-pong 128 x 128
+# 1390 us, its epilogues under the other consumer's main loop; 2026-11-27-h200-explore-gelu-pp-3ec7954.json).
+# relu is a max: nothing. A gated pair (SwiGLU) is left as it was measured (its configs and cost unchanged).
+ACTIVATION_KTILES = 2.0
+SFU_ACTIVATIONS = (2, 3, 4)  # tcgemm.epilogue.ACTIVATIONS: gelu, gelu_tanh, silu
+
+
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
     """The config with the least estimated time (see _pick); ``among``: only these (named-only ones too)."""
     return _pick(spec, problem, sms, among)[0]
@@ -209,8 +219,16 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
         # A ping-pong CTA's epilogues run under its other consumer's main loop, but for its last tile's: with
         # one tile per CTA (one round) it hides nothing (300 x 3072 x 768, 2048 x 768 x 768 ran 0.86x / 0.87x
         # against 1.08x / 1.00x for 64 x 128 and 128 x 96 tiles, 2026-11-26-h100-explore-pp-ab-short-k-3dffb8e.json).
-        epilogue = cfg.epilogue * (1 - 1 / max(rounds, 1)) if cfg.get("PINGPONG") else cfg.epilogue
-        return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / cfg.speed
+        # An activation on the SFU (ACTIVATION_KTILES) adds to every tile's epilogue, but for ping-pong's, whose
+        # epilogues but the last run under the other consumer's main loop.
+        act = (ACTIVATION_KTILES * 64 / cfg.get("BLOCK_K", 64)
+               if problem.activation in SFU_ACTIVATIONS and not problem.gated else 0.0)
+        if cfg.get("PINGPONG"):
+            epilogue = cfg.epilogue * (1 - 1 / max(rounds, 1)) + act / max(rounds, 1)
+        else:
+            epilogue = cfg.epilogue + act
+        speed = cfg.act_speed if act and cfg.act_speed else cfg.speed
+        return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
 
     best = configs[0]
     for cfg in configs[1:]:

@@ -74,6 +74,9 @@ class TileConfig:
     # The estimate takes this config for fp8 with block-wise scales only (it serves the other scale modes where
     # named): a tile measured ahead there and behind with per-tensor or row-wise scales.
     block_only: bool = False
+    # The speed where the epilogue applies an activation on the SFU (dispatch.ACTIVATION_KTILES; 0: `speed`): a
+    # ping-pong tile, whose epilogues run under the other consumer's main loop, measured against the others there.
+    act_speed: float = 0.0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -162,10 +165,10 @@ class TileConfig:
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
          grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, min_n: int = 0,
-         max_n: int = 0, block_only: bool = False, **params: int) -> TileConfig:
+         max_n: int = 0, block_only: bool = False, act_speed: float = 0.0, **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
                       named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl, min_n=min_n,
-                      max_n=max_n, block_only=block_only)
+                      max_n=max_n, block_only=block_only, act_speed=act_speed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1036,9 +1039,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # (half the shared memory) ran ahead at all seven shapes timed side by side, 0.5-4%: 512 x 28672 x 4096
             # 0.97x against 0.94x, 512 x 37888 x 3584 1.05x / 1.00x, 8192 x 2304 x 768 1.20x / 1.15x
             # (2026-11-26-h100-explore-s6pp-e4bf729.json): more k-tiles loaded ahead when a turn passes.
-            _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
-                 STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64, EPI_PARTS=4,
-                 EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
+            # With an activation on the SFU (bias + gelu_tanh, H200, CUDA graphs against cuBLASLt's GELU_BIAS in the
+            # same process, 2026-11-27-h200-explore-gelu-pp-3ec7954.json): 8192 x 4096 -> 14336 1390 us against 1444
+            # for 128 x 256 s4b2ot (1399 with the bias alone) and 1504 for 128 x 176; 2048 rows 359 against 363 / 377;
+            # 512 rows 101.5 against 87.6 for 128 x 224 (whose four rounds hide little). So act_speed 1.0: its main loop
+            # as fast as 128 x 256's at those shapes, its epilogues hidden where the others pay the SFU's two k-tiles.
+            _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, act_speed=1.0, BLOCK_M=128, BLOCK_N=128,
+                 BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64,
+                 EPI_PARTS=4, EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             # 128 x 144 ping-pong (GPT-2 at M = 3000: 384 tiles of 128 x 144 against 432 of 128 x 128; one buffer of
             # three 48-column parts per consumer, 5 stages), D^T in 144-token tiles in clusters of 2 along the
             # features (cuBLAS's nvjet 128x144 2x1 at 3000 x 768 x 768 and x 3072: 126 tiles), 232-token tiles (its

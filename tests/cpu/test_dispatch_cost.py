@@ -332,3 +332,20 @@ def test_fp8_wide_n_at_few_rows_takes_64_row_tiles(m, name):
     lies below the matrix (registry: 128x128x128c1's min_m); from 65 rows the 128-row tiles again."""
     problem = _problem(m, 24576, 1536, precision="fp8e4m3", layouts="rc")
     assert dispatch.pick_config(registry.get("wgmma_tma_store_kmajor"), problem, 132).name == name
+
+
+@pytest.mark.parametrize(("m", "plain", "with_gelu"), [
+    (512, "128x224x64", "128x224x64"),  # four rounds of 128 x 224 hide more than ping-pong's epilogues gain
+    (2048, "128x256x64s4b2o", "128x128x64pp"),
+    (8192, "128x256x64s4b2ot", "128x128x64pp"),
+])
+def test_an_activation_on_the_sfu_goes_to_ping_pong(m, plain, with_gelu):
+    """bias + gelu_tanh at M x 4096 -> 14336 (H200, against cuBLASLt's GELU_BIAS: ping-pong 1390 against 1444 us for
+    128 x 256 at 8192 rows, 359 / 363 at 2048, 101.5 against 87.6 for 128 x 224 at 512;
+    2026-11-27-h200-explore-gelu-pp-3ec7954.json): the SFU's two k-tiles a tile are paid by every config but
+    ping-pong's (dispatch.ACTIVATION_KTILES, TileConfig.act_speed); relu and plain GEMMs keep their picks."""
+    spec = registry.get("wgmma_tma_store")
+    p = dataclasses.replace(_problem(m, 14336, 4096, layouts="rc"), c_strides=(0, 1, 0), beta=1.0)
+    assert dispatch._orientation(spec, p, 132).name == plain
+    assert dispatch._orientation(spec, dataclasses.replace(p, activation=1), 132).name == plain  # relu
+    assert dispatch._orientation(spec, dataclasses.replace(p, activation=3), 132).name == with_gelu

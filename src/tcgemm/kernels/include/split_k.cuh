@@ -60,6 +60,44 @@ __device__ __forceinline__ void add_partial(float (&acc)[NACC], const float4* sl
     }
 }
 
+// Two k ranges and two consumer warpgroups (SPLIT_K_PAIRS, hopper_sched.cuh: split_k_complete): the rows of
+// warpgroup w belong to range w.  There warpgroup w adds the other range's partial of its rows and writes them;
+// in the other range's CTA, warpgroup w hands its partial over (one slice, then a release) and is done.  So each
+// range's CTA stores half of the tile, and a tile's reduction moves one slice out and one back per warpgroup's rows
+// where split_k_reduce moves two out and two back, all of it by the range that finishes last (measured at 512 x
+// 1280 x 8192, 128 x 80 tiles: that epilogue took 2.5 us of a 23 us call against 0.9 for whole tiles,
+// benchmarks/results/2026-11-27-h200-cta-timeline-3ec7954.json).  Only owners wait, and only for a warpgroup that
+// waits for nothing (its partial follows its own main loop, which both warpgroups of a CTA share): no cycle of
+// waits, whichever CTAs are resident.  p0 + p1 = p1 + p0 in fp32: the same bits whoever adds (split_k_reduce's
+// ((0 + p0) + p1) too, but for the sign of a zero sum of two negative zeros).
+template <int CONSUMERS_, int NACC>
+__device__ __forceinline__ bool split_k_pair(float (&acc)[NACC], float* workspace, int* counters, int tile, int split,
+                                             int cw, int bar_id) {
+    const int wg_tid = threadIdx.x % 128;
+    float* slice = split_k_slice<NACC>(workspace, tile, 0, 1, CONSUMERS_, cw) + 4 * wg_tid;  // one per (tile, rows)
+    int* flag = counters + tile * CONSUMERS_ + cw;
+    if (split != cw) {  // not the owner of these rows: hand them over
+#pragma unroll
+        for (int j = 0; j < NACC / 4; ++j)
+            __stcg(reinterpret_cast<float4*>(slice + 512 * j),
+                   make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+        warpgroup_bar_sync(bar_id);
+        if (wg_tid == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(flag) : "memory");
+        return false;
+    }
+    if (wg_tid == 0) {
+        wait_with_watchdog([&] {
+            int seen;
+            asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
+            return seen != 0;
+        });
+        *flag = 0;  // read once, by this warpgroup alone: ready for the next launch
+    }
+    warpgroup_bar_sync(bar_id);
+    add_partial(acc, reinterpret_cast<const float4*>(slice));
+    return true;
+}
+
 // Returns true when this warpgroup holds the tile's complete sum in `acc` and must write D.
 template <int SPLITS, int CONSUMERS_, int NACC>
 __device__ __forceinline__ bool split_k_reduce(float (&acc)[NACC], float* workspace, int* counters, int tile,
