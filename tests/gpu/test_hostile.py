@@ -298,10 +298,13 @@ def test_results_are_bitwise_reproducible(kernel, precision):
 
 @pytest.mark.parametrize("kernel,precision", [("wgmma_tma_store:128x80x64k2", "bf16"),
                                               ("wgmma_tma_store:128x128x64b2k3", "bf16"),
+                                              ("wgmma_tma_store:128x128x64k4", "bf16"),
+                                              ("wgmma_tma_store:64x48x64k4", "bf16"),
                                               ("wgmma_tma_store_kmajor:128x64x32ek2", "tf32")])
 def test_split_k_in_rc_is_bitwise_reproducible(kernel, precision):
-    """The k-range configs that serve B column-major only (x @ W^T): the same bits on every call, with the
-    last k range shorter than the others (K = 8200 in two or three ranges of 64- or 32-wide k-tiles)."""
+    """The k-range configs (x @ W^T, B column-major): the same bits on every call, with the last k range shorter
+    than the others (K = 8200 in two to four ranges of 64- or 32-wide k-tiles); each range owns one consumer's rows
+    and sums the others' partials into them (split_k.cuh: split_k_owned), or with one consumer range 0 all."""
     if torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("Hopper kernel")
     name, _, config = kernel.partition(":")

@@ -26,8 +26,8 @@
 #ifndef SPLIT_K
 #define SPLIT_K 1  // k ranges per tile (configs for skinny problems; split_k.cuh)
 #endif
-#ifndef SPLIT_K_PAIRS
-#define SPLIT_K_PAIRS 1  // SPLIT_K = 2 with two consumers: each range's CTA reduces and writes half the tile (split_k.cuh)
+#ifndef SPLIT_K_OWNERS
+#define SPLIT_K_OWNERS 1  // split-K: range w sums and writes consumer w's rows (split_k.cuh); 0: the last range, all
 #endif
 #ifndef TAIL_SPLIT
 #define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (tail_split.cuh)
@@ -198,7 +198,7 @@ constexpr int ATOM_ACC = BLOCK_N / 2;      // accumulators per thread of one m64
 // (cooperative), or two that take whole tiles in turn (PINGPONG: WG_M = BLOCK_M).
 constexpr int CONSUMERS = kPingpong ? 2 : BLOCK_M / WG_M;
 constexpr int SLOT_READERS = kPingpong ? 1 : CONSUMERS;
-constexpr bool kSplitKPairs = SPLIT_K_PAIRS != 0 && kSplitK == 2 && CONSUMERS == 2 && !kPingpong;  // consumer warpgroups of a CTA that read each ring slot
+constexpr bool kSplitKOwners = SPLIT_K_OWNERS != 0 && kSplitK > 1 && kSplitK >= CONSUMERS && !kPingpong;  // consumer warpgroups of a CTA that read each ring slot
 constexpr int ROW_BYTES = 128;             // one swizzle row: BLOCK_K elements of k
 constexpr int K_STEP_BYTES = 32;           // k bytes per wgmma (16 fp16, 8 tf32, 32 int8/fp8)
 constexpr int A_TILE = BLOCK_M * ROW_BYTES;

@@ -132,9 +132,9 @@ struct UnitWalk {
 template <typename Acc, int NACC>
 __device__ __forceinline__ bool split_k_complete(Acc (&acc)[NACC], const TileCoord& c, int u, int units_m,
                                                  int tiles_n, int cw, float* workspace, int* counters) {
-    if constexpr (kSplitKPairs) {  // (split_k.cuh: split_k_pair)
+    if constexpr (kSplitKOwners) {  // (split_k.cuh: split_k_owned)
         const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;
-        return split_k_pair<CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw);
+        return split_k_owned<kSplitK, CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw);
     } else if constexpr (kSplitK > 1) {
         __shared__ int last_flag[CONSUMERS];
         const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;

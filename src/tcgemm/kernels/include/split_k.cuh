@@ -60,41 +60,44 @@ __device__ __forceinline__ void add_partial(float (&acc)[NACC], const float4* sl
     }
 }
 
-// Two k ranges and two consumer warpgroups (SPLIT_K_PAIRS, hopper_sched.cuh: split_k_complete): the rows of
-// warpgroup w belong to range w.  There warpgroup w adds the other range's partial of its rows and writes them;
-// in the other range's CTA, warpgroup w hands its partial over (one slice, then a release) and is done.  So each
-// range's CTA stores half of the tile, and a tile's reduction moves one slice out and one back per warpgroup's rows
-// where split_k_reduce moves two out and two back, all of it by the range that finishes last (measured at 512 x
-// 1280 x 8192, 128 x 80 tiles: that epilogue took 2.5 us of a 23 us call against 0.9 for whole tiles,
-// benchmarks/results/2026-11-27-h200-cta-timeline-3ec7954.json).  Only owners wait, and only for a warpgroup that
-// waits for nothing (its partial follows its own main loop, which both warpgroups of a CTA share): no cycle of
-// waits, whichever CTAs are resident.  p0 + p1 = p1 + p0 in fp32: the same bits whoever adds (split_k_reduce's
-// ((0 + p0) + p1) too, but for the sign of a zero sum of two negative zeros).
-template <int CONSUMERS_, int NACC>
-__device__ __forceinline__ bool split_k_pair(float (&acc)[NACC], float* workspace, int* counters, int tile, int split,
-                                             int cw, int bar_id) {
+// Owned rows (SPLIT_K_OWNERS, hopper_sched.cuh: split_k_complete): the rows of consumer warpgroup w belong to k range
+// w.  There warpgroup w waits for the other ranges' partials of its rows, adds them and writes the rows; in every
+// other range's CTA, warpgroup w hands its partial over (a slice, then a release on the rows' counter) and is done.
+// With two consumers and two ranges each range's CTA stores half of the tile; a tile's reduction moves SPLITS - 1
+// slices out and back per warpgroup's rows where split_k_reduce moves SPLITS out and back, all of them read by the
+// range that finishes last (measured at 512 x 1280 x 8192, 128 x 80 tiles in two ranges: that epilogue took
+// 2.4-2.9 us of a 23.6 us call, 1.4 us owned; benchmarks/results/2026-11-27-h100-cta-timeline-ab-pairs-62b8387.json).
+// Only owners wait, and only for warpgroups that wait for nothing (a partial follows its own main loop, which the
+// consumers of a CTA share): no cycle of waits, whichever CTAs are resident.  The sum is the owner's partial plus
+// the others in range order, a fixed order per tile: the same bits on every call (with two ranges p0 + p1 = p1 + p0,
+// split_k_reduce's bits too, but for the sign of a zero sum of two negative zeros).
+template <int SPLITS, int CONSUMERS_, int NACC>
+__device__ __forceinline__ bool split_k_owned(float (&acc)[NACC], float* workspace, int* counters, int tile, int split,
+                                              int cw, int bar_id) {
+    static_assert(SPLITS >= CONSUMERS_, "every consumer's rows need a range to own them");
     const int wg_tid = threadIdx.x % 128;
-    float* slice = split_k_slice<NACC>(workspace, tile, 0, 1, CONSUMERS_, cw) + 4 * wg_tid;  // one per (tile, rows)
-    int* flag = counters + tile * CONSUMERS_ + cw;
+    int* count = counters + tile * CONSUMERS_ + cw;  // partials of these rows handed over so far
     if (split != cw) {  // not the owner of these rows: hand them over
-#pragma unroll
-        for (int j = 0; j < NACC / 4; ++j)
-            __stcg(reinterpret_cast<float4*>(slice + 512 * j),
-                   make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+        store_partial(reinterpret_cast<float4*>(split_k_slice<NACC>(workspace, tile, split, SPLITS, CONSUMERS_, cw)) +
+                          wg_tid, acc);
         warpgroup_bar_sync(bar_id);
-        if (wg_tid == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(flag) : "memory");
+        if (wg_tid == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(count) : "memory");
         return false;
     }
     if (wg_tid == 0) {
         wait_with_watchdog([&] {
             int seen;
-            asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
-            return seen != 0;
+            asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(count) : "memory");
+            return seen == SPLITS - 1;
         });
-        *flag = 0;  // read once, by this warpgroup alone: ready for the next launch
+        *count = 0;  // every partial is in and read by this warpgroup alone: ready for the next launch
     }
     warpgroup_bar_sync(bar_id);
-    add_partial(acc, reinterpret_cast<const float4*>(slice));
+#pragma unroll 1
+    for (int s = 0; s < SPLITS; ++s)
+        if (s != split)
+            add_partial(acc, reinterpret_cast<const float4*>(split_k_slice<NACC>(workspace, tile, s, SPLITS, CONSUMERS_,
+                                                                                 cw)) + wg_tid);
     return true;
 }
 
