@@ -85,6 +85,21 @@
 static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !ROW_SCALES && !kTailSplit),
               "D_IN_RING: a plain D^T tile (no grouped rows, peer rows, gating, overlap, row scales or tail split)");
 
+// The producer's first unit before the start barrier and the wait for the grid before (kEarlyProducer).  Its
+// thread worked out the walk and the first unit's coordinates (~200 dependent instructions: divisions, the first
+// reads of the parameters) only after both, ~0.7 us of every CTA between griddepcontrol.wait and its first TMA
+// load, with the barriers' init (~0.2 us) before them (H200 and H100, every config timed:
+// benchmarks/results/2026-11-27-h100-cta-timeline-ab-owners-7e89147.json).  Where nothing of that reads global
+// memory, the producer warpgroup takes its registers' cut and arrives on the start barrier at once, another of its
+// threads initialises the barriers, and the producer thread waits for the start barrier and the grid before only
+// at its first load; so the work runs beside the init and, under programmatic dependent launch, beside the grid
+// before.  Not with GPC_ORDER (the position is counted out before the barrier), grouped rows or peer rows (their
+// walks read global memory).
+#ifndef EARLY_PRODUCER
+#define EARLY_PRODUCER 1  // 0: the producer's first unit after both waits, as before (for an A/B)
+#endif
+constexpr bool kEarlyProducer = EARLY_PRODUCER != 0 && !kGpcOrder && !kGroupRows && !kPeerRows;
+
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
 // GPC_ORDER's tables (null when the config has none), or (GROUP_ROWS) each batch entry's rows (group_rows.cuh);
@@ -149,16 +164,109 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     const unsigned position_word = empty + 8 * STAGES + 4 * CONSUMERS;
     auto wave_position = [&] { return kGpcOrder ? gpc_read_position(position_word) : (int)cluster_id_x(); };
 
-    if (tid == 0) {
-        if (kGpcOrder && rank == 0) gpc_position_into(counters, position_word);
-        tma_prefetch_desc(tma_a);
-        tma_prefetch_desc(tma_b);
+    auto init_barriers = [&] {
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full + 8 * s, 1);
             mbar_init(empty + 8 * s, SLOT_READERS * CLUSTER_M);
         }
         mbar_init_fence();
+    };
+    // ---- producer: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
+    auto produce = [&] {
+        const UnitWalk walk(units, ktiles, split_workspace(workspace) != nullptr, wave_position());
+        // This one thread's instruction latency paces the ring at narrow tiles (fp8 at 128 x 4096 x 7168: ~80
+        // instructions a k-tile, ~250 ns). The ring's base goes through an empty asm so that ptxas keeps it in
+        // a register: otherwise it rebuilt it from the cluster's shared window (S2UR SR_CgaCtaId and four
+        // dependent uniform ops) twice every k-tile. Slot and barrier addresses are offsets from it.
+        unsigned base = tiles;
+        asm volatile("" : "+r"(base));
+        auto a_slot = [&](int s) { return base + s * STAGE_BYTES; };
+        auto b_slot = [&](int s) { return base + s * STAGE_BYTES + A_TILE; };
+        const unsigned full = base + (full_bars - tiles), empty = base + (empty_bars - tiles);
+        const unsigned scale_slots = base + (scale_base - tiles);
+        int s = 0;
+        unsigned phase = 0;     // parity of slot s's current use u
+        bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
+        bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
+        unsigned landed = 0;     // PEER_ROWS = 1: ranks whose rows this producer has seen land
+        for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
+            const TileCoord c = coord(u, rank);
+            // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
+            // will do, and its loads still bring the peers their parts of the shared operand.
+            const int m_load = tile_row(c, true);
+            const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
+            int m_a = m_load;  // (PEER_ROWS = 1: A's row in the map it comes from)
+            const TmaDesc* src_a = kPeerGather ? peer_a_source(peer, tma_a, m_a, landed) : tma_a;
+            const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
+            const int zb = g.batch_b ? c.z : 0;
+            int kt0, kt1;
+            k_range(u, kt0, kt1);
+            walk.range(u, kt0, kt1);
+            BlockScaleSource scales{};  // (block_scales.cuh)
+            if constexpr (kBlockScales)
+                scales = block_scale_source(scale_a, scale_b, g.M, g.N, g.K, m_load, n_load, za, zb);
+            CPrefetch c_rows{0ull, 0u};
+            if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
+            for (int kt = kt0; kt < kt1; ++kt) {
+                if (!first_lap) {
+                    mbar_wait_slot_free(empty + 8 * s, phase ^ 1);  // use u-1 released (cluster.cuh)
+                } else if (kEarlyProducer && s == 0) {  // the first load: every CTA's barriers, the grid before
+                    cluster_wait();
+                    if constexpr (kTrace) trace_at(TRACE_INIT_DONE);
+                    grid_dependency_wait();
+                    if constexpr (kTrace) trace_at(TRACE_DEP_DONE);
+                }
+                load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
+                          m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0,
+                          kGroupRows && c.own_b);
+                if constexpr (kBlockScales) load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scales, kt);
+                if (kTrace && first_lap && s == 0) trace_at(TRACE_FIRST_LOAD);
+                // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
+                if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
+                if (++s == STAGES) {
+                    s = 0;
+                    phase ^= 1;
+                    first_lap = false;
+                }
+            }
+            // (the rows a tile of few k-tiles left; a transposed tile reads C otherwise)
+            if constexpr (kCMatrix && !kDTransposed) c_prefetch_step(g, c_rows, BLOCK_M);
+        }
+        if (kGpcOrder && rank == 0) gpc_count_out(counters);
+        if constexpr (kTrace) trace_at(TRACE_LAST_LOAD);
+        grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
+        // Tail: wait until every slot's last use is released by the consumers of every CTA of the cluster.
+        // Then no peer arrives on this CTA's barriers any more, and every multicast into it has been
+        // consumed (its own consumers waited for each), so the CTA may exit without a cluster barrier.
+        for (int i = 0; i < STAGES; ++i) {
+            if (!first_lap) mbar_wait_slot_free(empty + 8 * s, phase ^ 1);
+            if (++s == STAGES) {
+                s = 0;
+                phase ^= 1;
+                first_lap = false;
+            }
+        }
+        if constexpr (kTrace) trace_at(TRACE_TAIL_DONE);
+    };
+    if constexpr (kEarlyProducer) {
+        if (wg == 0) {
+            setmaxnreg_dec<PRODUCER_REGS>();
+            if (tid == 32) init_barriers();  // (beside the producer thread's first unit)
+            cluster_arrive_relaxed();  // (the init's fence.mbarrier_init published it: a relaxed arrival)
+            if (tid == 0) {
+                tma_prefetch_desc(tma_a);
+                tma_prefetch_desc(tma_b);
+                produce();  // (waits for the start barrier and the grid before at its first load)
+            }
+            return;
+        }
+    }
+    if (!kEarlyProducer && tid == 0) {
+        if (kGpcOrder && rank == 0) gpc_position_into(counters, position_word);
+        tma_prefetch_desc(tma_a);
+        tma_prefetch_desc(tma_b);
+        init_barriers();
     }
     // Every CTA's barriers exist before anyone multicasts into them: fence.mbarrier_init orders the inits, so
     // the arrival is relaxed (a release arrival costs a MEMBAR.GPU); GPC_ORDER's position word is a plain store,
@@ -175,78 +283,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     if constexpr (kPeerQueue) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
     if constexpr (kGroupRows) units = grouped_units(counters, batch, units_n);
 
-    if (wg == 0) {
-        // ---- producer warpgroup: one thread streams this CTA's k-tiles (and its parts of the shared operand) ----
+    if (wg == 0) {  // (kEarlyProducer: returned above)
         setmaxnreg_dec<PRODUCER_REGS>();
-        if (tid == 0) {
-            const UnitWalk walk(units, ktiles, split_workspace(workspace) != nullptr, wave_position());
-            // This one thread's instruction latency paces the ring at narrow tiles (fp8 at 128 x 4096 x 7168: ~80
-            // instructions a k-tile, ~250 ns). The ring's base goes through an empty asm so that ptxas keeps it in
-            // a register: otherwise it rebuilt it from the cluster's shared window (S2UR SR_CgaCtaId and four
-            // dependent uniform ops) twice every k-tile. Slot and barrier addresses are offsets from it.
-            unsigned base = tiles;
-            asm volatile("" : "+r"(base));
-            auto a_slot = [&](int s) { return base + s * STAGE_BYTES; };
-            auto b_slot = [&](int s) { return base + s * STAGE_BYTES + A_TILE; };
-            const unsigned full = base + (full_bars - tiles), empty = base + (empty_bars - tiles);
-            const unsigned scale_slots = base + (scale_base - tiles);
-            int s = 0;
-            unsigned phase = 0;     // parity of slot s's current use u
-            bool first_lap = true;  // uses u = 0 need no wait: the rings start empty
-            bool backwards = false;  // WAVE_SNAKE: this unit's k-tiles from the last to the first
-            unsigned landed = 0;     // PEER_ROWS = 1: ranks whose rows this producer has seen land
-            for (int u = walk.first; u < units; u = walk.next(u), backwards = kWaveSnake && !backwards) {
-                const TileCoord c = coord(u, rank);
-                // A tile below (or right of) the matrix computes nothing that is stored: any rows (columns)
-                // will do, and its loads still bring the peers their parts of the shared operand.
-                const int m_load = tile_row(c, true);
-                const int n_load = min(c.n0, (tiles_n - 1) * BLOCK_N);
-                int m_a = m_load;  // (PEER_ROWS = 1: A's row in the map it comes from)
-                const TmaDesc* src_a = kPeerGather ? peer_a_source(peer, tma_a, m_a, landed) : tma_a;
-                const int za = g.batch_a ? c.z : 0;  // a broadcast operand's map has one batch entry
-                const int zb = g.batch_b ? c.z : 0;
-                int kt0, kt1;
-                k_range(u, kt0, kt1);
-                walk.range(u, kt0, kt1);
-                BlockScaleSource scales{};  // (block_scales.cuh)
-                if constexpr (kBlockScales)
-                    scales = block_scale_source(scale_a, scale_b, g.M, g.N, g.K, m_load, n_load, za, zb);
-                CPrefetch c_rows{0ull, 0u};
-                if constexpr (kCMatrix && !kDTransposed) c_rows = c_prefetch_begin(g, tile_row(c, false), c.n0, c.z);
-                for (int kt = kt0; kt < kt1; ++kt) {
-                    if (!first_lap) mbar_wait_slot_free(empty + 8 * s, phase ^ 1);  // use u-1 released (cluster.cuh)
-                    load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
-                              m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0,
-                              kGroupRows && c.own_b);
-                    if constexpr (kBlockScales) load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scales, kt);
-                    if (kTrace && first_lap && s == 0) trace_at(TRACE_FIRST_LOAD);
-                    // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
-                    if constexpr (kCMatrix && !kDTransposed && !kTailSplit) c_prefetch_step(g, c_rows, C_ROWS_PER_KTILE);
-                    if (++s == STAGES) {
-                        s = 0;
-                        phase ^= 1;
-                        first_lap = false;
-                    }
-                }
-                // (the rows a tile of few k-tiles left; a transposed tile reads C otherwise)
-                if constexpr (kCMatrix && !kDTransposed) c_prefetch_step(g, c_rows, BLOCK_M);
-            }
-            if (kGpcOrder && rank == 0) gpc_count_out(counters);
-            if constexpr (kTrace) trace_at(TRACE_LAST_LOAD);
-            grid_dependents_launch();  // every load issued: the next GEMM may start its prologue
-            // Tail: wait until every slot's last use is released by the consumers of every CTA of the cluster.
-            // Then no peer arrives on this CTA's barriers any more, and every multicast into it has been
-            // consumed (its own consumers waited for each), so the CTA may exit without a cluster barrier.
-            for (int i = 0; i < STAGES; ++i) {
-                if (!first_lap) mbar_wait_slot_free(empty + 8 * s, phase ^ 1);
-                if (++s == STAGES) {
-                    s = 0;
-                    phase ^= 1;
-                    first_lap = false;
-                }
-            }
-            if constexpr (kTrace) trace_at(TRACE_TAIL_DONE);
-        }
+        if (tid == 0) produce();
         return;
     }
     {

@@ -42,6 +42,15 @@ __device__ __forceinline__ void cluster_sync_after_init() {
     asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
+// The same barrier in two halves, for a thread with work between its arrival and its wait (the producer of
+// hopper/04_tma_store_epilogue.cu: kEarlyProducer).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+    asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
+}
+
 // The shared::cluster address of the variable at local shared address `addr`
 // in CTA `rank` of this cluster.
 __device__ __forceinline__ unsigned cluster_map(unsigned addr, unsigned rank) {
