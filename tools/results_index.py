@@ -231,6 +231,25 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-models-34ba827-p3.json", "2026-11-27-h100-models-odd-m-34ba827-p1.json",
       "2026-11-27-h100-models-odd-m-34ba827-p2.json", "2026-11-27-h100-models-odd-m-34ba827-p3.json",
       "2026-11-27-h100-models-tuned-margin-34ba827-p1.json", "2026-11-27-h100-models-34ba827-log.txt"]),
+    ("a timeline of each CTA of the production kernel (cta_trace.cuh; H200 at 3ec7954, H100 A/B runs): split-K's "
+     "ranges owning rows (62b8387 two ranges, 7e89147 every split config) and the producer's first unit early "
+     "(94238f4), each against the old path in alternating processes; bias + GELU per config against cuBLASLt's "
+     "GELU_BIAS (H200 3ec7954, H100 7e89147: ping-pong under an SFU activation); the fused bench without cuBLASLt "
+     "(62b8387); the 70B shard's layers (62b8387, 94238f4); the large shapes on an H200 (three processes); the GPU "
+     "tests (split configs at 62b8387 and 7e89147; at 94238f4 two runs cut by their time limits before the summary)",
+     ["2026-11-27-h200-cta-timeline-3ec7954.json", "2026-11-27-h200-cta-timeline-3ec7954.txt",
+      "2026-11-27-h100-cta-timeline-ab-pairs-62b8387.json", "2026-11-27-h100-cta-timeline-ab-pairs-62b8387.txt",
+      "2026-11-27-h100-cta-timeline-ab-owners-7e89147.json", "2026-11-27-h100-cta-timeline-ab-owners-7e89147.txt",
+      "2026-11-27-h100-cta-timeline-ab-early-94238f4.json", "2026-11-27-h100-cta-timeline-ab-early-94238f4.txt",
+      "2026-11-27-h200-explore-gelu-pp-3ec7954.json", "2026-11-27-h200-explore-gelu-pp-3ec7954.txt",
+      "2026-11-27-h100-explore-gelu-pp-7e89147.json", "2026-11-27-h100-explore-gelu-pp-7e89147.txt",
+      "2026-11-27-h100-fused-62b8387.json", "2026-11-27-h100-fused-62b8387.txt",
+      "2026-11-27-h100-models-70b-62b8387.json", "2026-11-27-h100-models-70b-94238f4.json",
+      "2026-11-27-h200-bench-large-3ec7954-p1.json", "2026-11-27-h200-bench-large-3ec7954-p2.json",
+      "2026-11-27-h200-bench-large-3ec7954-p3.json",
+      "2026-11-27-h100-gpu-tests-split-pairs-gelu-62b8387.log", "2026-11-27-h100-gpu-tests-split-owners-7e89147.log",
+      "2026-11-27-h100-gpu-tests-early-producer-94238f4-cut.txt",
+      "2026-11-27-h100-gpu-tests-graphs-hostile-epilogue-94238f4-cut.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

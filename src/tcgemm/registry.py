@@ -1042,8 +1042,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # With an activation on the SFU (bias + gelu_tanh, H200, CUDA graphs against cuBLASLt's GELU_BIAS in the
             # same process, 2026-11-27-h200-explore-gelu-pp-3ec7954.json): 8192 x 4096 -> 14336 1390 us against 1444
             # for 128 x 256 s4b2ot (1399 with the bias alone) and 1504 for 128 x 176; 2048 rows 359 against 363 / 377;
-            # 512 rows 101.5 against 87.6 for 128 x 224 (whose four rounds hide little). So act_speed 1.0: its main loop
-            # as fast as 128 x 256's at those shapes, its epilogues hidden where the others pay the SFU's two k-tiles.
+            # 512 rows 101.5 against 87.6 for 128 x 224 (whose four rounds hide little); on the H100, against cuBLASLt,
+            # 8192 rows 1.06x (s4b2ot 1.00-1.03x), 2048 rows 1.02-1.03x (2026-11-27-h100-explore-gelu-pp-7e89147.json).
+            # So act_speed 1.0: its main loop as fast as 128 x 256's at those shapes, its epilogues hidden where the
+            # others pay the SFU's two k-tiles.
             _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, act_speed=1.0, BLOCK_M=128, BLOCK_N=128,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64,
                  EPI_PARTS=4, EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
