@@ -5,7 +5,9 @@
 // CTA walks all of K.  Splitting K into SPLIT_K ranges makes SPLIT_K work
 // units per tile, each accumulating a partial tile over its k-tiles.
 //
-// Reduction, in a fixed order (so results are bitwise reproducible): every
+// Reduction, two ways, each in a fixed order (so results are bitwise reproducible).  The default
+// (split_k_owned, below): range w owns consumer w's rows and adds the other ranges' partials into them.
+// With SPLIT_K_OWNERS=0 (the first form, kept to measure against): every
 // consumer warpgroup writes its fp32 partial (64 rows x BLOCK_N) to its own
 // workspace slice, fences, and one of its threads counts the arrival on the
 // tile's counter.  The warpgroup that arrives last for a tile reads all
