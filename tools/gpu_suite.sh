@@ -12,11 +12,15 @@
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
 #        [LLAMA_RUNS=3 (the transformers Llama, --fuse-mlp --train 1x2048, in N processes: llama-p<i>.json)]
 #        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
-#         cuBLASLt needs nvmath-python 1.x: carry its wheel and pip install --no-deps it first)]
+#         cuBLASLt needs nvmath-python 1.x: carry its wheel in .whl/ (`carry: [".whl"]`); the step installs it
+#         with `python3 -m pip install --no-deps` (a bare `pip` there may belong to another Python))]
 #        [FP8=1 (fp8 per-tensor and row-wise scales against torch._scaled_mm: fp8.json)]
 #        [SWEEP=1 (auto against cuBLAS at issue 27's sweep, every precision, rr and rc: sweep.json; SWEEP_SHAPES=list,
 #         SWEEP_PROCESSES=N: each pair N times, medians)]
 #        [C_EPI=1 (what a whole C costs, tcgemm against torch.mm / addmm: c_epilogue.json; C_EPI_SHAPES=list)]
+#        [TIMELINE_AB="OLD_DEFINES CASES" (benchmarks/probes/cta_timeline_ab.sh: each CTA's timeline and the call's
+#         time beside cuBLAS, processes alternating the build as it is and one with OLD_DEFINES, e.g.
+#         "EARLY_PRODUCER=0 300x768x3072:auto,512x1280x8192:auto"; timeline-ab.json / .txt)]
 #        [TP=1 (tensor parallel over every GPU of the machine: torchrun -m tcgemm.distributed.bench, tp.json;
 #         the 2-GPU tests in tests/gpu run with the pytest step on any machine with 2+ GPUs)]
 #        tools/gpu_suite.sh OUT_DIR [quick|full|release] [PRECISIONS]
@@ -110,6 +114,10 @@ fi
 # nvmath-python imports; fused.json.
 if [ -n "${FUSED:-}" ]; then
 step "fused epilogues: tcgemm.fused_bench"
+if ls .whl/nvmath_python-*.whl >/dev/null 2>&1; then
+  python3 -m pip install --no-deps -q .whl/nvmath_python-*.whl 2>&1 | grep -v -i warn
+fi
+python3 -c "import nvmath; print('nvmath-python', nvmath.__version__)" || echo "no nvmath-python: no cuBLASLt rows"
 timeout 600 python3 -m tcgemm.fused_bench $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
   --json "$OUT/fused.json" 2>&1 | grep -v "━" | tee "$OUT/fused.log" | tail -40
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -139,6 +147,13 @@ step "precision sweep: tools/precision_sweep.py"
 timeout 900 python3 tools/precision_sweep.py ${SWEEP_SHAPES:+--shapes "$SWEEP_SHAPES"} --processes "${SWEEP_PROCESSES:-1}" --json "$OUT/sweep.json" 2>&1 \
   | tee "$OUT/sweep.log" | tail -30
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if [ -n "${TIMELINE_AB:-}" ]; then
+step "CTA timelines, A/B: benchmarks/probes/cta_timeline_ab.sh"
+OLD_DEFINES=${TIMELINE_AB%% *} ROUNDS=${TIMELINE_ROUNDS:-2} timeout 600 bash benchmarks/probes/cta_timeline_ab.sh \
+  "$OUT/timeline-ab.json" "${TIMELINE_AB#* }" > "$OUT/timeline-ab.txt" 2>&1 || status=1
+grep -E "first: graph" "$OUT/timeline-ab.txt" | cut -c1-140
 fi
 
 if [ -n "${TP:-}" ]; then
