@@ -326,6 +326,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         int pending_block = -1;
         unsigned pending_entry = 0;  // PEER_ROWS = 3: the queue entry of the tile before, appended as a block is counted
         if ((kPeerSignal || kPeerQueue) && tma_d == nullptr) watchdog_fault();
+        const bool split_owned = kSplitKOwners && units <= (int)cluster_count_x();  // (hopper_sched.cuh: split_k_complete)
         const bool tracer = kTrace && cw == 0 && wg_tid == 0;  // (cta_trace.cuh)
         int traced_units = 0, traced_ktiles = 0;
         for (int u = walk.first; u < units; u = walk.next(u)) {
@@ -485,7 +486,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                         continue;
                 }
             }
-            if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters)) continue;
+            if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters, split_owned)) continue;
             const TileCoord cd = {tile_row(c, false), c.n0, c.z};  // the rows it computed
             if constexpr (kPeerSignal) {  // the tile before: its stores have had a main loop's time to land
                 if (wg_tid == 0) peer_count_rows(peer, pending_block, WG_M);

@@ -129,15 +129,22 @@ struct UnitWalk {
 // SPLIT_K: a consumer warpgroup's sums of a unit that is one k range of its tile meet the other ranges'
 // in the workspace (split_k.cuh).  Returns whether this warpgroup now holds the whole tile and writes D.
 // (A tail tile's two parts meet likewise, in the kernel: tail_split.cuh.)
+// `owned` (split_k_owned's rows, else the last range sums the tile): only where the launch has one unit per
+// cluster at most.  An owner waits for the partials of its tile's other ranges, which are the next and previous
+// units of the walk; in one wave those are clusters placed beside it in grid order, so a launch whose CTAs are
+// only partly resident (another kernel holding SMs) still has whole tiles that finish and free their SMs.  Over
+// several waves the last clusters' units meet the first clusters' next ones, and two such launches sharing the
+// GPU could each hold SMs waiting for CTAs of its own that are not placed: there the reduction that waits for
+// nothing (split_k_reduce) runs.  Both leave the counters at zero, so the launches of one problem may take either.
 template <typename Acc, int NACC>
 __device__ __forceinline__ bool split_k_complete(Acc (&acc)[NACC], const TileCoord& c, int u, int units_m,
-                                                 int tiles_n, int cw, float* workspace, int* counters) {
-    if constexpr (kSplitKOwners) {  // (split_k.cuh: split_k_owned)
+                                                 int tiles_n, int cw, float* workspace, int* counters, bool owned) {
+    if constexpr (kSplitK > 1) {
         const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;
-        return split_k_owned<kSplitK, CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw);
-    } else if constexpr (kSplitK > 1) {
+        if constexpr (kSplitKOwners) {  // (split_k.cuh: split_k_owned)
+            if (owned) return split_k_owned<kSplitK, CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw);
+        }
         __shared__ int last_flag[CONSUMERS];
-        const int tile = (c.z * units_m * CLUSTER_M + c.m0 / BLOCK_M) * tiles_n + c.n0 / BLOCK_N;
         return split_k_reduce<kSplitK, CONSUMERS>(acc, workspace, counters, tile, u % kSplitK, cw, 1 + cw,
                                                   &last_flag[cw]);
     }

@@ -70,7 +70,8 @@ __device__ __forceinline__ void add_partial(float (&acc)[NACC], const float4* sl
 // range that finishes last (measured at 512 x 1280 x 8192, 128 x 80 tiles in two ranges: that epilogue took
 // 2.4-2.9 us of a 23.6 us call, 1.4 us owned; benchmarks/results/2026-11-27-h100-cta-timeline-ab-pairs-62b8387.json).
 // Only owners wait, and only for warpgroups that wait for nothing (a partial follows its own main loop, which the
-// consumers of a CTA share): no cycle of waits, whichever CTAs are resident.  The sum is the owner's partial plus
+// consumers of a CTA share): no cycle of waits; the kernel takes this path in single-wave launches only
+// (hopper_sched.cuh: split_k_complete says why).  The sum is the owner's partial plus
 // the others in range order, a fixed order per tile: the same bits on every call (with two ranges p0 + p1 = p1 + p0,
 // split_k_reduce's bits too, but for the sign of a zero sum of two negative zeros).
 template <int SPLITS, int CONSUMERS_, int NACC>
