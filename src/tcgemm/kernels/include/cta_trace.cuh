@@ -13,6 +13,7 @@
 // between, %smid, and the number of units consumer 0 finished. Each point is written once per launch by one thread;
 // a launch overwrites the last one's words.
 #pragma once
+#include "mbarrier.cuh"  // global_timer_ns
 
 #ifndef TRACE_PTR
 #define TRACE_PTR 0
@@ -39,16 +40,7 @@ enum TracePoint : int {
     TRACE_KTILES,          // k-tiles consumer 0 waited for
 };
 
-__device__ __forceinline__ unsigned long long trace_clock() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
-    return t;
-}
-__device__ __forceinline__ unsigned long long trace_globaltimer() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
+__device__ __forceinline__ unsigned long long trace_clock() { return clock64(); }
 __device__ __forceinline__ void trace_put(int point, unsigned long long value) {
     if constexpr (kTrace)
         reinterpret_cast<volatile unsigned long long*>(kTracePtr)[(unsigned long long)blockIdx.x * TRACE_WORDS + point] =
@@ -63,7 +55,7 @@ __device__ __forceinline__ void trace_entry() {
     if constexpr (kTrace) {
         unsigned smid;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-        trace_put(TRACE_GT_ENTRY, trace_globaltimer());
+        trace_put(TRACE_GT_ENTRY, global_timer_ns());
         trace_put(TRACE_ENTRY, trace_clock());
         trace_put(TRACE_SMID, smid);
     }
@@ -71,7 +63,7 @@ __device__ __forceinline__ void trace_entry() {
 __device__ __forceinline__ void trace_exit(int units, int ktiles) {
     if constexpr (kTrace) {
         trace_put(TRACE_EXIT, trace_clock());
-        trace_put(TRACE_GT_EXIT, trace_globaltimer());
+        trace_put(TRACE_GT_EXIT, global_timer_ns());
         trace_put(TRACE_UNITS, units);
         trace_put(TRACE_KTILES, ktiles);
     }

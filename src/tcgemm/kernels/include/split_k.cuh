@@ -35,6 +35,13 @@ __device__ __forceinline__ int arrive_acq_rel(int* counter) {
     return before;
 }
 
+// A counter read with acquire at GPU scope (the reader's side of the orderings above).
+__device__ __forceinline__ int load_acquire(const int* counter) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+    return v;
+}
+
 // Slice of (tile, split, consumer warpgroup) in the workspace, in floats.
 template <int NACC>
 __device__ __forceinline__ float* split_k_slice(float* workspace, int tile, int split, int splits, int consumers,
@@ -88,11 +95,7 @@ __device__ __forceinline__ bool split_k_owned(float (&acc)[NACC], float* workspa
         return false;
     }
     if (wg_tid == 0) {
-        wait_with_watchdog([&] {
-            int seen;
-            asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(count) : "memory");
-            return seen == SPLITS - 1;
-        });
+        wait_with_watchdog([&] { return load_acquire(count) == SPLITS - 1; });
         *count = 0;  // every partial is in and read by this warpgroup alone: ready for the next launch
     }
     warpgroup_bar_sync(bar_id);

@@ -84,9 +84,7 @@ __device__ __forceinline__ bool tail_reduce(Acc (&acc)[NACC], float* workspace, 
     const int wg_tid = threadIdx.x % 128;
     int* counter = counters + tile * CONSUMERS_ + cw;
     if (wg_tid == 0) {
-        int seen;
-        asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
-        *flag = seen;
+        *flag = load_acquire(counter);
     }
     warpgroup_bar_sync(bar_id);
     if (!*flag) {  // the partner is still at work: leave this part for it
