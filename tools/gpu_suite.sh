@@ -11,7 +11,8 @@
 #        [MODEL_RUNS=3 [ODD_TOKENS=3,48,300,3000] (the model benchmark alone, in N processes)]
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
 #        [LLAMA_RUNS=3 (the transformers Llama, --fuse-mlp --train 1x2048, in N processes: llama-p<i>.json)]
-#        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
+#        [TESTS_TIMEOUT=s (SIGINT: the summary still prints)] [TESTS_K2=expr TESTS_PATH2=paths TESTS_TIMEOUT2=s]
+#        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] [FUSED_RUNS=N] [FUSED_ARGS="..."] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
 #         cuBLASLt needs nvmath-python 1.x: carry its wheel in .whl/ (`carry: [".whl"]`); the step installs it
 #         with `python3 -m pip install --no-deps` (a bare `pip` there may belong to another Python))]
 #        [FP8=1 (fp8 per-tensor and row-wise scales against torch._scaled_mm: fp8.json)]
@@ -73,9 +74,21 @@ python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --
 # TESTS_K: optional pytest -k expression to run a subset (default: everything)
 # TCGEMM_ALL_BUILDS: the CPU compile tests check every build (CI samples one per config), from the cache
 # `tcgemm compile` just filled. TCGEMM_HOSTILE_JSON: the property test's counts (inputs tried, failures).
-TCGEMM_HOSTILE_JSON="$OUT/hostile.json" TCGEMM_ALL_BUILDS=1 python3 -m pytest ${TESTS_PATH:-tests} -q -p no:cacheprovider $timeout_opts ${TESTS_K:+-k "$TESTS_K"} 2>&1 \
-  | tee "$OUT/pytest.log" | grep -v "^\.\+ *\[" | tail -40
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+# TESTS_TIMEOUT=s: interrupt pytest after s seconds with SIGINT, so that it still prints its summary (what passed,
+# failed and was not reached) before the device call's own limit ends everything silently.
+# TESTS_K2 (with TESTS_PATH2): a second pytest run after the first, e.g. one config family of test_correctness,
+# with TESTS_TIMEOUT2; its log is pytest2.log.
+run_pytest() {  # log path, test paths, -k expression, timeout
+  TCGEMM_HOSTILE_JSON="$OUT/hostile.json" TCGEMM_ALL_BUILDS=1 ${4:+timeout -s INT "$4"} \
+    python3 -m pytest $2 -q -p no:cacheprovider $timeout_opts ${3:+-k "$3"} 2>&1 \
+    | tee "$1" | grep -v "^\.\+ *\[" | tail -40
+  return "${PIPESTATUS[0]}"
+}
+run_pytest "$OUT/pytest.log" "${TESTS_PATH:-tests}" "${TESTS_K:-}" "${TESTS_TIMEOUT:-}" || status=1
+if [ -n "${TESTS_K2:-}${TESTS_PATH2:-}" ]; then
+  step "pytest, second selection"
+  run_pytest "$OUT/pytest2.log" "${TESTS_PATH2:-tests}" "${TESTS_K2:-}" "${TESTS_TIMEOUT2:-}" || status=1
+fi
 fi
 
 if [ -z "${SKIP_SANITIZE:-}" ]; then
@@ -118,9 +131,14 @@ if ls .whl/nvmath_python-*.whl >/dev/null 2>&1; then
   python3 -m pip install --no-deps -q .whl/nvmath_python-*.whl 2>&1 | grep -v -i warn
 fi
 python3 -c "import nvmath; print('nvmath-python', nvmath.__version__)" || echo "no nvmath-python: no cuBLASLt rows"
-timeout 600 python3 -m tcgemm.fused_bench $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
-  --json "$OUT/fused.json" 2>&1 | grep -v "━" | tee "$OUT/fused.log" | tail -40
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+# FUSED_RUNS=N: N processes (fused-p<i>.json); FUSED_ARGS: more arguments, e.g. "--cases bias_gelu --shapes
+# 4096x14336 --sides 'tcgemm fused,cuBLASLt'" for the head-to-head with cuBLASLt alone.
+for i in $(seq "${FUSED_RUNS:-1}"); do
+  name=fused; [ -n "${FUSED_RUNS:-}" ] && name=fused-p$i
+  eval "timeout 600 python3 -m tcgemm.fused_bench $([ -z "${FUSED_MAX_AUTOTUNE:-}" ] && echo --no-max-autotune) \
+    ${FUSED_ARGS:-} --json \"$OUT/$name.json\"" 2>&1 | grep -v "━" | tee -a "$OUT/fused.log" | tail -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+done
 fi
 
 # C_EPI=1: D = A B + C against D = A B, tcgemm (C staged, and C read from L2) beside torch.mm and torch.addmm

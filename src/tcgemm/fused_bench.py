@@ -88,13 +88,15 @@ def _nvmath_sides(xs: Sequence[torch.Tensor], ws: Sequence[torch.Tensor],
 
 
 def bench_case(case: str, m: int, k: int, n: int, timer: CudaTimer, budget_s: float, max_autotune: bool,
-               log: Callable[[str], None]) -> list[Row]:
+               log: Callable[[str], None], only: Sequence[str] = ()) -> list[Row]:
+    """Rows of one case and shape; ``only``: time just the sides whose names start with one of these (all if
+    empty; the torch baseline is always timed beside each)."""
     with torch.inference_mode():  # (torch.compile's guards include the grad mode: compiled and timed under it)
-        return _bench_case(case, m, k, n, timer, budget_s, max_autotune, log)
+        return _bench_case(case, m, k, n, timer, budget_s, max_autotune, log, tuple(only))
 
 
 def _bench_case(case: str, m: int, k: int, n: int, timer: CudaTimer, budget_s: float, max_autotune: bool,
-                log: Callable[[str], None]) -> list[Row]:
+                log: Callable[[str], None], only: tuple[str, ...]) -> list[Row]:
     import tcgemm
 
     dtype = torch.bfloat16
@@ -137,6 +139,9 @@ def _bench_case(case: str, m: int, k: int, n: int, timer: CudaTimer, budget_s: f
         run, note = _nvmath_sides(xs, ws, bs)
         sides["cuBLASLt GELU_BIAS"] = run
         notes["cuBLASLt GELU_BIAS"] = note
+
+    if only:
+        sides = {name: fn for name, fn in sides.items() if name.startswith(only)}
 
     def baseline(i: int) -> object:
         return torch_code(xs[i], ws[i], bs[i])
@@ -194,6 +199,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     parser.add_argument("--tokens", default="512,2048,8192", help="token counts M, comma-separated")
     parser.add_argument("--cases", default="swiglu,bias_gelu", help=f"of {', '.join(CASES)}")
+    parser.add_argument("--sides", default="",
+                        help="time only the sides whose names start with these, comma-separated (e.g. 'tcgemm "
+                             "fused,cuBLASLt' for the head-to-head with cuBLASLt alone; default: every side)")
+    parser.add_argument("--shapes", default="",
+                        help="only these K x N, comma-separated (e.g. 4096x14336; default: every shape of the case)")
     parser.add_argument("--budget", type=float, default=0.3, help="seconds of timing per side and mode")
     parser.add_argument("--no-max-autotune", action="store_true", help="skip torch.compile(mode='max-autotune')")
     parser.add_argument("--json", help="write the rows and the environment here")
@@ -205,14 +215,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     tokens = [int(t) for t in args.tokens.split(",") if t]
     timer = CudaTimer()
     env = environment()
+    only = tuple(s.strip() for s in args.sides.split(",") if s.strip())
+    shapes = {s.strip() for s in args.shapes.split(",") if s.strip()}
+    known = {f"{k}x{n}" for case in CASES.values() for _name, k, n in case}
+    if shapes - known:
+        parser.error(f"--shapes: {', '.join(sorted(shapes - known))} not among {', '.join(sorted(known))}")
     rows: list[Row] = []
     for case in args.cases.split(","):
         if case not in CASES:
             parser.error(f"--cases: {case!r} is not one of {', '.join(CASES)}")
         for _name, k, n in CASES[case]:
+            if shapes and f"{k}x{n}" not in shapes:
+                continue
             for m in tokens:
                 rows += bench_case(case, m, k, n, timer, args.budget, not args.no_max_autotune,
-                                   lambda s: print(s, flush=True))
+                                   lambda s: print(s, flush=True), only)
                 timer.empty_cache()
                 dump_rows(args.json, env, rows)
     if args.json:
