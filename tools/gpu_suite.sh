@@ -4,7 +4,7 @@
 #   -> pytest (CPU + GPU tests) -> benchmarks per precision (JSON).
 # Usage: [TESTS_K=expr] [TESTS_PATH=tests/gpu] [SKIP_TESTS=1] [SKIP_SANITIZE=1] [SANITIZE_TOOLS=list]
 #        [SANITIZE_FILTER=substring of 'kernel:config-precision' (tools/sanitize_driver.py --list)]
-#        [SKIP_COMPILE=1 (no up-front build of every kernel: the JIT compiles what runs)]
+#        [SKIP_COMPILE=1 (no up-front build of every kernel: the JIT compiles what runs)] [COMPILE_KERNELS=list]
 #        [BENCH_KERNELS=list] [BENCH_SHAPES=list]
 #        [BENCH_BUDGET=s] [BENCH_LAYOUTS=rr] [EXTRA_RUNS="precision/layouts/kernels/shapes ..."]
 #        [MODELS=1 (host time per call, the model-shape benchmark, the transformers example; issue 25)]
@@ -53,6 +53,12 @@ rm -rf "$TCGEMM_CACHE_DIR"
 echo -n "cold cache: " >> "$OUT/info.txt"
 python3 tools/first_call.py 2>&1 | tee -a "$OUT/info.txt"
 
+# COMPILE_KERNELS=list (with SKIP_COMPILE=1): compile just these kernels' builds, in parallel, before the tests
+# (which otherwise compile one build at a time: ~1 s a test at 7e5a7a1).
+if [ -n "${COMPILE_KERNELS:-}" ]; then
+step "compile the builds of $COMPILE_KERNELS"
+python3 -m tcgemm compile --jobs 16 --kernels "$COMPILE_KERNELS" 2>&1 | tail -1
+fi
 if [ -z "${SKIP_COMPILE:-}" ]; then
 step "compile every kernel build"
 python3 -m tcgemm compile --jobs 16 2>&1 | tail -2

@@ -143,6 +143,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     cc = int("".join(ch for ch in arch[3:] if ch.isdigit()))  # sm_90a -> 90
     builds = [(spec, d) for spec, d in all_builds() if cc >= spec.min_arch]  # wgmma/TMA: sm_90a only
+    if args.kernels:
+        wanted = {k.strip() for k in args.kernels.split(",") if k.strip()}
+        unknown = wanted - {spec.name for spec, _d in all_builds()}
+        if unknown:
+            raise SystemExit(f"tcgemm compile: --kernels {', '.join(sorted(unknown))}: no such kernel "
+                             "(`tcgemm list` names them)")
+        builds = [(spec, d) for spec, d in builds if spec.name in wanted]
     _cuda_core()  # import once before the worker threads start
     with _progress() as progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:
         task = progress.add_task(f"compiling for {arch}", total=len(builds))
@@ -155,7 +162,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _kernel_names(text: str, precision: str) -> list[str]:
-    """Comma list of 'ladder' (each kernel's default config), 'all' (every config), 'auto' or name[:config]."""
+    """Comma list of 'ladder' (each kernel's default config), 'all' (every config), 'auto', name[:config] or
+    name:* (every config of that kernel)."""
     from .bench import ladder_names
 
     names: list[str] = []
@@ -164,6 +172,9 @@ def _kernel_names(text: str, precision: str) -> list[str]:
             names += ladder_names(precision)
         elif token == "all":
             names += ladder_names(precision, all_configs=True)
+        elif token.endswith(":*"):  # every config of one kernel
+            spec = registry.get(token[:-2])
+            names += [f"{spec.name}:{c.name}" for c in spec.configs_for(precision)]
         elif token:
             if token.split(":")[0] != "auto":
                 registry.get(token.split(":")[0])
@@ -814,6 +825,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="compile every kernel build into the disk cache (no GPU needed with --arch)")
     p.add_argument("--arch", help="NVRTC target such as sm_80 or sm_90a (default: the current GPU's)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiles (default: CPU count)")
+    p.add_argument("--kernels", default="",
+                   help="only these kernels' builds, comma-separated (e.g. wgmma_tma_store before its tests: "
+                        "the tests compile one build at a time)")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("inspect", help="registers, shared memory, spills, occupancy and SASS mix of one kernel "
@@ -923,7 +937,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kernels", default=None,
                    help="'ladder' (each kernel, default config), 'all' (every config), or a comma list of names, "
-                        "'auto', or name:config (see `tcgemm list`); default auto (with --ladder: ladder)")
+                        "'auto', name:config (see `tcgemm list`) or name:* (every config of that kernel); default auto "
+                        "(with --ladder: ladder)")
     p.add_argument("--ladder", action="store_true",
                    help="time every ladder stage of the precision next to cuBLAS (fp32 unless --precision says; "
                         f"shapes {DEFAULT_SHAPES} unless --shapes says)")
