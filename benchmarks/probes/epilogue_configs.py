@@ -50,6 +50,9 @@ class Row:
     ratio: float | None  # baseline time / side time: > 1, the side is faster
     rel_error: float
     estimate: float | None = None
+    eager_us_baseline: float | None = None  # (--eager: back to back, host work included, interleaved A/B/B/A)
+    eager_us_side: float | None = None
+    eager_ratio: float | None = None
 
 
 def _candidates(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None, act: str,
@@ -106,7 +109,7 @@ def _error(y: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def bench_shape(case: str, m: int, k: int, n: int, top: int, extra: tuple[str, ...], timer: CudaTimer,
-                budget: float, log: Callable[[str], None]) -> list[Row]:
+                budget: float, log: Callable[[str], None], eager: bool = False) -> list[Row]:
     dtype = torch.bfloat16
     gen = torch.Generator(device="cuda")
     gen.manual_seed(m * 7 + n)
@@ -166,9 +169,15 @@ def bench_shape(case: str, m: int, k: int, n: int, top: int, extra: tuple[str, .
             log(f"{case} M={m} {name}: failed {type(exc).__name__}: {exc}")
             continue
         ratio = g_base / g_side if g_base and g_side else None
-        rows.append(Row(case, m, k, n, baseline_name, label, name, g_base, g_side, ratio, err, est))
+        row = Row(case, m, k, n, baseline_name, label, name, g_base, g_side, ratio, err, est)
+        if eager:  # back-to-back calls at sustained power, where the GPU's clock follows each side's energy
+            row.eager_us_baseline, row.eager_us_side, _, _ = timer.eager((baseline, fn), sets, budget)
+            row.eager_ratio = row.eager_us_baseline / row.eager_us_side
+        rows.append(row)
         log(f"{case:13s} M={m:5d} {k:5d}->{n_out:5d} {label:26s} {name:20s} {g_side or 0:8.2f} us vs "
-            f"{g_base or 0:8.2f} ({ratio or 0:.3f}x) err {err:.1e}")
+            f"{g_base or 0:8.2f} ({ratio or 0:.3f}x) err {err:.1e}"
+            + (f"  eager {row.eager_us_side:8.2f} vs {row.eager_us_baseline:8.2f} ({row.eager_ratio:.3f}x)"
+               if eager else ""))
     return rows
 
 
@@ -186,16 +195,24 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.25, help="seconds of graph replay per pair")
     parser.add_argument("--extra", default="", help="comma list of configs timed beside at every "
                         "shape (e.g. 128x128x64pp: ping-pong, one consumer's epilogue under the other's main loop)")
+    parser.add_argument("--shapes", default="", help="only these K x N, comma-separated (e.g. 4096x14336)")
+    parser.add_argument("--tokens", default="", help="only these M, comma-separated (default: each shape's)")
+    parser.add_argument("--eager", action="store_true", help="also time each pair back to back (eager)")
     parser.add_argument("--json", required=True)
     args = parser.parse_args()
     more = tuple(c for c in args.extra.split(",") if c)
+    shapes = {s for s in args.shapes.split(",") if s}
+    tokens = tuple(int(t) for t in args.tokens.split(",") if t)
     timer = CudaTimer()
     rows: list[Row] = []
     with torch.inference_mode():
         for case in args.cases.split(","):
             for k, n, ms, extra in SHAPES[case]:
-                for m in ms:
-                    rows += bench_shape(case, m, k, n, args.top, extra + more, timer, args.budget, print)
+                if shapes and f"{k}x{n}" not in shapes:
+                    continue
+                for m in tokens or ms:
+                    rows += bench_shape(case, m, k, n, args.top, extra + more, timer, args.budget, print,
+                                        args.eager)
                     timer.empty_cache()
                     with open(args.json, "w") as f:
                         json.dump({"environment": environment(), "rows": [asdict(r) for r in rows]}, f, indent=1)
