@@ -250,6 +250,21 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-27-h100-gpu-tests-split-pairs-gelu-62b8387.log", "2026-11-27-h100-gpu-tests-split-owners-7e89147.log",
       "2026-11-27-h100-gpu-tests-early-producer-94238f4-cut.txt",
       "2026-11-27-h100-gpu-tests-graphs-hostile-epilogue-94238f4-cut.txt"]),
+    ("the H100 at 884966f (kernels as f284d26: split-K owners, the early producer): the model bench, empty tune "
+     "cache, three processes at the default token counts (the README table) and at 3 / 48 / 300 / 3000; bias + GELU "
+     "against cuBLASLt's GELU_BIAS head to head, eager and CUDA graphs (three processes at 8c47774; per config with "
+     "eager at 884966f); every config of the two Hopper kernels at the 70B shard's qkv (128 and 512 rows) and GPT-2's "
+     "fc2 at 300 rows; the stage-4 GPU tests (every config under CUDA graphs, interrupted after 240 of 313; the "
+     "correctness subsets complete or interrupted as each log says)",
+     ["2026-11-28-h100-models-884966f-p1.json", "2026-11-28-h100-models-884966f-p2.json",
+      "2026-11-28-h100-models-884966f-p3.json", "2026-11-28-h100-models-odd-m-884966f-p1.json",
+      "2026-11-28-h100-models-odd-m-884966f-p2.json", "2026-11-28-h100-models-odd-m-884966f-p3.json",
+      "2026-11-28-h100-fused-gelu-vs-cublaslt-8c47774-p1.json",
+      "2026-11-28-h100-fused-gelu-vs-cublaslt-8c47774-p2.json",
+      "2026-11-28-h100-fused-gelu-vs-cublaslt-8c47774-p3.json", "2026-11-28-h100-fused-gelu-vs-cublaslt-8c47774.txt",
+      "2026-11-28-h100-explore-gelu-eager-884966f-p1.json", "2026-11-28-h100-explore-gelu-eager-884966f-p2.json",
+      "2026-11-28-h100-explore-gelu-eager-884966f.txt", "2026-11-28-h100-explore-qkv70-fc2-configs-8c47774.json",
+      "2026-11-28-h100-gpu-tests-graphs-stage4-7e5a7a1.log", "2026-11-28-h100-gpu-tests-stage4-shapes-884966f.log"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
