@@ -41,6 +41,16 @@ def test_compile_for_a_named_arch(cache_dir, monkeypatch):
     assert len(list(cache_dir.glob("*.cubin"))) == 3
 
 
+def test_compile_one_kernels_builds(cache_dir):
+    from tcgemm import launch
+
+    assert cli.main(["compile", "--arch", "sm_80", "--jobs", "2", "--kernels", "simt_naive"]) == 0
+    naive = [b for b in launch.all_builds() if b[0].name == "simt_naive"]
+    assert len(list(cache_dir.glob("*.cubin"))) == len(naive)
+    with pytest.raises(SystemExit, match="no such kernel"):
+        cli.main(["compile", "--arch", "sm_80", "--kernels", "simt_naive,warp9"])
+
+
 def test_parse_shapes():
     assert cli.parse_shapes("1024,4096x10240x4096") == [(1024, 1024, 1024), (4096, 10240, 4096)]
     for bad in ("0", "12x3", "axb"):
@@ -54,6 +64,10 @@ def test_unknown_kernel_is_an_error_not_a_traceback(capsys):
     with pytest.raises(ValueError, match="unknown kernel"):
         cli._kernel_names("warp9", "fp32")
     json.dumps(cli._kernel_names("ladder", "fp32"))
+    every = cli._kernel_names("auto,wgmma_tma_store:*", "bf16")  # name:* is every config of that kernel
+    assert every[0] == "auto" and "wgmma_tma_store:128x128x64pp" in every and len(every) > 10
+    with pytest.raises(ValueError, match="unknown kernel"):
+        cli._kernel_names("warp9:*", "fp32")
 
 
 def test_inspect_without_gpu(capsys):
