@@ -1252,16 +1252,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x64k4", ("fp16", "bf16"), speed=0.35, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64,
                  BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            # The same tiles in two k ranges, for GPT-2's fc2 at ~300 tokens (300 x 768 x 3072: 60 tiles of 64 x 64,
-            # 120 units, one wave, so the ranges own their rows, split_k.cuh). Unsplit, 64 x 64 ran 8.5 us there and
-            # auto's 64 x 48 (80 CTAs) 8.9 against cuBLAS's 7.7 (32 x 64 tiles, 120 CTAs in clusters of four;
-            # 2026-11-28-h100-explore-qkv70-fc2-configs-8c47774.json): each CTA streams (64 + 64) x 3072 x 2 bytes,
-            # 786 KB at ~90 GB/s; two ranges halve that for a reduction of 16 KB a tile. The k4 form above, several
-            # waves there (240 units) and so the reduction that waits for nothing, ran 12.9 us. Named only until
-            # measured (in 2026-11-23, before owned rows, 64 x 64 in two ranges lost at 16-64 x 4096 x 4096).
-            _cfg("64x64x64k2", ("fp16", "bf16"), named_only=True, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64,
-                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
