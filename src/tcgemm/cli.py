@@ -142,14 +142,16 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from .launch import all_builds
 
     cc = int("".join(ch for ch in arch[3:] if ch.isdigit()))  # sm_90a -> 90
-    builds = [(spec, d) for spec, d in all_builds() if cc >= spec.min_arch]  # wgmma/TMA: sm_90a only
+    wanted = None
     if args.kernels:
         wanted = {k.strip() for k in args.kernels.split(",") if k.strip()}
-        unknown = wanted - {spec.name for spec, _d in all_builds()}
+        known = {name for spec in registry.all_specs() for name in (spec.name, *(f"{spec.name}:{c.name}"
+                                                                               for c in spec.configs))}
+        unknown = wanted - known
         if unknown:
-            raise SystemExit(f"tcgemm compile: --kernels {', '.join(sorted(unknown))}: no such kernel "
-                             "(`tcgemm list` names them)")
-        builds = [(spec, d) for spec, d in builds if spec.name in wanted]
+            raise SystemExit(f"tcgemm compile: --kernels {', '.join(sorted(unknown))}: no such kernel or "
+                             "kernel:config (`tcgemm list` names them)")
+    builds = [(spec, d) for spec, d in all_builds(wanted) if cc >= spec.min_arch]  # wgmma/TMA: sm_90a only
     _cuda_core()  # import once before the worker threads start
     with _progress() as progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:
         task = progress.add_task(f"compiling for {arch}", total=len(builds))
@@ -826,8 +828,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--arch", help="NVRTC target such as sm_80 or sm_90a (default: the current GPU's)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiles (default: CPU count)")
     p.add_argument("--kernels", default="",
-                   help="only these kernels' builds, comma-separated (e.g. wgmma_tma_store before its tests: "
-                        "the tests compile one build at a time)")
+                   help="only these kernels' builds, or one config's (kernel:config), comma-separated (e.g. "
+                        "wgmma_tma_store before its tests: the tests compile one build at a time)")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("inspect", help="registers, shared memory, spills, occupancy and SASS mix of one kernel "

@@ -233,11 +233,14 @@ def peer_rows_refuses(spec: KernelSpec, cfg: TileConfig) -> str | None:
     return None
 
 
-def all_builds() -> list[tuple[KernelSpec, jit.Defines]]:
-    """Every (kernel, defines) the launcher can ask for: configs x served layouts x VEC x dtypes."""
+def all_builds(only: set[str] | None = None) -> list[tuple[KernelSpec, jit.Defines]]:
+    """Every (kernel, defines) the launcher can ask for: configs x served layouts x VEC x dtypes. ``only``:
+    kernel names, or ``kernel:config``, to keep (``tcgemm compile --kernels``)."""
     builds = []
     for spec in registry.all_specs():
         for cfg in spec.configs:
+            if only is not None and spec.name not in only and f"{spec.name}:{cfg.name}" not in only:
+                continue
             for layouts in (lay for lay in spec.layouts if cfg.serves_layouts(lay)):
                 for vec in (1, 4) if spec.vector_loads else (1,):
                     for precision in (p for p in spec.precisions if cfg.serves(p)):

@@ -36,7 +36,7 @@ def test_compile_for_a_named_arch(cache_dir, monkeypatch):
     from tcgemm import launch
 
     few = launch.all_builds()[:3]
-    monkeypatch.setattr(launch, "all_builds", lambda: few)
+    monkeypatch.setattr(launch, "all_builds", lambda only=None: few)
     assert cli.main(["compile", "--arch", "sm_80", "--jobs", "2"]) == 0
     assert len(list(cache_dir.glob("*.cubin"))) == 3
 
@@ -49,6 +49,19 @@ def test_compile_one_kernels_builds(cache_dir):
     assert len(list(cache_dir.glob("*.cubin"))) == len(naive)
     with pytest.raises(SystemExit, match="no such kernel"):
         cli.main(["compile", "--arch", "sm_80", "--kernels", "simt_naive,warp9"])
+
+
+def test_compile_one_configs_builds():
+    from tcgemm import launch, registry
+
+    spec = registry.get("wgmma_tma_store")
+    one, other = spec.configs[0].name, spec.configs[1].name
+    builds = launch.all_builds({f"wgmma_tma_store:{one}"})
+    assert builds and all(b[0].name == "wgmma_tma_store" for b in builds)
+    assert len(builds) < len(launch.all_builds({"wgmma_tma_store"}))
+    assert not set(map(str, builds)) & set(map(str, launch.all_builds({f"wgmma_tma_store:{other}"})))
+    with pytest.raises(SystemExit, match="no such kernel or kernel:config"):
+        cli.main(["compile", "--arch", "sm_90a", "--kernels", "wgmma_tma_store:9x9x9"])
 
 
 def test_parse_shapes():
