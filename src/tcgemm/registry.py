@@ -1067,16 +1067,6 @@ LADDER: tuple[KernelSpec, ...] = (
                  BLOCK_N=144, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, WG_M=128, PINGPONG=1,
                  D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144) * 2 // 3),
-            # 128 x 176 ping-pong: cuBLAS's nvjet 176x128 1x2 at Llama-3-8B's gate_up at 512 tokens (no coop: each
-            # consumer a whole tile; 652 tiles, 4.94 rounds), where 128 x 128 pp ran 2.6-4% ahead of 128 x 224
-            # (...-explore-232t-long-k-99419b1.json, ...-explore-s6pp-e4bf729.json) but loads 128 + 128 rows a k-tile
-            # for 128 x 128 outputs, against 128 + 176 for 128 x 176: 18% fewer L2 bytes a flop. 176 accumulators a
-            # consumer thread; D in eleven 16-column parts through one buffer per consumer (8 KB in all), beside a
-            # 5-stage ring. Named only until measured.
-            _cfg("128x176x64pp", ("fp16", "bf16"), named_only=True, speed=0.9, epilogue=-2, layouts=("rc", "cc"),
-                 BLOCK_M=128, BLOCK_N=176, BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=88, WG_M=128,
-                 PINGPONG=1, D_BOX_BYTES=32, EPI_PARTS=11,
-                 SMEM_BYTES=_hopper_smem(5, 128, 176) + _epilogue_smem(128, 176) * 2 // 11),
             _cfg("128x144x64Tc2", ("fp16", "bf16"), speed=0.95, layouts=("rc", "cc"), BLOCK_M=128, BLOCK_N=144,
                  BLOCK_K=64, STAGES=5, THREADS=384, CLUSTER_M=2, B_BOX_N=72, D_TRANSPOSED=1, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 144) + _epilogue_smem(128, 144)),
@@ -1263,14 +1253,18 @@ LADDER: tuple[KernelSpec, ...] = (
                  BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=4,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             # The same tiles in two k ranges, for GPT-2's fc2 at ~300 tokens (300 x 768 x 3072: 60 tiles of 64 x 64,
-            # 120 units, one wave, so the ranges own their rows, split_k.cuh). Unsplit, 64 x 64 ran 8.5 us there and
-            # auto's 64 x 48 (80 CTAs) 8.9 against cuBLAS's 7.7 (32 x 64 tiles, 120 CTAs in clusters of four;
-            # 2026-11-28-h100-explore-qkv70-fc2-configs-8c47774.json): each CTA streams (64 + 64) x 3072 x 2 bytes,
-            # 786 KB at ~90 GB/s; two ranges halve that for a reduction of 16 KB a tile. The k4 form above, several
-            # waves there (240 units) and so the reduction that waits for nothing, ran 12.9 us. Named only until
-            # measured (in 2026-11-23, before owned rows, 64 x 64 in two ranges lost at 16-64 x 4096 x 4096).
-            _cfg("64x64x64k2", ("fp16", "bf16"), named_only=True, epilogue=20, max_k=4096, BLOCK_M=64, BLOCK_N=64,
-                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
+            # 120 units, one wave, so the ranges own their rows, split_k.cuh): each CTA streams half of K, (64 + 64)
+            # x 1536 x 2 bytes, for a reduction of 16 KB a tile. CUDA graphs, bf16 rc, two processes
+            # (2026-11-28-h100-explore-k2-176pp-f5d7391-p{1,2}.json): 300 x 768 x 3072 8.22 / 8.14 us against 8.95 /
+            # 8.89 for auto's 64 x 48 and 8.39 / 8.27 unsplit (cuBLAS 7.2); 256 x 768 x 3072 7.56 / 7.52 against
+            # 8.76 / 8.72 (cuBLAS 7.7). Speed 0.4 with the k4 form's epilogue of 20 k-tiles puts its estimate 8% under
+            # 64 x 48's there, as measured; it is taken only where its units fill one round and K is long enough for
+            # half of it to outweigh the reduction (K >= ~2048 at these widths). Held to N <= 1024: at 48-64 rows of
+            # 4096 x 4096 the estimate would take it over 64 x 64 c2s13 (cuBLAS's tile there), unmeasured (two ranges
+            # lost there in 2026-11-23, before owned rows). The k4 form above, several waves there (240 units) and so
+            # the reduction that waits for nothing, ran 12.9 us.
+            _cfg("64x64x64k2", ("fp16", "bf16"), speed=0.4, epilogue=20, max_k=4096, max_n=1024, BLOCK_M=64,
+                 BLOCK_N=64, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
         ),
         seed=_SEED_HOPPER,
