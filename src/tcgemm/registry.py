@@ -1186,8 +1186,14 @@ LADDER: tuple[KernelSpec, ...] = (
             # 3072; and with WGMMA_LAG, each k-tile's wgmma group left queued 2-3 k-tiles deep before its slot went
             # back: 3-13% slower, 64 x 48 9.7 against 8.6 us (2026-11-27-h100-explore-c2x2-p{1,2}-1dcc529.json,
             # ...-explore-lag-p{1,2}-b8d37bb.json; docs/findings.md).)
+            # Without the early producer (EARLY_PRODUCER=0, 04_tma_store_epilogue.cu): processes alternating the two
+            # builds, CUDA graphs against cuBLAS at 512 x 1280 x 8192, 0.885x (0.885-0.897) against 0.863x
+            # (0.859-0.864) with it, while the early producer gained at 300 x 768 x 3072 (0.886x against 0.834x) and
+            # 128 x 4096 x 4096 (1.034x / 1.019x) and was level at 4096^3 (1.010x both, five processes each;
+            # 2026-11-28-h100-build-ab-early-producer-13c23ad.json).
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
+                 EARLY_PRODUCER=0,
                  SMEM_BYTES=_hopper_smem(7, 128, 80) + _epilogue_smem(128, 80)),
             # Clusters of eight as 4 x 2 tiles (CLUSTER_2D = 2 tile columns): cuBLAS's kernel at 512 x 1280 x 8192 (the
             # 70B shard's qkv at 512 tokens) is 64 x 96 tiles (features x tokens) in clusters of eight, no split
