@@ -158,9 +158,11 @@ def test_cluster_kernels_multicast_and_declare_their_cluster():
         code = sass.disassemble(cubin)
         assert "UTMALDG.3D.MULTICAST" in code, spec.name
         assert "SYNCS.ARRIVE.TRANS64.RED" in code, spec.name  # arrivals on the peer's empty barriers
-        # GPU-wide fences only where the cluster barrier (release) needs them and, with the tail split, where
-        # a part's arrival releases its workspace slice (tail_split.cuh): none per k-tile
-        releases = code.count("UCGABAR_ARV") + (1 if d.get("TAIL_SPLIT") == "1" else 0)
+        # GPU-wide fences only where the cluster barrier (release) needs them, with the tail split where a
+        # part's arrival releases its workspace slice (tail_split.cuh), and with split-K at its ranges' acq_rel
+        # arrivals (split_k.cuh: an owner's and a partner's path): none per k-tile
+        releases = (code.count("UCGABAR_ARV") + (1 if d.get("TAIL_SPLIT") == "1" else 0)
+                    + (2 if int(d.get("SPLIT_K", 1)) > 1 else 0))
         assert code.count("MEMBAR.ALL.GPU") <= releases, spec.name
     assert found, "no cluster kernel registered"
 
