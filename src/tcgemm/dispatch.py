@@ -155,6 +155,11 @@ CLUSTER_ALONG_M_SHORT_K = 1024  # (K below which the rule applies)
 # 1390 us, its epilogues under the other consumer's main loop; 2026-11-27-h200-explore-gelu-pp-3ec7954.json).
 # relu is a max: nothing. A gated pair (SwiGLU) is left as it was measured (its configs and cost unchanged).
 ACTIVATION_KTILES = 2.0
+# TileConfig.mid_speed applies at M <= MID_ROWS where the config makes MID_MIN_ROUNDS rounds or more (measured for
+# ping-pong 128 x 128 at 6.8 and 9 rounds: 512 x 28672 x 4096 and 512 x 37888 x 3584; with one or two tiles a CTA
+# ping-pong hides little and lost, registry).
+MID_ROWS = 512
+MID_MIN_ROUNDS = 6
 SFU_ACTIVATIONS = (2, 3, 4)  # tcgemm.epilogue.ACTIVATIONS: gelu, gelu_tanh, silu
 
 
@@ -227,7 +232,8 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
             epilogue = cfg.epilogue * (1 - 1 / max(rounds, 1)) + act / max(rounds, 1)
         else:
             epilogue = cfg.epilogue + act
-        speed = cfg.act_speed if act and cfg.act_speed else cfg.speed
+        mid = cfg.mid_speed and problem.m <= MID_ROWS and rounds >= MID_MIN_ROUNDS
+        speed = cfg.act_speed if act and cfg.act_speed else (cfg.mid_speed if mid else cfg.speed)
         return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
 
     best = configs[0]

@@ -77,6 +77,9 @@ class TileConfig:
     # The speed where the epilogue applies an activation on the SFU (dispatch.ACTIVATION_KTILES; 0: `speed`): a
     # ping-pong tile, whose epilogues run under the other consumer's main loop, measured against the others there.
     act_speed: float = 0.0
+    # The speed where M <= dispatch.MID_ROWS (0: `speed`): a tile measured ahead of its usual rank where few rows of
+    # A (in L2 beside the streamed weight) meet many tile columns.
+    mid_speed: float = 0.0
 
     def serves(self, precision: str) -> bool:
         return self.precisions is None or precision in self.precisions
@@ -165,10 +168,11 @@ class TileConfig:
 def _cfg(name: str, precisions: tuple[str, ...] | None = None, speed: float = 1.0, epilogue: float = 0.0,
          long_k: int = 0, max_k: int = 0, layouts: tuple[str, ...] | None = None, named_only: bool = False,
          grouped: bool = False, max_m: int = 0, pdl: bool = True, min_m: int = 0, min_n: int = 0,
-         max_n: int = 0, block_only: bool = False, act_speed: float = 0.0, **params: int) -> TileConfig:
+         max_n: int = 0, block_only: bool = False, act_speed: float = 0.0, mid_speed: float = 0.0,
+         **params: int) -> TileConfig:
     return TileConfig(name, MappingProxyType(dict(params)), precisions, speed, epilogue, long_k, max_k, layouts,
                       named_only, grouped, max_m=max_m, min_m=min_m, pdl=pdl, min_n=min_n,
-                      max_n=max_n, block_only=block_only, act_speed=act_speed)
+                      max_n=max_n, block_only=block_only, act_speed=act_speed, mid_speed=mid_speed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1046,7 +1050,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # 8192 rows 1.06x (s4b2ot 1.00-1.03x), 2048 rows 1.02-1.03x (2026-11-27-h100-explore-gelu-pp-7e89147.json).
             # So act_speed 1.0: its main loop as fast as 128 x 256's at those shapes, its epilogues hidden where the
             # others pay the SFU's two k-tiles.
-            _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, act_speed=1.0, BLOCK_M=128, BLOCK_N=128,
+            _cfg("128x128x64pp", ("fp16", "bf16"), speed=0.9, epilogue=-2, act_speed=1.0, mid_speed=1.0, BLOCK_M=128,
+                 BLOCK_N=128,
                  BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=2, B_BOX_N=64, WG_M=128, PINGPONG=1, D_BOX_BYTES=64,
                  EPI_PARTS=4, EPI_BUFS=2, SMEM_BYTES=_hopper_smem(6, 128, 128) + _epilogue_smem(128, 128)),
             # 128 x 144 ping-pong (GPT-2 at M = 3000: 384 tiles of 128 x 144 against 432 of 128 x 128; one buffer of
