@@ -22,14 +22,10 @@ INDEX = RESULTS / "README.md"
 # docs/ladder.md / docs/models.md quote. Older files that the ladder tables still read for shapes the
 # newest runs did not time are listed under the tables in docs/ladder.md.
 CURRENT: list[tuple[str, list[str]]] = [
-    ("bf16 `auto` vs cuBLAS (commit e31b9c5: three processes, two more at long K); the README's headline",
-     ["2026-11-24-h100-release-bf16-1-e31b9c5.json", "2026-11-24-h100-release-bf16-2-e31b9c5.json",
-      "2026-11-24-h100-release-bf16-3-e31b9c5.json", "2026-11-24-h100-release-longk-bf16-4-e31b9c5.json",
-      "2026-11-24-h100-release-longk-bf16-5-e31b9c5.json"]),
-    ("fp16 `auto` vs cuBLAS (commit e31b9c5, as bf16)",
-     ["2026-11-24-h100-release-fp16-1-e31b9c5.json", "2026-11-24-h100-release-fp16-2-e31b9c5.json",
-      "2026-11-24-h100-release-fp16-3-e31b9c5.json", "2026-11-24-h100-release-longk-fp16-4-e31b9c5.json",
-      "2026-11-24-h100-release-longk-fp16-5-e31b9c5.json"]),
+    ("bf16 and fp16 `auto` vs cuBLAS (commit 7b0afa1: three processes each); the README's headline",
+     ["2026-11-28-h100-release-bf16-1-7b0afa1.json", "2026-11-28-h100-release-bf16-2-7b0afa1.json",
+      "2026-11-28-h100-release-bf16-3-7b0afa1.json", "2026-11-28-h100-release-fp16-1-7b0afa1.json",
+      "2026-11-28-h100-release-fp16-2-7b0afa1.json", "2026-11-28-h100-release-fp16-3-7b0afa1.json"]),
     ("bf16 and fp16 ladders at 4096³ (commit 4810406)",
      ["2026-11-24-h100-release-bf16-1-4810406.json", "2026-11-24-h100-release-bf16-2-4810406.json",
       "2026-11-24-h100-release-bf16-3-4810406.json", "2026-11-24-h100-release-fp16-1-4810406.json",
@@ -265,6 +261,28 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h100-explore-gelu-eager-884966f-p1.json", "2026-11-28-h100-explore-gelu-eager-884966f-p2.json",
       "2026-11-28-h100-explore-gelu-eager-884966f.txt", "2026-11-28-h100-explore-qkv70-fc2-configs-8c47774.json",
       "2026-11-28-h100-gpu-tests-graphs-stage4-7e5a7a1.log", "2026-11-28-h100-gpu-tests-stage4-shapes-884966f.log"]),
+    ("the H100 from f5d7391 to bcf9a59 (issue 27): 64 x 64 in two k ranges and 128 x 176 ping-pong against auto's "
+     "picks (two processes) and k2 at the shapes auto moved; their GPU tests and 128 x 80 k2's without the early "
+     "producer; the model bench, three processes each, of GPT-2 (c073526, default and odd M), the 70B shard "
+     "(2e0f324, both) and Llama-3-8B with Qwen2.5 (bcf9a59; the README table); the 8B layer at 512 with ping-pong "
+     "pinned against the heuristic; the 8B MLP training step (c073526); the decode step (7b0afa1); builds "
+     "alternating in processes: HEAD against e31b9c5 and without the early producer (build_ab.sh)",
+     ["2026-11-28-h100-explore-k2-176pp-f5d7391-p1.json", "2026-11-28-h100-explore-k2-176pp-f5d7391-p2.json",
+      "2026-11-28-h100-explore-k2-picks-c073526.json", "2026-11-28-h100-gpu-tests-k2-176pp-f5d7391.log",
+      "2026-11-28-h100-gpu-tests-k2-c073526.log", "2026-11-28-h100-gpu-tests-128x80k2-2e0f324.log",
+      "2026-11-28-h100-models-gpt2-c073526-p1.json", "2026-11-28-h100-models-gpt2-c073526-p2.json",
+      "2026-11-28-h100-models-gpt2-c073526-p3.json", "2026-11-28-h100-models-odd-m-gpt2-c073526-p1.json",
+      "2026-11-28-h100-models-odd-m-gpt2-c073526-p2.json", "2026-11-28-h100-models-odd-m-gpt2-c073526-p3.json",
+      "2026-11-28-h100-models-70b-2e0f324-p1.json", "2026-11-28-h100-models-70b-2e0f324-p2.json",
+      "2026-11-28-h100-models-70b-2e0f324-p3.json", "2026-11-28-h100-models-odd-m-70b-2e0f324-p1.json",
+      "2026-11-28-h100-models-odd-m-70b-2e0f324-p2.json", "2026-11-28-h100-models-odd-m-70b-2e0f324-p3.json",
+      "2026-11-28-h100-models-8b-qwen-bcf9a59-p1.json", "2026-11-28-h100-models-8b-qwen-bcf9a59-p2.json",
+      "2026-11-28-h100-models-8b-qwen-bcf9a59-p3.json", "2026-11-28-h100-models-8b-512-pinned-pp-e6d232d.json",
+      "2026-11-28-h100-train-8b-c073526-p1.json", "2026-11-28-h100-train-8b-c073526-p2.json",
+      "2026-11-28-h100-train-8b-c073526-p3.json", "2026-11-28-h100-decode-step-7b0afa1.json",
+      "2026-11-28-h100-build-ab-e31b9c5-a090ee3.json", "2026-11-28-h100-build-ab-e31b9c5-a090ee3.txt",
+      "2026-11-28-h100-build-ab-early-producer-13c23ad.json",
+      "2026-11-28-h100-build-ab-early-producer-13c23ad.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
