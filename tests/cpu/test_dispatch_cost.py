@@ -349,3 +349,26 @@ def test_an_activation_on_the_sfu_goes_to_ping_pong(m, plain, with_gelu):
     assert dispatch._orientation(spec, p, 132).name == plain
     assert dispatch._orientation(spec, dataclasses.replace(p, activation=1), 132).name == plain  # relu
     assert dispatch._orientation(spec, dataclasses.replace(p, activation=3), 132).name == with_gelu
+
+
+@pytest.mark.parametrize(("shape", "layouts", "expected"), [
+    # GPT-2's fc2 at 300 tokens: 60 tiles of 64 x 64 in two k ranges make one round (measured 8.2 against 8.9 us for
+    # 64 x 48, 2026-11-28-h100-explore-k2-176pp-f5d7391-p1.json)
+    ((300, 768, 3072), "rc", "64x64x64k2"),
+    ((256, 768, 3072), "rc", "64x64x64k2"),
+    # the 8B gate_up at 512 tokens: ping-pong in 6.8 rounds (registry: mid_speed)
+    ((512, 28672, 4096), "rc", "128x128x64pp"),
+])
+def test_auto_picks_of_2026_11_28(shape, layouts, expected):
+    assert dispatch.select(_problem(*shape, layouts=layouts), 90, 132)[1].name == expected
+
+
+@pytest.mark.parametrize("shape", [
+    (64, 4096, 4096),    # N > 1024: two k ranges unmeasured against 64 x 64 c2s13 there (registry: max_n)
+    (512, 4096, 4096),   # ping-pong with one tile a CTA hides nothing (one round of 128 x 128)
+    (2048, 28672, 4096),  # mid_speed only at M <= dispatch.MID_ROWS
+    (256, 28672, 4096),  # 3.4 rounds: below dispatch.MID_MIN_ROUNDS
+])
+def test_auto_leaves_them_elsewhere(shape):
+    name = dispatch.select(_problem(*shape, layouts="rc"), 90, 132)[1].name
+    assert name not in ("64x64x64k2", "128x128x64pp"), (shape, name)
