@@ -19,6 +19,9 @@
 #        [SWEEP=1 (auto against cuBLAS at issue 27's sweep, every precision, rr and rc: sweep.json; SWEEP_SHAPES=list,
 #         SWEEP_PROCESSES=N: each pair N times, medians)]
 #        [C_EPI=1 (what a whole C costs, tcgemm against torch.mm / addmm: c_epilogue.json; C_EPI_SHAPES=list)]
+#        [BUILD_AB="ROUNDS PRECISION LAYOUTS SHAPES ARM..." (benchmarks/probes/build_ab.sh: processes alternating whole
+#         builds, ARM = name=SRC_DIR[@DEFINES], e.g. "3 bf16 rc 512x1280x8192 head=src ep0=src@EARLY_PRODUCER=0";
+#         build-ab.json, build-ab.txt)]
 #        [TIMELINE_AB="OLD_DEFINES CASES" (benchmarks/probes/cta_timeline_ab.sh: each CTA's timeline and the call's
 #         time beside cuBLAS, processes alternating the build as it is and one with OLD_DEFINES, e.g.
 #         "EARLY_PRODUCER=0 300x768x3072:auto,512x1280x8192:auto"; timeline-ab.json / .txt)]
@@ -171,6 +174,19 @@ step "precision sweep: tools/precision_sweep.py"
 timeout 900 python3 tools/precision_sweep.py ${SWEEP_SHAPES:+--shapes "$SWEEP_SHAPES"} --processes "${SWEEP_PROCESSES:-1}" --json "$OUT/sweep.json" 2>&1 \
   | tee "$OUT/sweep.log" | tail -30
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if [ -n "${BUILD_AB:-}" ]; then
+step "builds alternating in processes: benchmarks/probes/build_ab.sh $BUILD_AB"
+# shellcheck disable=SC2086  # (the arguments are words by design)
+# (the per-process files stay out of $OUT: the device returns 8 files; the log stays only if the run failed)
+if timeout 600 bash benchmarks/probes/build_ab.sh "$OUT/build-ab" $BUILD_AB > "$OUT/build-ab.log" 2>&1; then
+  rm -f "$OUT/build-ab.log"
+else
+  status=1; tail -20 "$OUT/build-ab.log"
+fi
+cp "$OUT/build-ab/ab.json" "$OUT/build-ab.json" 2>/dev/null; cp "$OUT/build-ab/ab-summary.txt" "$OUT/build-ab.txt" 2>/dev/null
+cat "$OUT/build-ab.txt" 2>/dev/null; rm -rf "$OUT/build-ab"
 fi
 
 if [ -n "${TIMELINE_AB:-}" ]; then
