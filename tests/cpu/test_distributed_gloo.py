@@ -145,14 +145,14 @@ def test_errors_name_the_fix() -> None:
             tpd.gemm_reduce_scatter(x, w[:3])
 
 
-def _bench_worker(rank: int, world: int, store: str, errors: str, out: str) -> None:
+def _bench_worker(rank: int, world: int, store: str, errors: str, out: str, extra: tuple[str, ...] = ()) -> None:
     from tcgemm.distributed import bench
 
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=60))
     try:
         bench.main(["--device", "cpu", "--tokens", "8,12", "--hidden", "16", "--ffn", "24", "--rounds", "3",
-                    "--warmup", "1", "--dtype", "fp32", "--json", out])
+                    "--warmup", "1", "--dtype", "fp32", "--json", out, *extra])
     except BaseException:
         Path(f"{errors}.{rank}").write_text(traceback.format_exc())
         raise
@@ -179,3 +179,25 @@ def test_tp_bench_harness_on_gloo(tmp_path: Path) -> None:
         assert not any(why.startswith("failed") for why in row["unavailable"].values()), row["unavailable"]
         assert row["ratio_to_gemm_alone"]["gemm_torch"] == 1.0
         assert row["rel_error"]["tcgemm"] < 1e-5  # the ring's result against the collective-then-GEMM one
+
+
+def test_tp_bench_modes_keep_the_baselines(tmp_path: Path) -> None:
+    """--modes times the modes named and the baselines every ratio needs (the GEMMs alone, the sequential
+    reference); the others are not run at all."""
+    out = tmp_path / "tp.json"
+    try:
+        mp.spawn(_bench_worker, args=(2, str(tmp_path / "store"), str(tmp_path / "error"), str(out),
+                                      ("--tokens", "8", "--modes", "tcgemm")), nprocs=2)
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:
+        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
+        raise AssertionError(reports or str(exc)) from None
+    for row in json.loads(out.read_text())["rows"]:
+        assert set(row["seconds"]) == {"gemm_torch", "sequential", "tcgemm"}
+        assert "comm" not in row["unavailable"] and "tcgemm_fused" not in row["unavailable"]
+
+
+def test_tp_bench_rejects_an_unknown_mode() -> None:
+    from tcgemm.distributed import bench
+
+    with pytest.raises(ValueError, match="no mode tcgemm_fast"):
+        bench.run([8], 16, 24, torch.float32, 1, 0, torch.device("cpu"), only=("tcgemm_fast",))

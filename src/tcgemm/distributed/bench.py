@@ -208,17 +208,26 @@ def _capture(fn: Callable[[], Any]) -> Any:
     return graph
 
 
+# Always run: the reference (sequential) and the baselines every ratio divides by.
+BASELINES = ("gemm_torch", "gemm_tcgemm", "sequential")
+
+
 def run(tokens: list[int], hidden: int, ffn: int, dtype: torch.dtype, rounds: int, warmup: int,
-        device: torch.device, graphs: bool = False) -> list[dict[str, Any]]:
+        device: torch.device, graphs: bool = False, only: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """One row per (operation, M): each mode's median seconds (or why it did not run) and its ratio to the
     faster GEMM alone; with ``graphs``, the same for a CUDA graph of each mode replayed (the GPU's time alone,
-    no host work), interleaved with the eager calls."""
+    no host work), interleaved with the eager calls. ``only``: these modes and BASELINES (default: every mode)."""
+    unknown = sorted(set(only) - set(MODES))
+    if unknown:
+        raise ValueError(f"--modes: no mode {', '.join(unknown)} (the modes: {', '.join(MODES)})")
     world, cuda = dist.get_world_size(), device.type == "cuda"
     if ffn % world or any(m % world for m in tokens):
         raise ValueError(f"--ffn and every --tokens value must be multiples of the {world} ranks")
     rows = []
     for m in tokens:
         for name, modes in _operations(m, hidden, ffn // world, dtype, device, cuda).items():
+            if only:
+                modes = {k: f for k, f in modes.items() if k in only or k in BASELINES}
             runnable = {k: f for k, f in modes.items() if callable(f)}
             errors: dict[str, float] = {}
             reference = runnable["sequential"]()
@@ -302,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="cuda: NCCL, one GPU per local rank; cpu: gloo (a smoke test of the harness)")
     parser.add_argument("--graphs", action="store_true",
                         help="also time each mode captured in a CUDA graph and replayed (the GPU alone, no host work)")
+    parser.add_argument("--modes", default="",
+                        help="comma list of modes to time (default: all); the GEMMs alone and the sequential "
+                             "reference always run. E.g. tcgemm,tcgemm_fused for an A/B of two builds in "
+                             "processes of their own (TCGEMM_DEFINES)")
     parser.add_argument("--json", help="write the rows and the environment here (rank 0)")
     args = parser.parse_args(argv)
     os.environ.update(_NO_MULTICAST)
@@ -319,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
             dist.init_process_group("gloo")
     try:
         rows = run([int(t) for t in args.tokens.split(",")], args.hidden, args.ffn, dtype, args.rounds, args.warmup,
-                   device, graphs=args.graphs)
+                   device, graphs=args.graphs, only=tuple(m for m in args.modes.split(",") if m))
         if dist.get_rank() == 0:
             print("eager (host work included), time / the faster GEMM alone:")
             print(table(rows))

@@ -321,9 +321,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // wgmma at all; tcgemm.gemm computes D = beta C itself and never launches) there is nothing to store.
         if (OVERLAP && ktiles == 0) watchdog_fault();
         int turn = 0;  // PINGPONG: units of this CTA's walk so far; consumer cw takes those with turn % 2 == cw
-        // PEER_ROWS = 2: the row block of this warpgroup's last stored tile, counted once its stores are done
-        // (peer_rows.cuh), -1 none; D through TMA stores only (one thread issues them: it counts).
-        int pending_block = -1;
+        // PEER_ROWS = 2: the row block of this warpgroup's stored tiles not yet counted and their rows, counted once
+        // the walk leaves the block (peer_rows.cuh: one system-scope release per block, not per tile), -1 none;
+        // D through TMA stores only (one thread issues them: it counts).
+        int pending_block = -1, pending_rows = 0;
         unsigned pending_entry = 0;  // PEER_ROWS = 3: the queue entry of the tile before, appended as a block is counted
         if ((kPeerSignal || kPeerQueue) && tma_d == nullptr) watchdog_fault();
         const bool split_owned = kSplitKOwners && units <= (int)cluster_count_x();  // (hopper_sched.cuh: split_k_complete)
@@ -488,9 +489,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters, split_owned)) continue;
             const TileCoord cd = {tile_row(c, false), c.n0, c.z};  // the rows it computed
-            if constexpr (kPeerSignal) {  // the tile before: its stores have had a main loop's time to land
-                if (wg_tid == 0) peer_count_rows(peer, pending_block, WG_M);
-                pending_block = c.m0 < g.M ? c.m0 / __ldg(&peer->seg_rows) : -1;
+            if constexpr (kPeerSignal) {  // the tiles before, the last one's stores given a main loop's time to land
+                const int block = c.m0 < g.M ? c.m0 / __ldg(&peer->seg_rows) : -1;
+                if (block != pending_block || !kPeerCountBatch) {
+                    if (wg_tid == 0) peer_count_rows(peer, pending_block, pending_rows);
+                    pending_block = block;
+                    pending_rows = 0;
+                }
+                pending_rows += block >= 0 ? WG_M : 0;
             }
             if constexpr (kPeerQueue) {
                 if (wg_tid == 0) peer_queue_tile(peer, pending_entry);
@@ -644,7 +650,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         // The last tile's stores have read shared memory before it goes (their global writes complete with the
         // grid). No cluster barrier: the producer's tail wait above keeps the CTA until no peer touches it.
         if (wg_tid == 0) {
-            if constexpr (kPeerSignal) peer_count_rows(peer, pending_block, WG_M);
+            if constexpr (kPeerSignal) peer_count_rows(peer, pending_block, pending_rows);
             if constexpr (kPeerQueue) peer_queue_tile(peer, pending_entry);
             tma_store_wait_read<0>();
         }

@@ -25,11 +25,15 @@
 // PEER_ROWS = 2, GEMM + reduce-scatter.  D holds the partial products of every rank's row block, block b
 // for rank b; the walk starts at block rank + 1's rows (first = rank + 1, the first to leave) and ends with
 // the own block.
-// When a warpgroup's tile is stored, its rows count into ready[b]; a side stream waits for ready[b] to reach
+// When a warpgroup's tiles are stored, their rows count into ready[b]; a side stream waits for ready[b] to reach
 // seg_rows x tiles_n (cuStreamWaitValue32: no SM) and has a copy engine push block b to its owner while the
-// GEMM goes on.  Counting waits for the tile's TMA stores to have written D (wait_group 0, not .read), and
-// is done at the next tile's epilogue, a whole main loop later, so that wait costs nothing; the last tile's
-// after the loop.  Tiles below the matrix (a cluster's spare CTA) store nothing new and count nothing.
+// GEMM goes on.  Counting waits for the tiles' TMA stores to have written D (wait_group 0, not .read) and
+// publishes them with a system-scope release (MEMBAR.ALL.SYS, then the reduction), which stalls the warpgroup's
+// epilogue: so a warpgroup counts the rows of a block once, at the epilogue of its first tile past the block (a
+// whole main loop after the block's last tile, so the wait costs nothing), and the last block after the loop.
+// The push of a block waits for every tile of it either way, so the block leaves no later than when each tile
+// was counted at the next tile's epilogue (PEER_COUNT_BATCH = 0, kept for an A/B).  Tiles below the matrix (a
+// cluster's spare CTA) store nothing new and count nothing.
 //
 // PEER_ROWS = 3, the own block of the copy transport's reduce-scatter (tcgemm.distributed.pushes): a plain GEMM
 // of this rank's block whose stored tiles are announced, in the order their stores complete, in a queue the
@@ -68,6 +72,10 @@ constexpr bool kPeerGather = PEER_ROWS == 1;
 constexpr bool kPeerSignal = PEER_ROWS == 2 || PEER_ROWS == 4;
 constexpr bool kPeerQueue = PEER_ROWS == 3 || PEER_ROWS == 4;
 constexpr bool kPeerWalk = kPeerGather || kPeerSignal;  // (the walk of every rank's rows; the queue's is the plain one)
+#ifndef PEER_COUNT_BATCH
+#define PEER_COUNT_BATCH 1  // 0: PEER_ROWS = 2 counts every tile at the next tile's epilogue, as before (for an A/B)
+#endif
+constexpr bool kPeerCountBatch = PEER_COUNT_BATCH != 0;
 static_assert(!kPeerRows || (SPLIT_K == 1 && !kDTransposed && !kBlockScales && !kGroupRows),
               "PEER_ROWS: no split-K, D not transposed, no block scales, not grouped");
 static_assert(!kPeerQueue || !kPingpong, "PEER_ROWS = 3: cooperative consumers (an entry is one consumer's rows)");
@@ -138,10 +146,10 @@ __device__ __forceinline__ const TmaDesc* peer_a_source(const PeerRows* p, const
     return &p->inbox;
 }
 
-// PEER_ROWS = 2: block `block` gains the rows of a tile this thread's TMA stores wrote (one thread per
+// PEER_ROWS = 2: block `block` gains `rows`, the rows of tiles this thread's TMA stores wrote (one thread per
 // warpgroup issues them: epilogue_tma.cuh).  -1: nothing pending.
 __device__ __forceinline__ void peer_count_rows(const PeerRows* p, int block, int rows) {
-    if (block < 0) return;
+    if (block < 0 || rows == 0) return;
     tma_store_wait<0>();  // the stores have written D (not only read shared memory)
     asm volatile("fence.proxy.async.global;" ::: "memory");
     asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p->ready + block), "r"(rows) : "memory");
