@@ -139,7 +139,8 @@ def _repeats_bitwise(call: Any, want: torch.Tensor, what: Any) -> None:
 
 def _queue_checks(rank: int, world: int) -> None:
     """The copy transport's reduce-scatter with its sum under the own block's GEMM (tcgemm.distributed.tilequeue),
-    and the fused transport's with the own block queued (PEER_ROWS = 4): the same bits as the GEMM then the pass,
+    the fused transport's with the own block queued (PEER_ROWS = 4) and summed inside its launch (5): the same bits
+    as the GEMM then the pass,
     repeated calls and CUDA-graph replays into poisoned outputs (the queue resets itself), against float64; several
     rounds of tiles (2048 rows per rank), K and N not a multiple of the tile."""
     from tcgemm import distributed as tpd
@@ -174,6 +175,16 @@ def _queue_checks(rank: int, world: int) -> None:
             _repeats_bitwise(functools.partial(tpd.gemm_reduce_scatter, x_rs, w_rs, transport="fused"), first, m)
         finally:
             fused.QUEUE_SUM = before
+        # the fused launch that sums its own block itself (PEER_ROWS = 5): the same config as the pass (the tail
+        # split kept), so the same bits as the fused pass
+        before_sum = fused.IN_KERNEL_SUM
+        try:
+            fused.IN_KERNEL_SUM = False
+            passed = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
+            fused.IN_KERNEL_SUM = True
+            _repeats_bitwise(functools.partial(tpd.gemm_reduce_scatter, x_rs, w_rs, transport="fused"), passed, m)
+        finally:
+            fused.IN_KERNEL_SUM = before_sum
         dist.barrier()
 
 

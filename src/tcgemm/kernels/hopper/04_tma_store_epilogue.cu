@@ -280,12 +280,17 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
     if (kTrace && tid == 0) trace_at(TRACE_DEP_DONE);
-    if constexpr (kPeerQueue) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
+    if constexpr (kPeerQueue && !kPeerSum) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
     if constexpr (kGroupRows) units = grouped_units(counters, batch, units_n);
 
     if (wg == 0) {  // (kEarlyProducer: returned above)
         setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) produce();
+        if constexpr (kPeerSum) {  // the warps beside the producer's sum the own block's stored tiles (peer_rows.cuh)
+            if (tid >= 32)
+                peer_sum_tiles(peer, g.D, g.ldd, g.N, WG_M, BLOCK_N, 3 * (int)gridDim.x,
+                               (__ldg(&peer->seg_rows) / BLOCK_M) * tiles_n * CONSUMERS);
+        }
         return;
     }
     {
