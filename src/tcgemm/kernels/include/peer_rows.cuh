@@ -57,8 +57,9 @@
 // the GEMM (3, 4) finds SMs only where GEMM CTAs have left, so it either waits for the last round (4: and that
 // round may not be split, TAIL_SPLIT taking the same SMs) or the block's GEMM is a launch of its own (3: the
 // peers' blocks then end in a partial round of theirs).  Here the sum runs from the own block's first stored
-// tile on, beside the main loops of the tiles after it, and the launch keeps the tail split.  Each of those
-// warps claims queue entries as sum_queue's CTAs do (kernels/util/sum_blocks.cu: the same protocol and the same
+// tile on, beside the main loops of the tiles after it, and the launch keeps the tail split; the consumer warps
+// join once their last tile is stored (the last round's sums want more loads in flight than three warps an SM
+// keep).  Each of those warps claims queue entries as sum_queue's CTAs do (kernels/util/sum_blocks.cu: the same protocol and the same
 // bits, fp32 sums in rank order rounded once), after the peers' landed flags; what is left after the last tile
 // is the sum of the tiles stored last.  The block's inbox and the output are the block's sum_inbox and sum_out
 // (the output's address written by the host's stream before each launch).
@@ -221,10 +222,12 @@ __device__ __forceinline__ uint4 round_pairs(const float* sum) {
                       f32_pair(sum[6], sum[7], tag));
 }
 
-// PEER_ROWS = 5: one claimer (a warp of the producer warpgroup, not its first) sums queue entries until the queue
-// is spent: `claimers` warps in the launch claim, each one claim past the end; the last of those resets the claim
-// count, the consumer of the last entry the append and consumed counts (sum_queue's protocol).  `d`: D, the partial
-// products of every rank's block (ldd elements a row); `height` x `width`: the rows and columns of an entry.
+// PEER_ROWS = 5: one claimer (a warp of the producer warpgroup but its first, or a consumer warp once its tiles are
+// done) sums queue entries until the queue is spent: `claimers` warps in the launch claim, each one claim past the
+// end; the last of those resets the claim count, the consumer of the last entry the append and consumed counts
+// (sum_queue's protocol).  `d`: D, the partial products of every rank's block (ldd elements a row); `height` x
+// `width`: the rows and columns of an entry.  Flags and entries are polled with relaxed loads and one fence after
+// the value is seen (an acquire load invalidates the SM's L1 each time: CCTL.IVALL, beside the GEMM's warps).
 template <typename E>
 __device__ __forceinline__ void peer_sum_tiles(const PeerRows* p, const E* d, long long ldd, int n, int height,
                                                int width, int claimers, int total) {
@@ -239,11 +242,12 @@ __device__ __forceinline__ void peer_sum_tiles(const PeerRows* p, const E* d, lo
             const unsigned* flag = p->ready + PEER_MAX_WORLD + s;
             wait_with_watchdog([&] {
                 unsigned v;
-                asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-                if (!v) __nanosleep(256);
+                asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+                if (!v) __nanosleep(1000);
                 return v != 0u;
             });
         }
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
     }
     __syncwarp();
     const E* own = d + (long long)rank * seg_rows * ldd;
@@ -258,10 +262,11 @@ __device__ __forceinline__ void peer_sum_tiles(const PeerRows* p, const E* d, lo
             if (pos < total) {
                 const unsigned* at = q + QUEUE_HEAD + pos;
                 wait_with_watchdog([&] {
-                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(e) : "l"(at) : "memory");
-                    if (!e) __nanosleep(128);
+                    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(e) : "l"(at) : "memory");
+                    if (!e) __nanosleep(200);
                     return e != 0u;
                 });
+                asm volatile("fence.acq_rel.gpu;" ::: "memory");
                 q[QUEUE_HEAD + pos] = 0u;
                 if (atomicAdd(q + 2, 1u) == unsigned(total - 1)) {  // every entry seen: nothing is appended after it
                     q[0] = 0u;
@@ -273,21 +278,31 @@ __device__ __forceinline__ void peer_sum_tiles(const PeerRows* p, const E* d, lo
         }
         pos = __shfl_sync(0xffffffffu, pos, 0);
         e = __shfl_sync(0xffffffffu, e, 0);
+        __syncwarp();  // (lane 0's fence before any lane's loads of the entry's rows)
         if (pos >= total) return;
         const int r0 = int((e >> 14) & 0x1ffffu) * 8, c0 = int(e & 0x3fffu) * 8;
         const int h = min(height, seg_rows - r0), per_row = min(width, n - c0) / VEC;
-        for (int i = lane; i < h * per_row; i += 32) {
-            const int r = r0 + i / per_row, c = c0 + (i % per_row) * VEC;
-            const long long at = (long long)r * n + c;  // (the inbox's slots and the output: n elements a row)
-            float sum[VEC];
+        // Two 16-byte words a lane in flight per rank: these warps' loads are latency-bound, and the last tiles'
+        // sums are what the launch leaves exposed.
+        for (int i = lane; i < h * per_row; i += 64) {
+            const bool two = i + 32 < h * per_row;
+            const long long at0 = (long long)(r0 + i / per_row) * n + c0 + (i % per_row) * VEC;
+            const int j1 = two ? i + 32 : i;
+            const long long at1 = (long long)(r0 + j1 / per_row) * n + c0 + (j1 % per_row) * VEC;
+            float sum0[VEC], sum1[VEC];
 #pragma unroll
-            for (int j = 0; j < VEC; ++j) sum[j] = 0.0f;
+            for (int j = 0; j < VEC; ++j) sum0[j] = sum1[j] = 0.0f;
             for (int s = 0; s < world; ++s) {  // in rank order, as sum_blocks: the same bits
-                const E* part = s == rank ? own + (long long)r * ldd + c : inbox + s * slot + at;
-                const uint4 v = __ldcg(reinterpret_cast<const uint4*>(part));
-                add_pairs<E>(sum, v);
+                const E* base = s == rank ? own : inbox + s * slot;
+                const long long row_at0 = s == rank ? (at0 / n) * ldd + at0 % n : at0;
+                const long long row_at1 = s == rank ? (at1 / n) * ldd + at1 % n : at1;
+                const uint4 v0 = __ldcg(reinterpret_cast<const uint4*>(base + row_at0));
+                const uint4 v1 = __ldcg(reinterpret_cast<const uint4*>(base + row_at1));
+                add_pairs<E>(sum0, v0);
+                add_pairs<E>(sum1, v1);
             }
-            *reinterpret_cast<uint4*>(out + at) = round_pairs<E>(sum);
+            *reinterpret_cast<uint4*>(out + at0) = round_pairs<E>(sum0);
+            if (two) *reinterpret_cast<uint4*>(out + at1) = round_pairs<E>(sum1);
         }
     }
 }
