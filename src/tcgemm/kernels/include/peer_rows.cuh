@@ -263,7 +263,7 @@ __device__ __forceinline__ void peer_sum_tiles(const PeerRows* p, const E* d, lo
                 const unsigned* at = q + QUEUE_HEAD + pos;
                 wait_with_watchdog([&] {
                     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(e) : "l"(at) : "memory");
-                    if (!e) __nanosleep(200);
+                    if (!e) __nanosleep(2000);  // (~400 warps poll adjacent words: one L2 line hot beside the GEMM)
                     return e != 0u;
                 });
                 asm volatile("fence.acq_rel.gpu;" ::: "memory");
