@@ -65,17 +65,3 @@ def test_fused_queue_build_counts_and_queues() -> None:
     text = sass.disassemble(jit.cubin(spec.source, launch.plan(problem, spec, cfg, 132).defines, "sm_90a"))
     assert "REDG.E.ADD.STRONG.SYS" in text and "STG.E.STRONG.GPU" in text and "PREEXIT" in text
     assert not sass.has_local_memory(text)
-
-
-def test_fused_sum_build_keeps_the_tail_split_and_sums_in_the_launch() -> None:
-    """PEER_ROWS = 5, the fused reduce-scatter summing its own block itself (peer_rows.cuh: peer_sum_tiles, run by
-    the producer warpgroup's other warps): the config keeps the tail split (nothing waits for the last round's
-    SMs), and the build has the counts' system-scope reductions, the queue's release stores and atomic claims and
-    the landed flags' system-scope acquires. (These builds keep a few words a tile in local memory, outside the main
-    loop, as the PEER_ROWS = 2 ones do: not asserted.)"""
-    problem = dataclasses.replace(_problem(2 * 4096, 14336, 8192), peer_rows=5)
-    spec, cfg = fused._config(problem, 4096, 132)
-    assert cfg.get("TAIL_SPLIT", 0) and fused.queue_refuses(cfg, in_launch=True) is None
-    text = sass.disassemble(jit.cubin(spec.source, launch.plan(problem, spec, cfg, 132).defines, "sm_90a"))
-    for op in ("REDG.E.ADD.STRONG.SYS", "STG.E.STRONG.GPU", "ATOMG.E.ADD", "LDG.E.STRONG.SYS"):
-        assert op in text, op

@@ -20,9 +20,8 @@ the same with that sum always under the last GEMM / always a pass after it; in t
 ``tcgemm`` is the pass), ``tcgemm_fused`` (the ``fused``
 transport: one persistent GEMM per operation that takes rows as they land), ``tcgemm_parts`` (reduce-scatter on
 two ranks: ``splits=2``, the own block's parts adding the landed ones in their epilogues, flags instead of barrier
-kernels), ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers), ``tcgemm_fused_queue`` (reduce-scatter:
-the fused launch with the own block's sum under its last round, PEER_ROWS = 4) and ``tcgemm_fused_sum``
-(reduce-scatter: the fused launch summing its own block itself, PEER_ROWS = 5). (Until 0a05dae also ``tcgemm_r0`` and
+kernels), ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers) and ``tcgemm_fused_queue`` (reduce-scatter:
+the fused launch with the own block's sum under its last round, PEER_ROWS = 4). (Until 0a05dae also ``tcgemm_r0`` and
 ``tcgemm_parts_r0``: no SMs left free beside the GEMMs, the default since; until the fused transport,
 ``tcgemm_store`` and ``tcgemm_parts``: reduce-scatter's ``store`` transport and two row parts per block with barrier
 kernels between them, slower than ``copy`` in every run, docs/tensor-parallel.md.)
@@ -57,7 +56,7 @@ from .decomposed import all_gather_gemm, default_gemm, gemm_reduce_scatter
 _NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 MODES = ("gemm_torch", "gemm_tcgemm", "comm", "sequential", "async_tp", "tcgemm", "tcgemm_queue", "tcgemm_pass",
          "tcgemm_parts",
-         "tcgemm_fused", "tcgemm_fused_queue", "tcgemm_fused_sum",
+         "tcgemm_fused", "tcgemm_fused_queue",
          "tcgemm_nccl")
 
 
@@ -94,20 +93,18 @@ def _async_tp(kind: str) -> Callable[..., torch.Tensor] | str:
         return f"unavailable: {type(exc).__name__}: {exc}"
 
 
-def _queue(call: Callable[[], Any], fused: bool = False, on: bool = True, knob: str = "QUEUE_SUM") -> Any:
+def _queue(call: Callable[[], Any], fused: bool = False, on: bool = True) -> Any:
     """``call`` with the reduce-scatter's sum under its GEMM (``on``) or as a pass after it: the copy transport's
-    (tcgemm.distributed.tilequeue), or with ``fused`` the fused transport's (PEER_ROWS = 4; ``knob``
-    "IN_KERNEL_SUM": summed inside the launch, PEER_ROWS = 5)."""
+    (tcgemm.distributed.tilequeue), or with ``fused`` the fused transport's (PEER_ROWS = 4)."""
     from . import fused as fused_transport
     from . import pushes
 
     module = fused_transport if fused else pushes
-    before = getattr(module, knob)
-    setattr(module, knob, on)
+    before, module.QUEUE_SUM = module.QUEUE_SUM, on
     try:
         return call()
     finally:
-        setattr(module, knob, before)
+        module.QUEUE_SUM = before
 
 
 def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: torch.device,
@@ -125,7 +122,7 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "comm": lambda: _gather(x_ag), "sequential": lambda: torch_gemm(_gather(x_ag), w_ag),
         "tcgemm": lambda: all_gather_gemm(x_ag, w_ag), "tcgemm_parts": "unavailable: reduce-scatter only",
         "tcgemm_queue": "unavailable: reduce-scatter only", "tcgemm_fused_queue": "unavailable: reduce-scatter only",
-        "tcgemm_pass": "unavailable: reduce-scatter only", "tcgemm_fused_sum": "unavailable: reduce-scatter only",
+        "tcgemm_pass": "unavailable: reduce-scatter only",
         "tcgemm_fused": lambda: all_gather_gemm(x_ag, w_ag, transport="fused"),
         "tcgemm_nccl": lambda: all_gather_gemm(x_ag, w_ag, transport="nccl")}
     rs: dict[str, Callable[[], Any] | str] = {
@@ -141,8 +138,6 @@ def _operations(m: int, hidden: int, ffn_r: int, dtype: torch.dtype, device: tor
         "tcgemm_fused": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"),
         "tcgemm_fused_queue": (lambda: _queue(lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"), fused=True))
         if cuda else "unavailable: CPU tensors",
-        "tcgemm_fused_sum": (lambda: _queue(lambda: gemm_reduce_scatter(x_rs, w_rs, transport="fused"), fused=True,
-                                            knob="IN_KERNEL_SUM")) if cuda else "unavailable: CPU tensors",
         "tcgemm_nccl": lambda: gemm_reduce_scatter(x_rs, w_rs, transport="nccl")}
     if not cuda:
         for mode in ("tcgemm_nccl", "tcgemm_fused"):

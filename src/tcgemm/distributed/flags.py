@@ -37,17 +37,15 @@ _initialised: dict[tuple, Any] = {}  # (kind, group, device) -> the handle whose
 
 
 @lru_cache(maxsize=1)
-def _memops() -> tuple[Any, Any, Any]:
-    """cuStreamWaitValue32, cuStreamWriteValue32 and cuStreamWriteValue64 (v2) of the driver through ctypes: a dozen
-    of them per call, each ~1 us of host time this way against ~10 through cuda.bindings' argument objects."""
+def _memops() -> tuple[Any, Any]:
+    """cuStreamWaitValue32 and cuStreamWriteValue32 (v2) of the driver through ctypes: a dozen of them per call,
+    each ~1 us of host time this way against ~10 through cuda.bindings' argument objects."""
     lib = ctypes.CDLL("libcuda.so.1")
-    wait, write, write64 = lib.cuStreamWaitValue32_v2, lib.cuStreamWriteValue32_v2, lib.cuStreamWriteValue64_v2
+    wait, write = lib.cuStreamWaitValue32_v2, lib.cuStreamWriteValue32_v2
     for fn in (wait, write):
         fn.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
         fn.restype = ctypes.c_int
-    write64.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint]
-    write64.restype = ctypes.c_int
-    return wait, write, write64
+    return wait, write
 
 
 def wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
@@ -63,13 +61,6 @@ def write_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
     err = _memops()[1](stream.cuda_stream, address, value, _WRITE_DEFAULT)
     if err:
         raise RuntimeError(f"cuStreamWriteValue32 failed (CUresult {err})")
-
-
-def write_value64(stream: torch.cuda.Stream, address: int, value: int) -> None:
-    """The stream writes ``value`` to the 8-byte-aligned uint64 at ``address`` (no SM), after a memory fence."""
-    err = _memops()[2](stream.cuda_stream, address, value, _WRITE_DEFAULT)
-    if err:
-        raise RuntimeError(f"cuStreamWriteValue64 failed (CUresult {err})")
 
 
 def buffer(kind: str, group: dist.ProcessGroup | None, device: torch.device, nbytes: int) -> Any:

@@ -41,7 +41,7 @@ from ..api import device_info
 from ..problem import GemmProblem, describe
 from ..sms import usable as usable_sms
 from . import symmetric
-from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer, wait_value, write_value64
+from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer, wait_value
 from .reduce import QueueSum, sum_blocks
 
 _BLOCK_BYTES = 256  # a PeerRows block: the inbox's map (128 bytes), world, rank, seg_rows, shift, three pointers
@@ -49,11 +49,6 @@ QUEUE_HEAD = 4  # a queue's counters before its entries (peer_rows.cuh)
 # The reduce-scatter's own block summed under the launch's last round (PEER_ROWS = 4: peer_rows.cuh, the queue of
 # tcgemm.distributed.tilequeue) instead of by a pass after it. TCGEMM_TP_FUSED_QUEUE=1 at import, or set this.
 QUEUE_SUM = os.environ.get("TCGEMM_TP_FUSED_QUEUE", "0") == "1"
-# The reduce-scatter's own block summed inside the launch (PEER_ROWS = 5: peer_rows.cuh, by the producer warpgroup's
-# idle warps, from the block's first stored tile on; the launch keeps its tail split) instead of by a pass after it.
-# TCGEMM_TP_FUSED_SUM=1 at import, or set this. (Takes precedence over QUEUE_SUM.)
-IN_KERNEL_SUM = os.environ.get("TCGEMM_TP_FUSED_SUM", "0") == "1"
-_SUM_OUT = 176  # the PeerRows block's sum_out pointer (peer_rows.cuh), written before each launch
 _FLOATS = (torch.bfloat16, torch.float16)
 
 
@@ -88,15 +83,10 @@ def _check(x: torch.Tensor, world: int) -> None:
         raise FusedUnavailable(f"{world} ranks (at most {MAX_WORLD})")
 
 
-def queue_refuses(cfg: registry.TileConfig, in_launch: bool = False) -> str | None:
-    """Why ``cfg`` cannot queue its stored tiles (PEER_ROWS = 3, 4; ``in_launch``: 5, the sum inside the launch),
-    beyond launch.peer_rows_refuses, or None."""
+def queue_refuses(cfg: registry.TileConfig) -> str | None:
+    """Why ``cfg`` cannot queue its stored tiles (PEER_ROWS = 3, 4), beyond launch.peer_rows_refuses, or None."""
     if cfg.get("PINGPONG", 0):
         return "ping-pong consumers (an entry is one cooperative consumer's rows)"
-    if in_launch:
-        if cfg.threads // 128 - 1 < 1 or cfg.get("BLOCK_N") % 8:
-            return "no consumer warpgroup, or tile columns not whole 16-byte words"
-        return None
     if cfg.get("TAIL_SPLIT", 0):  # (its split fills the SMs of the last round that the sum is to take)
         return "the tail split"
     return None
@@ -108,19 +98,19 @@ def _config(problem: GemmProblem, rows: int, sms: int) -> tuple[Any, Any]:
     names = tuple(c.name for c in spec.configs_for(problem.precision)
                   if launch.peer_rows_refuses(spec, c) is None and rows % (c["BLOCK_M"] * spec.cluster_shape(c)[0]) == 0
                   and dispatch.config_refuses(c, problem, spec) is None
-                  and (problem.peer_rows < 3 or queue_refuses(c, problem.peer_rows == 5) is None))
+                  and (problem.peer_rows < 3 or queue_refuses(c) is None))
     if not names:
         raise FusedUnavailable(f"{rows} rows per rank (a multiple of 128 is needed, of 256 for most configs)")
     return spec, dispatch.pick_config(spec, problem, sms, among=names)
 
 
 def _peer_block(device: torch.device, inbox_map: Any | None, ints: tuple[int, int, int, int], ready: int,
-                tail: int, queue: int = 0, sum_inbox: int = 0) -> torch.Tensor:
+                tail: int, queue: int = 0) -> torch.Tensor:
     raw = bytearray(_BLOCK_BYTES)
     if inbox_map is not None:
         raw[0:128] = ctypes.string_at(int(inbox_map.getPtr()), 128)
     raw[128:144] = np.array(ints, dtype=np.int32).tobytes()
-    raw[144:_SUM_OUT + 8] = np.array([ready, tail, queue, sum_inbox, 0], dtype=np.uint64).tobytes()
+    raw[144:168] = np.array([ready, tail, queue], dtype=np.uint64).tobytes()
     return torch.frombuffer(raw, dtype=torch.uint8).to(device)
 
 
@@ -148,8 +138,7 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
         problem, t = describe(a, w, None, alpha=1.0, beta=0.0, out=None, out_dtype=out_dtype, precision=None)
         if t["a"] is not a or t["b"] is not w or problem.swapped or problem.d_transposed:
             raise FusedUnavailable("operands the kernel cannot read in place (w not contiguous along N or K)")
-        problem = dataclasses.replace(problem,
-                                      peer_rows={"gather": 1, "scatter": 2, "scatter-queue": 4, "scatter-sum": 5}[kind])
+        problem = dataclasses.replace(problem, peer_rows={"gather": 1, "scatter": 2, "scatter-queue": 4}[kind])
         if tma.why_not(problem) is not None or (n * out_dtype.itemsize) % 16:
             raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
         spec, cfg = _config(problem, rows, sms)
@@ -162,7 +151,7 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     p = launch.plan(problem, spec, cfg, sms)
     kernel = launch.kernel_for(p, arch, index)  # compiled and loaded now, not between a call's transfers and GEMM
     inbox_bytes = world * rows * (k * x.element_size() if kind == "gather" else n * out_dtype.itemsize)
-    handle = buffer("fused-" + kind.split("-")[0], group, x.device, FLAGS_BYTES + inbox_bytes)
+    handle = buffer("fused-" + kind.removesuffix("-queue"), group, x.device, FLAGS_BYTES + inbox_bytes)
     clusters = launch.resident_grid(p, kernel, index)[0] // spec.cluster_of(cfg)
     tail_floats = launch._tail_need(problem, spec, cfg, clusters)[0] if cfg.get("TAIL_SPLIT") else 0
     tail = torch.empty(tail_floats, dtype=torch.float32, device=x.device) if tail_floats else None
@@ -177,16 +166,6 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     elif kind == "scatter":
         block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
-    elif kind == "scatter-sum":  # the queue consumed inside the launch (peer_rows.cuh: peer_sum_tiles)
-        consumers = cfg.threads // 128 - 1
-        total = rows // cfg["BLOCK_M"] * -(-n // cfg["BLOCK_N"]) * consumers
-        queue = torch.zeros(QUEUE_HEAD + total, dtype=torch.int32, device=x.device)
-        inbox = handle.get_buffer(rank, (world * rows, n), out_dtype, FLAGS_BYTES // out_dtype.itemsize)
-        block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr,
-                            queue.data_ptr(), inbox.data_ptr())
-        target = rows * -(-n // cfg["BLOCK_N"])
-        state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl, queue=queue)
-        return state
     else:  # the own block's stored tiles queued for its sum (tcgemm.distributed.tilequeue's protocol)
         consumers = cfg.threads // 128 - 1
         total = rows // cfg["BLOCK_M"] * -(-n // cfg["BLOCK_N"]) * consumers
@@ -232,22 +211,17 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
                         world: int, rank: int) -> torch.Tensor:
     block, n = x.shape[0] // world, w.shape[1]
     st = None
-    aligned = acc in _FLOATS and x.data_ptr() % 16 == 0 and w.data_ptr() % 16 == 0
-    for kind, wanted in (("scatter-sum", IN_KERNEL_SUM), ("scatter-queue", QUEUE_SUM)):
-        if st is None and wanted and aligned:
-            try:
-                st = _state(kind, x, w, acc, group, world, rank, block)
-            except FusedUnavailable:
-                st = None
+    if QUEUE_SUM and acc in _FLOATS and x.data_ptr() % 16 == 0 and w.data_ptr() % 16 == 0:
+        try:
+            st = _state("scatter-queue", x, w, acc, group, world, rank, block)
+        except FusedUnavailable:
+            st = None
     if st is None:
         st = _state("scatter", x, w, acc, group, world, rank, block)
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
     current, side = torch.cuda.current_stream(x.device), symmetric._side(x.device)
     partial = torch.empty((x.shape[0], n), dtype=acc, device=x.device)
     result = torch.empty((block, n), dtype=acc, device=x.device)
-    in_launch = st.problem.peer_rows == 5
-    if in_launch:  # where the launch writes the own block's sum (the block's sum_out, read by the kernel)
-        write_value64(current, st.block.data_ptr() + _SUM_OUT, result.data_ptr())
     started = current.record_event()
     if st.gemm is not None:
         st.gemm(x, w, None, partial)
@@ -265,9 +239,7 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             st.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
     inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
-    if in_launch:
-        pass  # (summed by the launch itself, which waited for the landed flags)
-    elif st.sum is not None:  # right behind the GEMM on this stream: its PDL dependent (peer_rows.cuh)
+    if st.sum is not None:  # right behind the GEMM on this stream: its PDL dependent (peer_rows.cuh)
         st.sum(partial[rank * block:(rank + 1) * block], inbox, result, st.fl.address(LANDED))
     else:
         sum_blocks(partial[rank * block:(rank + 1) * block], inbox, block * n, world, rank, result, device,

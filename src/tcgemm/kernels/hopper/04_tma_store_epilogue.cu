@@ -99,9 +99,6 @@ static_assert(!kDInRing || (!kGroupRows && !kPeerRows && !GATED && !OVERLAP && !
 #define EARLY_PRODUCER 1  // 0: the producer's first unit after both waits, as before (for an A/B)
 #endif
 constexpr bool kEarlyProducer = EARLY_PRODUCER != 0 && !kGpcOrder && !kGroupRows && !kPeerRows;
-// PEER_ROWS = 5: the warps of a CTA that sum the own block's tiles (peer_rows.cuh: peer_sum_tiles), the producer
-// warpgroup's three besides the producer's, then every consumer warp once its tiles are done.
-constexpr int kSumClaimers = 3 + 4 * CONSUMERS;
 
 // tma_d: D's tensor map (16-bit D, or 32-bit with EPI_32BIT, that the host could describe), else null: D
 // from registers.  workspace, counters: split-K / tail-split partial tiles and per-tile arrival counts,
@@ -283,17 +280,12 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
     // tiles; nothing below (loads of A and B, scales, C, D, split-K scratch) may.
     grid_dependency_wait();
     if (kTrace && tid == 0) trace_at(TRACE_DEP_DONE);
-    if constexpr (kPeerQueue && !kPeerSum) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
+    if constexpr (kPeerQueue) grid_dependents_launch();  // the queue's sum may be placed now (peer_rows.cuh)
     if constexpr (kGroupRows) units = grouped_units(counters, batch, units_n);
 
     if (wg == 0) {  // (kEarlyProducer: returned above)
         setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) produce();
-        if constexpr (kPeerSum) {  // the warps beside the producer's sum the own block's stored tiles (peer_rows.cuh)
-            if (tid >= 32)
-                peer_sum_tiles(peer, g.D, g.ldd, g.N, WG_M, BLOCK_N, kSumClaimers * (int)gridDim.x,
-                               (__ldg(&peer->seg_rows) / BLOCK_M) * tiles_n * CONSUMERS);
-        }
         return;
     }
     {
@@ -662,9 +654,6 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
             if constexpr (kPeerQueue) peer_queue_tile(peer, pending_entry);
             tma_store_wait_read<0>();
         }
-        if constexpr (kPeerSum)  // this warp's tiles are done: it helps sum the own block (peer_rows.cuh)
-            peer_sum_tiles(peer, g.D, g.ldd, g.N, WG_M, BLOCK_N, kSumClaimers * (int)gridDim.x,
-                           (__ldg(&peer->seg_rows) / BLOCK_M) * tiles_n * CONSUMERS);
         if (tracer) {
             trace_at(TRACE_EPI_END);
             trace_exit(traced_units, traced_ktiles);

@@ -52,18 +52,6 @@
 // PEER_ROWS = 4, the fused reduce-scatter (2) whose own block's tiles are also queued (3): one launch over every
 // rank's rows, the own block walked last, and its sum under the launch's last, partial round of tiles.
 //
-// PEER_ROWS = 5, the fused reduce-scatter whose own block is summed inside the launch, by warps that had nothing
-// to do: the producer warpgroup's three warps beside the one whose thread issues the loads.  A sum kernel behind
-// the GEMM (3, 4) finds SMs only where GEMM CTAs have left, so it either waits for the last round (4: and that
-// round may not be split, TAIL_SPLIT taking the same SMs) or the block's GEMM is a launch of its own (3: the
-// peers' blocks then end in a partial round of theirs).  Here the sum runs from the own block's first stored
-// tile on, beside the main loops of the tiles after it, and the launch keeps the tail split; the consumer warps
-// join once their last tile is stored (the last round's sums want more loads in flight than three warps an SM
-// keep).  Each of those warps claims queue entries as sum_queue's CTAs do (kernels/util/sum_blocks.cu: the same protocol and the same
-// bits, fp32 sums in rank order rounded once), after the peers' landed flags; what is left after the last tile
-// is the sum of the tiles stored last.  The block's inbox and the output are the block's sum_inbox and sum_out
-// (the output's address written by the host's stream before each launch).
-//
 // Every mode needs every cluster's tiles inside one rank's rows (seg_rows a multiple of CTAS_M x BLOCK_M: the host
 // checks) and no split-K.
 // The launch's workspace pointer carries the PeerRows block; the tail split's partial tiles (tail_split.cuh)
@@ -75,17 +63,14 @@
 #include "hopper_sched.cuh"
 #include "mbarrier.cuh"
 #include "tma.cuh"
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #ifndef PEER_ROWS
 #define PEER_ROWS 0
 #endif
 constexpr bool kPeerRows = PEER_ROWS != 0;
 constexpr bool kPeerGather = PEER_ROWS == 1;
-constexpr bool kPeerSignal = PEER_ROWS == 2 || PEER_ROWS == 4 || PEER_ROWS == 5;
-constexpr bool kPeerQueue = PEER_ROWS == 3 || PEER_ROWS == 4 || PEER_ROWS == 5;
-constexpr bool kPeerSum = PEER_ROWS == 5;  // (the queue consumed in the launch: peer_sum_tiles)
+constexpr bool kPeerSignal = PEER_ROWS == 2 || PEER_ROWS == 4;
+constexpr bool kPeerQueue = PEER_ROWS == 3 || PEER_ROWS == 4;
 constexpr bool kPeerWalk = kPeerGather || kPeerSignal;  // (the walk of every rank's rows; the queue's is the plain one)
 #ifndef PEER_COUNT_BATCH
 #define PEER_COUNT_BATCH 1  // 0: PEER_ROWS = 2 counts every tile at the next tile's epilogue, as before (for an A/B)
@@ -106,13 +91,11 @@ struct PeerRows {  // (layout fixed: fused.py writes it; the static_assert below
     unsigned* ready;  // [world]: 1, rank s's rows have landed (a peer's copy sets it); 2, rows of block b stored,
                       // summed over the tile columns (this kernel adds them); reset by the host after each call
     float* tail_ws;   // TAIL_SPLIT's partial tiles (null: no split)
-    unsigned* queue;  // 3, 4, 5: the queue of the own block's stored tiles (above); rows counted from the block's first
-    const void* sum_inbox;  // 5: the inbox, world slots of seg_rows x N elements (the peers' partial sums)
-    void* sum_out;          // 5: the own block's sum, seg_rows x N (set before each launch)
+    unsigned* queue;  // 3, 4: the queue of the own block's stored tiles (above); rows counted from the block's first
 };
 
 // The offsets fused.py's _peer_block writes: the 128-byte descriptor, four ints at 128, the pointers at 144,
-// 152, 160, 168 and 176, then padding to the descriptor's 64-byte alignment; natural alignment leaves these members no other
+// 152 and 160, then padding to the descriptor's 64-byte alignment; natural alignment leaves these members no other
 // layout. (Checked by size: NVRTC 13.0, the GPU machine's, rejects __builtin_offsetof in a static_assert where
 // 13.5 takes it, and offsetof needs <cstddef>, which NVRTC lacks.)
 static_assert(sizeof(TmaDesc) == 128 && sizeof(PeerRows) == 192 && alignof(PeerRows) == 64,
@@ -188,121 +171,4 @@ __device__ __forceinline__ void peer_queue_tile(const PeerRows* p, unsigned entr
     unsigned* q = p->queue;
     const unsigned pos = atomicAdd(q, 1u);
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(q + QUEUE_HEAD + pos), "r"(entry) : "memory");
-}
-
-// Eight 16-bit values in a 16-byte word, as pairs: added to fp32 sums, and fp32 sums rounded back (to nearest even).
-__device__ __forceinline__ float2 pair_f32(unsigned word, const __half*) {
-    return __half22float2(*reinterpret_cast<const __half2*>(&word));
-}
-__device__ __forceinline__ float2 pair_f32(unsigned word, const __nv_bfloat16*) {
-    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&word));
-}
-__device__ __forceinline__ unsigned f32_pair(float lo, float hi, const __half*) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const unsigned*>(&h);
-}
-__device__ __forceinline__ unsigned f32_pair(float lo, float hi, const __nv_bfloat16*) {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const unsigned*>(&h);
-}
-template <typename E>
-__device__ __forceinline__ void add_pairs(float* sum, uint4 v) {
-    const unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const float2 f = pair_f32(w[j], static_cast<const E*>(nullptr));
-        sum[2 * j] += f.x;
-        sum[2 * j + 1] += f.y;
-    }
-}
-template <typename E>
-__device__ __forceinline__ uint4 round_pairs(const float* sum) {
-    const E* tag = nullptr;
-    return make_uint4(f32_pair(sum[0], sum[1], tag), f32_pair(sum[2], sum[3], tag), f32_pair(sum[4], sum[5], tag),
-                      f32_pair(sum[6], sum[7], tag));
-}
-
-// PEER_ROWS = 5: one claimer (a warp of the producer warpgroup but its first, or a consumer warp once its tiles are
-// done) sums queue entries until the queue is spent: `claimers` warps in the launch claim, each one claim past the
-// end; the last of those resets the claim count, the consumer of the last entry the append and consumed counts
-// (sum_queue's protocol).  `d`: D, the partial products of every rank's block (ldd elements a row); `height` x
-// `width`: the rows and columns of an entry.  Flags and entries are polled with relaxed loads and one fence after
-// the value is seen (an acquire load invalidates the SM's L1 each time: CCTL.IVALL, beside the GEMM's warps).
-template <typename E>
-__device__ __forceinline__ void peer_sum_tiles(const PeerRows* p, const E* d, long long ldd, int n, int height,
-                                               int width, int claimers, int total) {
-    static_assert(sizeof(E) == 2, "PEER_ROWS = 5: a 16-bit D (eight values a 16-byte word)");
-    constexpr int VEC = 8;
-    const int lane = threadIdx.x % 32;
-    const int world = __ldg(&p->world), rank = __ldg(&p->rank), seg_rows = __ldg(&p->seg_rows);
-    unsigned* q = p->queue;
-    if (lane == 0) {  // the peers' partial sums of this block are in the inbox (flags.py: landed at MAX_WORLD)
-        for (int s = 0; s < world; ++s) {
-            if (s == rank) continue;
-            const unsigned* flag = p->ready + PEER_MAX_WORLD + s;
-            wait_with_watchdog([&] {
-                unsigned v;
-                asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-                if (!v) __nanosleep(1000);
-                return v != 0u;
-            });
-        }
-        asm volatile("fence.acq_rel.sys;" ::: "memory");
-    }
-    __syncwarp();
-    const E* own = d + (long long)rank * seg_rows * ldd;
-    const E* inbox = static_cast<const E*>(p->sum_inbox);
-    E* out = static_cast<E*>(p->sum_out);
-    const long long slot = (long long)seg_rows * n;
-    while (true) {
-        int pos = 0;
-        unsigned e = 0;
-        if (lane == 0) {
-            pos = int(atomicAdd(q + 1, 1u));
-            if (pos < total) {
-                const unsigned* at = q + QUEUE_HEAD + pos;
-                wait_with_watchdog([&] {
-                    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(e) : "l"(at) : "memory");
-                    if (!e) __nanosleep(2000);  // (~400 warps poll adjacent words: one L2 line hot beside the GEMM)
-                    return e != 0u;
-                });
-                asm volatile("fence.acq_rel.gpu;" ::: "memory");
-                q[QUEUE_HEAD + pos] = 0u;
-                if (atomicAdd(q + 2, 1u) == unsigned(total - 1)) {  // every entry seen: nothing is appended after it
-                    q[0] = 0u;
-                    q[2] = 0u;
-                }
-            } else if (pos == total + claimers - 1) {  // the last claim of all
-                q[1] = 0u;
-            }
-        }
-        pos = __shfl_sync(0xffffffffu, pos, 0);
-        e = __shfl_sync(0xffffffffu, e, 0);
-        __syncwarp();  // (lane 0's fence before any lane's loads of the entry's rows)
-        if (pos >= total) return;
-        const int r0 = int((e >> 14) & 0x1ffffu) * 8, c0 = int(e & 0x3fffu) * 8;
-        const int h = min(height, seg_rows - r0), per_row = min(width, n - c0) / VEC;
-        // Two 16-byte words a lane in flight per rank: these warps' loads are latency-bound, and the last tiles'
-        // sums are what the launch leaves exposed.
-        for (int i = lane; i < h * per_row; i += 64) {
-            const bool two = i + 32 < h * per_row;
-            const long long at0 = (long long)(r0 + i / per_row) * n + c0 + (i % per_row) * VEC;
-            const int j1 = two ? i + 32 : i;
-            const long long at1 = (long long)(r0 + j1 / per_row) * n + c0 + (j1 % per_row) * VEC;
-            float sum0[VEC], sum1[VEC];
-#pragma unroll
-            for (int j = 0; j < VEC; ++j) sum0[j] = sum1[j] = 0.0f;
-            for (int s = 0; s < world; ++s) {  // in rank order, as sum_blocks: the same bits
-                const E* base = s == rank ? own : inbox + s * slot;
-                const long long row_at0 = s == rank ? (at0 / n) * ldd + at0 % n : at0;
-                const long long row_at1 = s == rank ? (at1 / n) * ldd + at1 % n : at1;
-                const uint4 v0 = __ldcg(reinterpret_cast<const uint4*>(base + row_at0));
-                const uint4 v1 = __ldcg(reinterpret_cast<const uint4*>(base + row_at1));
-                add_pairs<E>(sum0, v0);
-                add_pairs<E>(sum1, v1);
-            }
-            *reinterpret_cast<uint4*>(out + at0) = round_pairs<E>(sum0);
-            if (two) *reinterpret_cast<uint4*>(out + at1) = round_pairs<E>(sum1);
-        }
-    }
 }
