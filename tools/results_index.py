@@ -283,6 +283,23 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h100-build-ab-e31b9c5-a090ee3.json", "2026-11-28-h100-build-ab-e31b9c5-a090ee3.txt",
       "2026-11-28-h100-build-ab-early-producer-13c23ad.json",
       "2026-11-28-h100-build-ab-early-producer-13c23ad.txt"]),
+    ("the H100 and H200 from bc4fac6 to bfdb26b (issues 27, 29): every plausible config at the mid-size shapes still "
+     "below cuBLAS (8B gate_up at 128 rows, Qwen down at 512, the 70B gate_up at 2048 and 3000), cuBLAS's kernels "
+     "there in three processes, the early producer off at 64 x 48 k4 (processes alternating); tensor parallel on "
+     "two ranks at bc4fac6 (two H200s), the fused reduce-scatter counting each block once against every tile "
+     "(8a82594, two H100s, processes alternating), and the own block summed inside the fused launch (PEER_ROWS = "
+     "5, three builds, removed at bfdb26b), with their GPU tests",
+     ["2026-11-28-h100-explore-128x28672x4096-bc4fac6-p1.json",
+      "2026-11-28-h100-explore-128x28672x4096-bc4fac6-p2.json",
+      "2026-11-28-h100-explore-512x3584x18944-bc4fac6-p1.json",
+      "2026-11-28-h100-explore-512x3584x18944-bc4fac6-p2.json",
+      "2026-11-28-h100-explore-gate-up-70b-mid-bc4fac6.json", "2026-11-28-h100-cublas-kernels-bc4fac6.txt",
+      "2026-11-28-h100-build-ab-early-producer-64x48k4-bc4fac6.json",
+      "2026-11-28-h200-tp2-graphs-bc4fac6.json", "2026-11-28-h200-tp2-gpu-tests-bc4fac6.txt",
+      "2026-11-28-h100-tp2-count-batch-ab-8a82594.json", "2026-11-28-h100-tp2-gpu-tests-8a82594.txt",
+      "2026-11-28-h100-tp2-fused-sum-db5aab1.json", "2026-11-28-h100-tp2-fused-sum-4582721.json",
+      "2026-11-28-h100-tp2-fused-sum-27713f6.json", "2026-11-28-h100-tp2-gpu-tests-fused-sum-db5aab1.txt",
+      "2026-11-28-h100-tp2-gpu-tests-fused-sum-4582721.txt", "2026-11-28-h100-tp2-gpu-tests-fused-sum-27713f6.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
