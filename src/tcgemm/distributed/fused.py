@@ -69,6 +69,10 @@ class _State:
     gemm: fastpath.Prepared | None = None  # PEER_ROWS = 4: the prepared GEMM (the PeerRows block its workspace)
     sum: QueueSum | None = None  # PEER_ROWS = 4: the own block's sum, consuming the queue
     queue: torch.Tensor | None = None  # PEER_ROWS = 4: the queue (zero between calls: the sum resets it)
+    # The views a call pushes into and reads, made once (each get_buffer is ~10 us of host time):
+    # [target] this rank's slot in rank target's inbox (None for this rank), and this rank's whole inbox.
+    pushes: tuple[torch.Tensor | None, ...] = ()
+    inbox: torch.Tensor | None = None
 
 
 _states: dict[tuple, _State | FusedUnavailable] = {}
@@ -166,6 +170,18 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
     elif kind == "scatter":
         block = _peer_block(x.device, None, (world, rank, rows, (rank + 1) % world), ready, tail_ptr)
         target = rows * -(-n // cfg["BLOCK_N"])
+        # Prepared as the queue's launch is (below): the generic launch path encoded three tensor maps and looked the
+        # plan up on every call, host time before the GEMM reaches an idle GPU (eager 1.14-1.35x against copy's
+        # 1.05-1.18x at four ranks, 2026-11-28-h200-tp4-graphs-5502e64.json).
+        driver._allow_dynamic_smem(kernel, cfg.smem_bytes, index)
+        gemm = fastpath.Prepared(p, problem, kernel, index, (m_all, n), x, w, None, None, workspace=block.data_ptr())
+        head = FLAGS_BYTES // out_dtype.itemsize
+        state = _states[key] = _State(
+            handle, problem, p, arch, block, tail, target, fl, gemm,
+            pushes=tuple(handle.get_buffer(t, (rows, n), out_dtype, head + rank * rows * n) if t != rank else None
+                         for t in range(world)),
+            inbox=handle.get_buffer(rank, (world * rows, n), out_dtype, head))
+        return state
     else:  # the own block's stored tiles queued for its sum (tcgemm.distributed.tilequeue's protocol)
         consumers = cfg.threads // 128 - 1
         total = rows // cfg["BLOCK_M"] * -(-n // cfg["BLOCK_N"]) * consumers
@@ -180,13 +196,16 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
                              cfg["BLOCK_N"])
         state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl, gemm, total_sum, queue)
         return state
-    state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl)
+    elems = FLAGS_BYTES // x.element_size() + rank * rows * k  # (gather: this rank's slot in each peer's inbox)
+    state = _states[key] = _State(handle, problem, p, arch, block, tail, target, fl,
+                                  pushes=tuple(handle.get_buffer(t, (rows, k), x.dtype, elems) if t != rank else None
+                                               for t in range(world)))
     return state
 
 
 def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, group: dist.ProcessGroup | None,
                     world: int, rank: int) -> torch.Tensor:
-    m, k = x_shard.shape
+    m = x_shard.shape[0]
     x_shard = x_shard.contiguous()
     st = _state("gather", x_shard, w, out.dtype, group, world, rank, m)
     current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
@@ -197,8 +216,7 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
         for step in range(1, world):  # rank r - 1 first: it walks rank r's rows right after its own
             target = (rank - step) % world
             st.fl.claim(side, target)
-            elems = FLAGS_BYTES // x_shard.element_size() + rank * m * k
-            st.handle.get_buffer(target, (m, k), x_shard.dtype, elems).copy_(x_shard)
+            st.pushes[target].copy_(x_shard)
             st.fl.set_at(side, target, READY + rank)
     pushed = side.record_event()
     launch.run(st.plan, st.problem, x_shard, w, None, out, st.arch, peer=st.block)
@@ -234,11 +252,12 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
             owner = (rank + step) % world
             wait_value(side, st.fl.address(READY + owner), st.target)
             st.fl.claim(side, owner)
-            st.handle.get_buffer(owner, (block, n), acc, head + rank * block * n).copy_(
-                partial[owner * block:(owner + 1) * block])
+            push = st.pushes[owner] if st.pushes else st.handle.get_buffer(owner, (block, n), acc,
+                                                                            head + rank * block * n)
+            push.copy_(partial[owner * block:(owner + 1) * block])
             st.fl.set_at(side, owner, LANDED + rank)
     pushed = side.record_event()
-    inbox = st.handle.get_buffer(rank, (world * block, n), acc, head)
+    inbox = st.inbox if st.inbox is not None else st.handle.get_buffer(rank, (world * block, n), acc, head)
     if st.sum is not None:  # right behind the GEMM on this stream: its PDL dependent (peer_rows.cuh)
         st.sum(partial[rank * block:(rank + 1) * block], inbox, result, st.fl.address(LANDED))
     else:
