@@ -288,7 +288,8 @@ CURRENT: list[tuple[str, list[str]]] = [
      "there in three processes, the early producer off at 64 x 48 k4 (processes alternating); tensor parallel on "
      "two ranks at bc4fac6 (two H200s), the fused reduce-scatter counting each block once against every tile "
      "(8a82594, two H100s, processes alternating), and the own block summed inside the fused launch (PEER_ROWS = "
-     "5, three builds, removed at bfdb26b), with their GPU tests; four ranks at 5502e64 (four H200s)",
+     "5, three builds, removed at bfdb26b), with their GPU tests; four ranks at 5502e64 and, the fused "
+     "reduce-scatter prepared, 0aa539a (four H200s)",
      ["2026-11-28-h100-explore-128x28672x4096-bc4fac6-p1.json",
       "2026-11-28-h100-explore-128x28672x4096-bc4fac6-p2.json",
       "2026-11-28-h100-explore-512x3584x18944-bc4fac6-p1.json",
@@ -301,7 +302,8 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h100-tp2-fused-sum-27713f6.json", "2026-11-28-h100-tp2-gpu-tests-fused-sum-db5aab1.txt",
       "2026-11-28-h100-tp2-gpu-tests-fused-sum-4582721.txt", "2026-11-28-h100-tp2-gpu-tests-fused-sum-27713f6.txt",
       "2026-11-28-h200-tp4-graphs-5502e64.json", "2026-11-28-h200-tp4-graphs-5502e64.log",
-      "2026-11-28-h200-tp4-gpu-tests-fused-5502e64.txt"]),
+      "2026-11-28-h200-tp4-gpu-tests-fused-5502e64.txt", "2026-11-28-h200-tp4-graphs-0aa539a.json",
+      "2026-11-28-h200-tp4-graphs-0aa539a.log", "2026-11-28-h200-tp4-gpu-tests-fused-0aa539a.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

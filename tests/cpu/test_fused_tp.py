@@ -70,3 +70,15 @@ def test_builds_compile_with_their_flag_instructions(mode: int, expected: str) -
 def test_sum_kernel_compiles(elem: str) -> None:
     text = sass.disassemble(jit.cubin("util/sum_blocks.cu", jit.as_defines([("ELEM", elem)]), "sm_90a"))
     assert "NANOSLEEP" in text and not sass.has_local_memory(text)
+
+
+@pytest.mark.parametrize(("world", "rows", "expected"), [
+    (2, 8192, False),  # two ranks: copy ahead in CUDA graphs and eager (two H100s, 8a82594)
+    (4, 1024, False),  # four ranks at M = 4096: copy ahead in CUDA graphs (four H200s, 0aa539a)
+    (4, 2048, True),   # M = 8192 and up: fused ahead in CUDA graphs and eager
+    (8, 4096, True),
+])
+def test_reduce_scatter_auto_takes_fused_from_four_ranks(world: int, rows: int, expected: bool) -> None:
+    from tcgemm.distributed import decomposed
+
+    assert decomposed.fused_by_default(world, rows) is expected

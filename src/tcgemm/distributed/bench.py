@@ -13,11 +13,12 @@ Per token count M (default 4096, 8192, 16384) and W ranks, a Llama-3-70B MLP spl
 Each operation runs as: ``gemm_torch`` / ``gemm_tcgemm`` (the GEMM alone on the gathered / local operands),
 ``comm`` (the collective alone), ``sequential`` (the collective, then torch's GEMM, or the reverse),
 ``async_tp`` (torch.ops.symm_mem.fused_all_gather_matmul / fused_matmul_reduce_scatter; CUDA only, reported as
-unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default, the ``copy`` transport: one GEMM
-launch per rank's rows, transfers by the copy engines through symmetric memory; on two ranks the reduce-scatter's
-sum under its last GEMM, :mod:`tcgemm.distributed.tilequeue`), ``tcgemm_queue`` / ``tcgemm_pass`` (reduce-scatter:
-the same with that sum always under the last GEMM / always a pass after it; in the files of d81636b and 533323f
-``tcgemm`` is the pass), ``tcgemm_fused`` (the ``fused``
+unavailable where it cannot run), ``tcgemm`` (tcgemm.distributed's default: the ``copy`` transport, one GEMM
+launch per rank's rows, transfers by the copy engines through symmetric memory, on two ranks the reduce-scatter's
+sum under its last GEMM, :mod:`tcgemm.distributed.tilequeue`; the reduce-scatter from four ranks and 2048 rows per
+rank on ``fused``: ``decomposed.fused_by_default``; in the files before 0aa539a ``copy`` throughout),
+``tcgemm_queue`` / ``tcgemm_pass`` (reduce-scatter: the same with that sum always under the last GEMM / always a
+pass after it; in the files of d81636b and 533323f ``tcgemm`` is the pass), ``tcgemm_fused`` (the ``fused``
 transport: one persistent GEMM per operation that takes rows as they land), ``tcgemm_parts`` (reduce-scatter on
 two ranks: ``splits=2``, the own block's parts adding the landed ones in their epilogues, flags instead of barrier
 kernels), ``tcgemm_nccl`` (the ring of NCCL point-to-point transfers) and ``tcgemm_fused_queue`` (reduce-scatter:

@@ -97,13 +97,27 @@ def _exchange(send: torch.Tensor, recv: torch.Tensor, nxt: int, prev: int, group
                                    dist.P2POp(dist.irecv, recv, prev, group, tag)])
 
 
+# gemm_reduce_scatter's ``auto`` takes ``fused`` from this many ranks and rows per rank on (CUDA tensors; ``copy``
+# where the fused kernel cannot take the call). Four H200s at 0aa539a (2026-11-28-h200-tp4-graphs-0aa539a.json,
+# time over the GEMM alone, M = 8192 / 16384): fused 1.039 / 1.039 in CUDA graphs and 1.064 / 1.060 eager against
+# copy's 1.056 / 1.064 and 1.103 / 1.071; at M = 4096 (1024 rows a rank) fused 1.094 / 1.149 against 1.074 / 1.164.
+# Two ranks: copy ahead (1.034 against 1.043 at M = 8192 on two H100s, ...-h100-tp2-count-batch-ab-8a82594.json).
+FUSED_RS_MIN_WORLD = 4
+FUSED_RS_MIN_ROWS = 2048
+
+
+def fused_by_default(world: int, rows_per_rank: int) -> bool:
+    """Whether gemm_reduce_scatter's ``auto`` runs the ``fused`` transport for CUDA tensors (see above)."""
+    return world >= FUSED_RS_MIN_WORLD and rows_per_rank >= FUSED_RS_MIN_ROWS
+
+
 def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.device, name: str) -> str:
     """The transport a call runs: ``copy`` / ``store`` / ``fused`` (symmetric memory) where they can run, else
     ``nccl``. (``fused`` falls back to ``copy`` where its kernel cannot take the call, unless asked for by name.)"""
     if transport not in TRANSPORTS:
         raise ValueError(f"{name}: transport must be one of {', '.join(TRANSPORTS)}; got {transport!r}")
     why_not = _group_facts(group)[1] if device.type == "cuda" else symmetric.available(group, device)
-    if transport == "auto":  # (not "fused": slower than "copy" at 2 and 4 ranks, docs/tensor-parallel.md)
+    if transport == "auto":  # (gemm_reduce_scatter may take "fused" instead: fused_by_default)
         return "nccl" if why_not else "copy"
     if transport != "nccl" and why_not:
         raise ValueError(f"{name}: transport={transport!r} needs PyTorch symmetric memory, unavailable here: "
@@ -144,8 +158,9 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
     into symmetric memory; :mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, m a multiple of 128, tcgemm's own
     GEMM), ``copy`` (``store`` is the same here) one GEMM per shard as it lands (:mod:`tcgemm.distributed.pushes`),
     ``nccl`` passes the shards around a ring of NCCL point-to-point transfers; ``auto``: ``copy`` for CUDA tensors of
-    an NCCL group, else ``nccl`` (``fused`` measured slower than ``copy``: docs/tensor-parallel.md). ``reserve``: SMs
-    the GEMMs leave free (default 8 for NCCL's transfer kernels, else 0: copies and flags need no SM)."""
+    an NCCL group, else ``nccl`` (``fused`` measured slower eager: its host path; docs/tensor-parallel.md).
+    ``reserve``: SMs the GEMMs leave free (default 8 for NCCL's transfer kernels, else 0: copies and flags need no
+    SM)."""
     _check_operands(x_shard, w, "all_gather_gemm")
     world, rank, nxt, prev = _ring(group)
     asked, transport = transport, _transport(transport, group, x_shard.device, "all_gather_gemm")
@@ -201,8 +216,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     (:mod:`tcgemm.distributed.fused`: bf16/fp16 on Hopper, M / W a multiple of 128, tcgemm's own GEMM, splits 1),
     ``copy`` pushes each partial sum into its owner's symmetric-memory inbox with the copy engines, ``store`` has the
     GEMM write it there itself, ``nccl`` passes partial sums around a ring of NCCL point-to-point transfers;
-    ``auto``: ``copy`` for CUDA tensors of an NCCL group, else ``nccl`` (``fused`` measured slower).
-    ``reserve``: as :func:`all_gather_gemm`'s."""
+    ``auto``: for CUDA tensors of an NCCL group ``fused`` from four ranks and 2048 rows per rank on
+    (:func:`fused_by_default`), else ``copy``; ``nccl`` for the others. ``reserve``: as :func:`all_gather_gemm`'s."""
     _check_operands(x, w, "gemm_reduce_scatter")
     world, rank, nxt, prev = _ring(group)
     asked, transport = transport, _transport(transport, group, x.device, "gemm_reduce_scatter")
@@ -219,6 +234,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     if acc not in _FLOATS:
         raise TypeError(f"gemm_reduce_scatter: accumulate_dtype must be float16, bfloat16 or float32; got {acc}")
     block, n = x.shape[0] // world, w.shape[1]
+    if asked == "auto" and transport == "copy" and fused_by_default(world, block):
+        transport = "fused"  # (back to copy below where the fused kernel cannot take the call)
     bounds = [block * h // splits for h in range(splits + 1)]
     parts = [(lo, hi) for lo, hi in pairwise(bounds) if hi > lo]
     if transport == "fused" and world > 1:
