@@ -120,6 +120,20 @@ def _fused_checks(rank: int, world: int) -> None:
     with pytest.raises(ValueError, match="fused"):  # 301 rows per rank: no tile config divides them
         tpd.all_gather_gemm(torch.ones(301, 64, device=dev, dtype=torch.bfloat16),
                             torch.ones(64, 64, device=dev, dtype=torch.bfloat16), transport="fused")
+    # auto's reduce-scatter from four ranks and 2048 rows per rank is the fused transport (decomposed.fused_by_default):
+    # the same bits as asked for by name, and against float64
+    from tcgemm.distributed import decomposed
+
+    m, k, n = decomposed.FUSED_RS_MIN_ROWS, 264, 520
+    x = torch.randn(world * m, world * k, generator=gen).to(torch.bfloat16)
+    w = torch.randn(world * k, n, generator=gen).to(torch.bfloat16)
+    want = (x.double() @ w.double())[rank * m:(rank + 1) * m].to(dev)
+    x_rs, w_rs = x[:, rank * k:(rank + 1) * k].to(dev), w[rank * k:(rank + 1) * k].to(dev)
+    by_auto = tpd.gemm_reduce_scatter(x_rs, w_rs)
+    assert _rel(by_auto, want) < 1e-2
+    by_name = tpd.gemm_reduce_scatter(x_rs, w_rs, transport="fused")
+    if decomposed.fused_by_default(world, m):
+        assert torch.equal(by_auto, by_name)
 
 
 def _repeats_bitwise(call: Any, want: torch.Tensor, what: Any) -> None:
