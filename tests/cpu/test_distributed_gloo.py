@@ -201,3 +201,32 @@ def test_tp_bench_rejects_an_unknown_mode() -> None:
 
     with pytest.raises(ValueError, match="no mode tcgemm_fast"):
         bench.run([8], 16, 24, torch.float32, 1, 0, torch.device("cpu"), only=("tcgemm_fast",))
+
+
+def _agree_worker(rank: int, world: int, store: str, errors: str) -> None:
+    from tcgemm.distributed import fused
+
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
+    try:
+        cpu = torch.device("cpu")
+        assert fused.agree(None, None, cpu) is None  # every rank can: the fused transport
+        mine = fused.FusedUnavailable("rows not 16-byte aligned") if rank == 1 else None
+        got = fused.agree(mine, None, cpu)  # one rank cannot: none takes it, each says why
+        assert isinstance(got, fused.FusedUnavailable), got
+        assert ("16-byte" if rank == 1 else "another rank") in str(got), str(got)
+    except BaseException:
+        Path(f"{errors}.{rank}").write_text(traceback.format_exc())
+        raise
+    finally:
+        dist.destroy_process_group()
+
+
+def test_fused_transport_is_taken_by_every_rank_or_none(tmp_path: Path) -> None:
+    """A rank that cannot run the fused transport for a call makes every rank fall back (fused.agree): ranks on
+    different transports would pair one's collectives with the other's and hang."""
+    try:
+        mp.spawn(_agree_worker, args=(3, str(tmp_path / "store"), str(tmp_path / "error")), nprocs=3)
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:
+        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
+        raise AssertionError(reports or str(exc)) from None

@@ -108,6 +108,18 @@ def _config(problem: GemmProblem, rows: int, sms: int) -> tuple[Any, Any]:
     return spec, dispatch.pick_config(spec, problem, sms, among=names)
 
 
+def agree(reason: FusedUnavailable | None, group: dist.ProcessGroup | None,
+          device: torch.device) -> FusedUnavailable | None:
+    """Every rank of ``group`` takes the fused transport for a shape, or none does (a collective, once per shape):
+    a rank that cannot (its rows not 16-byte aligned, say) falls back to ``copy``, whose collectives would
+    otherwise meet the others' fused ones and hang. ``reason``: why this rank cannot, or None."""
+    flag = torch.tensor([0 if reason is not None else 1], dtype=torch.int32, device=device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MIN, group=group)
+    if reason is None and int(flag.item()) == 0:
+        return FusedUnavailable("another rank cannot run the fused transport for this call")
+    return reason
+
+
 def _peer_block(device: torch.device, inbox_map: Any | None, ints: tuple[int, int, int, int], ready: int,
                 tail: int, queue: int = 0) -> torch.Tensor:
     raw = bytearray(_BLOCK_BYTES)
@@ -133,6 +145,7 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
         raise found
     if found is not None:
         return found
+    reason: FusedUnavailable | None = None
     try:
         _check(x, world)
         _, sms, arch = device_info(index)
@@ -147,8 +160,12 @@ def _state(kind: str, x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype, 
             raise FusedUnavailable(f"rows not 16-byte aligned (K = {k}, N = {n})")
         spec, cfg = _config(problem, rows, sms)
     except FusedUnavailable as exc:
-        _states[key] = exc
-        raise
+        reason = exc
+    if not torch.cuda.is_current_stream_capturing():  # (a new shape in a capture is refused below on every rank)
+        reason = agree(reason, group, x.device)
+    if reason is not None:
+        _states[key] = reason
+        raise reason
     if torch.cuda.is_current_stream_capturing():
         raise RuntimeError(f"tcgemm.distributed (fused): a new shape ({kind}, {rows} rows per rank x {k} x {n}) must "
                            "be prepared before CUDA graph capture; run the same call once before capturing")
