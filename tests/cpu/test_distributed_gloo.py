@@ -13,6 +13,7 @@ import json
 import os
 import traceback
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -124,14 +125,20 @@ def _worker(rank: int, world: int, store: str, errors: str) -> None:
         dist.destroy_process_group()
 
 
-@pytest.mark.parametrize("world", [2, 3, 4, 8])
-def test_decomposed_schedules_on_gloo(world: int, tmp_path: Path) -> None:
-    errors = tmp_path / "error"
+def _spawn(worker: Any, nprocs: int, tmp_path: Path, *extra: Any) -> None:
+    """``worker(rank, nprocs, store, errors, *extra)`` in ``nprocs`` processes; a worker's failure comes back as
+    this test's, with the workers' tracebacks (each writes its own to ``errors.<rank>``)."""
     try:
-        mp.spawn(_worker, args=(world, str(tmp_path / "store"), str(errors)), nprocs=world, join=True)
+        mp.spawn(worker, args=(nprocs, str(tmp_path / "store"), str(tmp_path / "error"), *extra), nprocs=nprocs,
+                 join=True)
     except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:  # the workers tracebacks instead
         reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
         raise AssertionError(reports or str(exc)) from None
+
+
+@pytest.mark.parametrize("world", [2, 3, 4, 8])
+def test_decomposed_schedules_on_gloo(world: int, tmp_path: Path) -> None:
+    _spawn(_worker, world, tmp_path)
 
 
 def test_errors_name_the_fix() -> None:
@@ -164,11 +171,7 @@ def test_tp_bench_harness_on_gloo(tmp_path: Path) -> None:
     """`torchrun -m tcgemm.distributed.bench` on CPU processes: every mode that can run on CPU runs, the others
     say why, and the JSON holds a row per operation and M."""
     out = tmp_path / "tp.json"
-    try:
-        mp.spawn(_bench_worker, args=(2, str(tmp_path / "store"), str(tmp_path / "error"), str(out)), nprocs=2)
-    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:
-        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
-        raise AssertionError(reports or str(exc)) from None
+    _spawn(_bench_worker, 2, tmp_path, str(out))
     doc = json.loads(out.read_text())
     assert doc["environment"]["world"] == 2 and doc["environment"]["backend"] == "gloo"
     assert [(r["operation"], r["m"]) for r in doc["rows"]] == [
@@ -185,12 +188,7 @@ def test_tp_bench_modes_keep_the_baselines(tmp_path: Path) -> None:
     """--modes times the modes named and the baselines every ratio needs (the GEMMs alone, the sequential
     reference); the others are not run at all."""
     out = tmp_path / "tp.json"
-    try:
-        mp.spawn(_bench_worker, args=(2, str(tmp_path / "store"), str(tmp_path / "error"), str(out),
-                                      ("--tokens", "8", "--modes", "tcgemm")), nprocs=2)
-    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:
-        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
-        raise AssertionError(reports or str(exc)) from None
+    _spawn(_bench_worker, 2, tmp_path, str(out), ("--tokens", "8", "--modes", "tcgemm"))
     for row in json.loads(out.read_text())["rows"]:
         assert set(row["seconds"]) == {"gemm_torch", "sequential", "tcgemm"}
         assert "comm" not in row["unavailable"] and "tcgemm_fused" not in row["unavailable"]
@@ -225,8 +223,4 @@ def _agree_worker(rank: int, world: int, store: str, errors: str) -> None:
 def test_fused_transport_is_taken_by_every_rank_or_none(tmp_path: Path) -> None:
     """A rank that cannot run the fused transport for a call makes every rank fall back (fused.agree): ranks on
     different transports would pair one's collectives with the other's and hang."""
-    try:
-        mp.spawn(_agree_worker, args=(3, str(tmp_path / "store"), str(tmp_path / "error")), nprocs=3)
-    except (mp.ProcessRaisedException, mp.ProcessExitedException) as exc:
-        reports = "\n".join(p.read_text() for p in sorted(tmp_path.glob("error.*")))
-        raise AssertionError(reports or str(exc)) from None
+    _spawn(_agree_worker, 3, tmp_path)
