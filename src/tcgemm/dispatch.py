@@ -13,7 +13,7 @@ from functools import lru_cache
 from . import registry, tma, tuned
 from .problem import GemmProblem, transposed_layouts_of, transposed_store
 from .registry import KernelSpec, TileConfig
-from .schedule import TAIL_ESTIMATE_FIXED_KTILES, TAIL_ESTIMATE_MIN_KTILES, cluster_units, tail_split
+from .schedule import TAIL_ESTIMATE_FIXED_KTILES, TAIL_ESTIMATE_MIN_KTILES, TAIL_MAX_PARTS, cluster_units, tail_split
 
 # Families in the order auto prefers them, fastest first.
 _FAMILY_ORDER = ("hopper", "mma_sync", "wmma", "simt")
@@ -219,7 +219,7 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
         if cfg.get("TAIL_SPLIT") and splits == 1 and ktiles >= TAIL_ESTIMATE_MIN_KTILES:
             cluster = rows * cols
             units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"], rows, cols)
-            tail = tail_split(units, ktiles, slots // cluster)
+            tail = tail_split(units, ktiles, slots // cluster, cfg.get("TAIL_PARTS", TAIL_MAX_PARTS))
             if tail is not None:
                 rounds = units // (slots // cluster) + (tail[1] + TAIL_ESTIMATE_FIXED_KTILES) / ktiles
                 split_tail.add(cfg.name)

@@ -25,7 +25,7 @@ from . import jit, placement, registry
 from .driver import _allow_dynamic_smem, _raw_stream, _stream, ensure_context
 from .problem import GemmProblem
 from .registry import KernelSpec, TileConfig
-from .schedule import cluster_units, stream_k_scratch, stream_k_shape, tail_split
+from .schedule import TAIL_MAX_PARTS, cluster_units, stream_k_scratch, stream_k_shape, tail_split
 
 _C_TYPES = {
     torch.float32: "float",
@@ -521,7 +521,7 @@ def _tail_need(problem: GemmProblem, spec: KernelSpec, cfg: TileConfig, clusters
     """(workspace floats, counters) of a TAIL_SPLIT launch on ``clusters`` clusters: two parts of
     BLOCK_M x BLOCK_N floats per CTA of each tail unit, a counter per consumer warpgroup; (0, 0): no split."""
     units = cluster_units(problem.m, problem.n, problem.batch, cfg["BLOCK_M"], cfg["BLOCK_N"], *spec.cluster_shape(cfg))
-    tail = tail_split(units, -(-problem.k // cfg["BLOCK_K"]), clusters)
+    tail = tail_split(units, -(-problem.k // cfg["BLOCK_K"]), clusters, cfg.get("TAIL_PARTS", TAIL_MAX_PARTS))
     if tail is None:
         return 0, 0
     ctas = tail[0] * spec.cluster_of(cfg)

@@ -825,6 +825,14 @@ LADDER: tuple[KernelSpec, ...] = (
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  TAIL_SPLIT=1, WAVE_SNAKE=1, GROUP_M=16,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # t4: up to four second parts per idle cluster (TAIL_PARTS; tail_split.cuh), where the last turn is
+            # 45-52 units of 66 and K is long enough that the estimate's 16 k-tiles of overhead still leave a gain
+            # (K >= ~8192): 4096 x 8192 x 14336, the reduce-scatter's block GEMM at 8192 tokens on two ranks
+            # (7.76 rounds; a whole GEMM of 8192 rows makes 15.5 and splits its tail), and 8192 x 4096 x 14336.
+            _cfg("128x256x64s4b2ot4", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+                 THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
+                 TAIL_SPLIT=1, TAIL_PARTS=4, WAVE_SNAKE=1, GROUP_M=16,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # The same with the tail split (kernels/include/tail_split.cuh): the last partial wave's tiles cut along
             # k, the clusters that would idle through it computing their second parts, where each has at most two
             # (tcgemm.schedule; auto takes s4b2ot, the same with EPI_OVERLAP, there). Same process, old build against

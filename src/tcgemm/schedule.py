@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
-# k-tiles a second part costs a helper beyond its own, most parts per helper, least k-tiles per part
-# (tail_split.cuh: OVERHEAD, MAX_PARTS, MIN_PART).
+# k-tiles a second part costs a helper beyond its own, most parts per helper (a config's TAIL_PARTS, this
+# unless named), least k-tiles per part (tail_split.cuh: OVERHEAD, MAX_PARTS, MIN_PART).
 TAIL_OVERHEAD, TAIL_MAX_PARTS, TAIL_MIN_PART = 4, 2, 4
 
 
@@ -40,9 +40,10 @@ def cluster_units(m: int, n: int, batch: int, block_m: int, block_n: int, ctas_m
     return -(-tiles_m // ctas_m) * -(-tiles_n // ctas_n) * batch
 
 
-def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None:
+def tail_split(units: int, ktiles: int, clusters: int, max_parts: int = TAIL_MAX_PARTS) -> tuple[int, int] | None:
     """(tail units, first k-tile of their second part) of a TAIL_SPLIT launch of ``units`` cluster
     units of ``ktiles`` k-tiles on ``clusters`` clusters, or None where the kernel runs no tail split.
+    ``max_parts``: the config's TAIL_PARTS (second parts one idle cluster takes at most).
     The same rule as tail_split() in kernels/include/tail_split.cuh: the host sizes the workspace by
     it, and passes none (the kernel then splits nothing) where it says None."""
     if units <= clusters:
@@ -51,7 +52,7 @@ def tail_split(units: int, ktiles: int, clusters: int) -> tuple[int, int] | None
     helpers = clusters - rem
     parts = -(-rem // helpers)
     part = (ktiles - parts * TAIL_OVERHEAD) // (parts + 1)
-    if rem == 0 or parts > TAIL_MAX_PARTS or part < TAIL_MIN_PART:
+    if rem == 0 or parts > max_parts or part < TAIL_MIN_PART:
         return None
     return rem, ktiles - part
 

@@ -58,9 +58,11 @@ def test_only_the_production_kernel_without_split_k_runs_it() -> None:
 @pytest.mark.parametrize(("mode", "expected"), [(1, "LDG.E.STRONG.SYS"), (2, "REDG.E.ADD.STRONG.SYS")])
 def test_builds_compile_with_their_flag_instructions(mode: int, expected: str) -> None:
     """The all-gather's producer polls its flags with system-scope acquires, the reduce-scatter's consumers count
-    rows with system-scope reductions; no local memory (the 128 x 256 config without the tail split)."""
+    rows with system-scope reductions; no local memory in the 128 x 256 config without the tail split (with it,
+    two values go to the stack: 2 LDL / 2 STL)."""
     problem = _problem(4096, 8192, 7168, mode)
-    spec, cfg = fused._config(problem, 1024, 132)
+    spec, _ = fused._config(problem, 1024, 132)
+    cfg = spec.config("128x256x64s4b2o", "bf16")
     text = sass.disassemble(jit.cubin(spec.source, launch.plan(problem, spec, cfg, 132).defines, "sm_90a"))
     assert expected in text and "UTMALDG" in text and "UTMASTG" in text
     assert not sass.has_local_memory(text)

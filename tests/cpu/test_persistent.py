@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tcgemm import launch, registry, schedule
+from tcgemm import dispatch, launch, registry, schedule
 from tcgemm.check import random_operand
 from tcgemm.problem import describe
 
@@ -275,10 +275,11 @@ def test_two_wgmma_atoms_per_consumer_fill_the_staging_buffer_budget():
         assert cfg.smem_bytes <= 227 * 1024, cfg.name
 
 
-def _tail_walk(units: int, ktiles: int, clusters: int, cluster: int) -> list[tuple[int, int, int]]:
+def _tail_walk(units: int, ktiles: int, clusters: int, cluster: int,
+               max_parts: int = schedule.TAIL_MAX_PARTS) -> list[tuple[int, int, int]]:
     """Mirror of the kernel's walk with TAIL_SPLIT (tail_split.cuh: tail_split, tail_next_unit, and the
     kernel's tail_range): the (unit, kt0, kt1) pieces cluster ``cluster`` computes, in order."""
-    tail = schedule.tail_split(units, ktiles, clusters)
+    tail = schedule.tail_split(units, ktiles, clusters, max_parts)
     dp, split = (units - tail[0], tail[1]) if tail else (units, ktiles)
     rem = units - dp
     helpers, owner = clusters - rem, cluster < rem
@@ -303,15 +304,17 @@ def _tail_walk(units: int, ktiles: int, clusters: int, cluster: int) -> list[tup
     (256, 64, 66), (896, 64, 66), (256, 224, 66), (1024, 128, 66), (1024, 16, 66), (512, 32, 66),
     (72, 16, 66), (120, 19, 66), (80, 8, 66), (67, 64, 66), (131, 64, 66), (66, 64, 66), (132, 64, 66),
     (40, 64, 66), (200, 5, 66), (200, 6, 66), (7, 9, 3), (1000, 64, 60), (257, 64, 64), (104, 22, 66),
-    (80, 13, 66), (2048, 64, 66), (1792, 32, 66)])
-def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
+    (80, 13, 66), (2048, 64, 66), (1792, 32, 66), (512, 224, 66), (116, 40, 66), (112, 40, 66)])
+@pytest.mark.parametrize("max_parts", [2, 4])
+def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters, max_parts):
     """Every (unit, k-tile) is computed exactly once; a tail unit in two parts, one by its owner and one
-    by a helper; the helpers' parts, with their overhead, end no later than the owners' first parts."""
+    by a helper; the helpers' parts, with their overhead, end no later than the owners' first parts.
+    max_parts 4 (TAIL_PARTS = 4): 512 x 224 and 116 x 40 on 66 clusters split where 2 would not."""
     seen: dict[tuple[int, int], int] = {}
     parts: dict[int, list[tuple[int, int]]] = {}
     work = []
     for cluster in range(clusters):
-        pieces = _tail_walk(units, ktiles, clusters, cluster)
+        pieces = _tail_walk(units, ktiles, clusters, cluster, max_parts)
         work.append(sum(kt1 - kt0 for _, kt0, kt1 in pieces))
         for u, kt0, kt1 in pieces:
             assert kt0 < kt1
@@ -320,7 +323,7 @@ def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
                 assert (u, kt) not in seen
                 seen[(u, kt)] = cluster
     assert len(seen) == units * ktiles
-    tail = schedule.tail_split(units, ktiles, clusters)
+    tail = schedule.tail_split(units, ktiles, clusters, max_parts)
     split_units = [u for u, p in parts.items() if len(p) > 1]
     if tail is None:
         assert not split_units
@@ -331,11 +334,23 @@ def test_tail_split_covers_every_k_tile_once(units, ktiles, clusters):
     assert max(work) < (units // clusters + 1) * ktiles  # shorter than the last turn without the split
     # Helpers, counting the 4 k-tiles a part costs them beyond its own, end no later than the owners.
     dp_work = units // clusters * ktiles
-    parts_of = [len([1 for u, _, _ in _tail_walk(units, ktiles, clusters, c) if u >= units - rem])
+    parts_of = [len([1 for u, _, _ in _tail_walk(units, ktiles, clusters, c, max_parts) if u >= units - rem])
                 for c in range(clusters)]
     owners = [w - dp_work for c, w in enumerate(work) if c < rem]
     helpers = [w - dp_work + 4 * parts_of[c] for c, w in enumerate(work) if c >= rem]
     assert max(helpers) <= max(owners) and set(owners) == {split}
+    assert max(parts_of) <= max_parts
+
+
+def test_four_parts_split_where_two_do_not():
+    """TAIL_PARTS = 4: the reduce-scatter's block GEMM at 8192 tokens on two ranks (4096 x 8192 x 14336: 512
+    units of 128 x 256 pairs, 50 in the last turn, 16 helpers) splits with four parts per helper and not with
+    two, and the estimate then takes the 4-part config there."""
+    assert schedule.tail_split(512, 224, 66) is None
+    assert schedule.tail_split(512, 224, 66, 4) == (50, 183)
+    spec = registry.get("wgmma_tma_store")
+    assert dispatch.pick_config(spec, _problem(4096, 8192, 14336), 132).name == "128x256x64s4b2ot4"
+    assert dispatch.pick_config(spec, _problem(8192, 8192, 14336), 132).name == "128x256x64s4b2ot"
 
 
 def test_tail_split_workspace(monkeypatch):

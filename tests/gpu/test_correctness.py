@@ -124,8 +124,9 @@ TAIL_CASES = [
 def test_tail_split(spec, cfg, precision):
     """Shapes whose last wave the tail split cuts along k (kernels/include/tail_split.cuh; 66 clusters of
     2 on a 132-SM H100): 72 units (6 in the last wave, one part per helper), 104 (38, two parts per
-    helper), 80 over a batch of 10; ragged edges, alpha/beta with C, and the same bits on a second call
-    (the arrival counters left at zero for it)."""
+    helper), 80 over a batch of 10 (and with TAIL_PARTS = 4, 116 and 112: four and three parts per helper);
+    ragged edges, alpha/beta with C, and the same bits on a second call (the arrival counters left at zero
+    for it)."""
     if torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("Hopper kernel")
     bm, bn, bk = 2 * cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]  # a cluster unit: two tile rows
@@ -134,6 +135,9 @@ def test_tail_split(spec, cfg, precision):
     _run(name, precision, m=9 * bm - 37, n=8 * bn - 5, k=16 * bk - 3, layouts=layouts)
     _run(name, precision, m=8 * bm, n=13 * bn, k=22 * bk, layouts=layouts)
     _run(name, precision, m=2 * bm, n=4 * bn, k=12 * bk + 1, batch=10, layouts=layouts)
+    if cfg.get("TAIL_PARTS", 2) >= 4:  # 116 units (50 in the last wave: 4 parts per helper), 112 (46: 3)
+        _run(name, precision, m=4 * bm - 37, n=29 * bn - 5, k=40 * bk - 3, layouts=layouts)
+        _run(name, precision, m=4 * bm, n=28 * bn, k=40 * bk, beta=1.0, layouts=layouts)
     if precision not in ("fp8e4m3", "fp8e5m2"):
         _run(name, precision, m=9 * bm - 37, n=8 * bn - 5, k=16 * bk - 3, alpha=0.5, beta=-1.5, layouts=layouts)
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32,

@@ -32,6 +32,9 @@
 #ifndef TAIL_SPLIT
 #define TAIL_SPLIT 0  // 1: the last partial wave's tiles cut along k, idle clusters taking the second parts (tail_split.cuh)
 #endif
+#ifndef TAIL_PARTS
+#define TAIL_PARTS 2  // TAIL_SPLIT: the most second parts one idle cluster takes (tail_split.cuh says when more pay)
+#endif
 #ifndef CLUSTER_ALONG_N
 #define CLUSTER_ALONG_N 0  // 1: the cluster's CTAs sit side by side along N and share the A tile instead
 #endif
@@ -108,6 +111,7 @@ constexpr bool defined_tf32() {
 // ---- the variants, as constants ----
 constexpr int kSplitK = SPLIT_K;
 constexpr bool kTailSplit = TAIL_SPLIT != 0;
+constexpr int kTailParts = TAIL_PARTS;
 constexpr bool kWaveSnake = WAVE_SNAKE != 0;
 constexpr bool kGpcOrder = GPC_ORDER != 0;
 constexpr bool kRegisterEpilogue = D_FROM_REGISTERS != 0;

@@ -112,7 +112,7 @@ struct UnitWalk {
     TailSplit tail;
     __device__ __forceinline__ UnitWalk(int units_, int ktiles_, bool split, int position)
         : units(units_), ktiles(ktiles_), cluster(position), clusters(cluster_count_x()) {
-        tail = tail_split(units, ktiles, clusters, cluster, kTailSplit && split);
+        tail = tail_split<kTailParts>(units, ktiles, clusters, cluster, kTailSplit && split);
         first = !kTailSplit || cluster < tail.dp ? cluster : next(cluster - clusters);
     }
     __device__ __forceinline__ int next(int u) const {

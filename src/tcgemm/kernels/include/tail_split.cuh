@@ -18,10 +18,15 @@
 // pipeline drained and refilled, 64 KB per warpgroup to the workspace and
 // back), measured 4-7 us per part on an H100 (128 x 256 bf16, 4096^3, where
 // P = 8: the split made it 15% slower; 2026-11-23-h100-ab-tail-split-*.json).
-// So the split is made only for P <= 2, with split = ktiles - part where
-// part = (ktiles - P OVERHEAD) / (P + 1) balances P (part + OVERHEAD)
-// against the owners' ktiles - part.  4096 x 14336 x 4096 (896 units, 38 in
-// the last turn, P = 2): owners 46 k-tiles of 64, helpers two parts of 18.
+// So the split is made only for P <= MAX_PARTS (the config's TAIL_PARTS, 2
+// unless named), with split = ktiles - part where part = (ktiles - P
+// OVERHEAD) / (P + 1) balances P (part + OVERHEAD) against the owners'
+// ktiles - part.  4096 x 14336 x 4096 (896 units, 38 in the last turn, P =
+// 2): owners 46 k-tiles of 64, helpers two parts of 18.  At long K a part's
+// overhead is a small share of it, and P = 4 still pays: 4096 x 8192 x 14336
+// (the reduce-scatter's block GEMM at 8192 tokens on two ranks: 512 units, 50
+// in the last turn, 16 helpers) owners 183 k-tiles of 224, helpers four parts
+// of 41, where without the split the 16 idle clusters wait a whole unit.
 // (A stream-K tail that laid every k-tile of the last waves end to end and
 // cut them into C equal ranges was measured slower still: 66 clusters at 66
 // different k offsets share nothing through the L2.)
@@ -43,8 +48,9 @@ struct TailSplit {
     bool owner;   // this cluster computes the first part of tail unit `id`
 };
 
+template <int MAX_PARTS>  // second parts per helper at most (see above)
 __device__ __forceinline__ TailSplit tail_split(int units, int ktiles, int clusters, int id, bool enabled) {
-    constexpr int OVERHEAD = 4, MAX_PARTS = 2, MIN_PART = 4;  // k-tiles, parts per helper (see above)
+    constexpr int OVERHEAD = 4, MIN_PART = 4;  // k-tiles (see above)
     if (!enabled || units <= clusters) return {units, 0, ktiles, false};
     const int rem = units % clusters, helpers = clusters - rem;
     const int parts = (rem + helpers - 1) / helpers;
