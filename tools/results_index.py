@@ -304,9 +304,13 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-tp4-graphs-5502e64.json", "2026-11-28-h200-tp4-graphs-5502e64.log",
       "2026-11-28-h200-tp4-gpu-tests-fused-5502e64.txt", "2026-11-28-h200-tp4-graphs-0aa539a.json",
       "2026-11-28-h200-tp4-graphs-0aa539a.log", "2026-11-28-h200-tp4-gpu-tests-fused-0aa539a.txt"]),
-    ("the tail split in up to four parts per idle cluster (128x256x64s4b2ot4, 5d171a2; issues 29, 27): its GPU "
-     "tests, its single GEMMs beside cuBLAS, and the two-rank reduce-scatter at 8192 tokens in processes "
-     "alternating with f1bcbb5 (two H200s); then the two-rank bench at 894d92b, three processes (two H200s); four ranks at 96a94b2 (GPU tests with auto's fused reduce-scatter, the bench twice; four H200s); on one H100 at ea88dbe its GPU tests, single GEMMs and the model bench at 8192 tokens (Llama-3-8B, Qwen2.5-7B) in processes alternating with f1bcbb5; the two-rank bench with NCCL alone at 6150ba1, three processes (two H200s); the four-rank reduce-scatter's sum under the last round (fused and copy queues) against the default at 2640e93 (four H200s)",
+    ("the tail split in up to four parts per idle cluster (128x256x64s4b2ot4, 5d171a2; issues 29, 30, 27): its GPU"
+     " tests and single GEMMs beside cuBLAS (an H200, then an H100 at ea88dbe), the two-rank reduce-scatter at "
+     "8192 tokens in processes alternating with f1bcbb5 (two H200s), the model bench at 8192 tokens (Llama-3-8B, "
+     "Qwen2.5-7B) in processes alternating with f1bcbb5 (H100); the two-rank bench at 894d92b and, with NCCL "
+     "alone, at 6150ba1, three processes each (two H200s); four ranks at 96a94b2 (GPU tests with auto's fused "
+     "reduce-scatter, the bench twice) and the own block's sum under the last round against the default at 2640e93"
+     " (four H200s)",
      ["2026-11-28-h200-tp2-tail-parts-ab-5d171a2.json", "2026-11-28-h200-explore-ot4-5d171a2.json",
       "2026-11-28-h200-gpu-tests-ot4-5d171a2.txt",
       "2026-11-28-h200-tp2-graphs-894d92b-p1.json", "2026-11-28-h200-tp2-graphs-894d92b-p2.json",
