@@ -13,7 +13,8 @@ rows also give the paired ratio, the median over rounds of torch's time over tcg
 Measured:
   prefill  the forward of whole prompts (batch x tokens, --prefill, default 1x2048 and 8x512) without a
            cache, logits of the last position only (logits_to_keep=1, as generation does): tokens/s =
-           batch x tokens / median time.
+           batch x tokens / median time. "eager": one Python forward; "graph": that forward captured once
+           per implementation in a torch.cuda.CUDAGraph after warm-up, replayed (the GPU's time alone).
   decode   after a --context-token prompt in transformers' StaticCache, --new-tokens greedy steps of one
            token per sequence (--decode-batches, default 1 and 16): tokens/s = batch x new tokens / median
            time of the whole run. "eager": one Python forward per step. "graph": one decode step (forward,
@@ -198,15 +199,50 @@ def random_ids(batch: int, tokens: int, vocab: int, device: str, seed: int) -> t
     return torch.randint(0, vocab, (batch, tokens), generator=gen).to(device)
 
 
+def capture(fn: Callable[[], object], warmup: int = 2,
+            between: Callable[[], object] | None = None) -> torch.cuda.CUDAGraph:
+    """``fn`` captured in a CUDA graph, after ``warmup`` calls on a side stream (as torch's docs do it);
+    ``between``: called after the warm-up, before the capture."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    if between is not None:
+        between()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return graph
+
+
 @torch.no_grad()
-def bench_prefill(model: torch.nn.Module, batch: int, tokens: int, args: argparse.Namespace, device: str) -> Row:
+def bench_prefill(model: torch.nn.Module, batch: int, tokens: int, args: argparse.Namespace, device: str,
+                  graphs: bool = False, progress: Callable[[str], None] = print) -> list[Row]:
+    """Eager, then (``graphs``) each implementation's forward captured once in a CUDA graph and replayed: the GPU's
+    time alone, as a serving stack that graphs its prefill buckets sees it."""
     ids = random_ids(batch, tokens, model.config.vocab_size, device, args.seed + 1)
 
     def forward() -> None:
         model(ids, use_cache=False, logits_to_keep=1)
 
     ms = interleaved(model, {impl: forward for impl in IMPLS}, args.repeats, args.warmup, device)
-    return make_row("prefill", "eager", batch, tokens, 0, ms)
+    rows = [make_row("prefill", "eager", batch, tokens, 0, ms)]
+    if graphs:
+        captured = {}
+        try:
+            for impl in IMPLS:
+                switch(model, impl)
+                captured[impl] = capture(forward)
+        except RuntimeError as exc:  # (reported, not fatal: the eager row stands)
+            progress(f"prefill {batch} x {tokens}: CUDA-graph capture failed ({exc}); no graph row")
+            return rows
+        run = {impl: g.replay for impl, g in captured.items()}
+        ms = interleaved(model, run, args.repeats, 1, device, swap=False)
+        rows.append(make_row("prefill", "graph", batch, tokens, 0, ms))
+        del captured, run  # (the graphs' memory pools, before the next shape)
+    return rows
 
 
 def bench_train(model: torch.nn.Module, batch: int, tokens: int, args: argparse.Namespace, device: str) -> Row:
@@ -275,15 +311,8 @@ class Decoder:
 
     def capture(self, warmup: int = 3) -> torch.cuda.CUDAGraph:
         """One decode step captured in a CUDA graph (after ``warmup`` steps on a side stream)."""
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            self.run(warmup, self.step)
-        torch.cuda.current_stream().wait_stream(side)
         self.rewind()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            self.step()
+        graph = capture(self.step, warmup, between=self.rewind)
         self.rewind()
         return graph
 
@@ -402,8 +431,9 @@ def measure(args: argparse.Namespace, device: str = "cuda", graphs: bool = True,
                  f"{' '.join(k['kernels'])}")
     rows: list[Row] = []
     for batch, tokens in args.prefill:
-        rows.append(bench_prefill(model, batch, tokens, args, device))
-        progress(rows[-1].line())
+        for row in bench_prefill(model, batch, tokens, args, device, graphs, progress):
+            rows.append(row)
+            progress(row.line())
     for batch in args.decode_batches:
         for row in bench_decode(model, batch, args, device, graphs):
             rows.append(row)
@@ -420,7 +450,8 @@ def config_record(args: argparse.Namespace, swapped: int, n_params: int) -> dict
     config = {k: v for k, v in vars(args).items() if k != "json"}
     config.update(model="transformers LlamaForCausalLM (random weights)", attention="sdpa", parameters=n_params,
                   layers_swapped=swapped, timing="CUDA events, median of interleaved rounds",
-                  decode_graph="torch.cuda.CUDAGraph of one decode step, replayed per token (no torch.compile)")
+                  decode_graph="torch.cuda.CUDAGraph of one decode step, replayed per token (no torch.compile)",
+                  prefill_graph="torch.cuda.CUDAGraph of one prefill forward per shape, replayed")
     return config
 
 
@@ -466,7 +497,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--train-repeats", type=int, default=15,
                    help="timed rounds of the training step (its times drift with the GPU's clock: default 15)")
     p.add_argument("--warmup", type=int, default=2, help="untimed prefill forwards per implementation")
-    p.add_argument("--no-graphs", action="store_true", help="skip the CUDA-graph decode runs")
+    p.add_argument("--no-graphs", action="store_true", help="skip the CUDA-graph prefill and decode runs")
     p.add_argument("--tolerance", type=float, default=2e-2, help="largest relative error of the logits")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--train", type=_shapes, default=[], metavar="BxT[,BxT]",

@@ -93,7 +93,8 @@ def test_cuda_graph_decode_step_replays_equal_to_eager(batch):
 
 
 def test_llama_example_runs_with_cuda_graphs():
-    """examples/llama_transformers.py on a tiny Llama, CUDA-graph decode included: every row, logits checked."""
+    """examples/llama_transformers.py on a tiny Llama, CUDA-graph prefill and decode included: every row, logits
+    checked."""
     pytest.importorskip("transformers")
     example = _example()
     args = example.parser().parse_args(
@@ -103,7 +104,7 @@ def test_llama_example_runs_with_cuda_graphs():
     record = example.measure(args, "cuda", graphs=True, progress=lambda _line: None)
     assert record["correctness"]["passed"], record["correctness"]
     modes = [(r["phase"], r["mode"], r["batch"]) for r in record["rows"]]
-    assert modes == [("prefill", "eager", 1), ("prefill", "eager", 4), ("decode", "eager", 1), ("decode", "graph", 1),
-                     ("decode", "eager", 4), ("decode", "graph", 4)]
+    assert modes == [("prefill", "eager", 1), ("prefill", "graph", 1), ("prefill", "eager", 4), ("prefill", "graph", 4),
+                     ("decode", "eager", 1), ("decode", "graph", 1), ("decode", "eager", 4), ("decode", "graph", 4)]
     assert all(r["torch_tokens_per_s"] > 0 and r["tcgemm_tokens_per_s"] > 0 for r in record["rows"])
     assert all(k["kernels"] for k in record["kernels"])
