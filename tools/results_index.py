@@ -326,6 +326,11 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-tp2-graphs-6150ba1-p3.json", "2026-11-28-h200-tp2-graphs-6150ba1-p1.log",
       "2026-11-28-h200-tp2-graphs-6150ba1-p2.log", "2026-11-28-h200-tp2-graphs-6150ba1-p3.log",
       "2026-11-28-h200-tp4-queues-2640e93-p1.json", "2026-11-28-h200-tp4-queues-2640e93-p2.json"]),
+    ("the transformers Llama example (examples/llama_transformers.py --fuse-mlp --train 1x2048) with prefill "
+     "captured in CUDA graphs too, two processes on one H100 at 7634854, and its GPU test; docs/models.md",
+     ["2026-11-28-h100-llama-transformers-fuse-mlp-train-7634854-p1.json",
+      "2026-11-28-h100-llama-transformers-fuse-mlp-train-7634854-p2.json",
+      "2026-11-28-h100-gpu-tests-llama-example-7634854.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
