@@ -310,7 +310,7 @@ CURRENT: list[tuple[str, list[str]]] = [
      "Qwen2.5-7B) in processes alternating with f1bcbb5 (H100); the two-rank bench at 894d92b and, with NCCL "
      "alone, at 6150ba1, three processes each (two H200s); four ranks at 96a94b2 (GPU tests with auto's fused "
      "reduce-scatter, the bench twice) and the own block's sum under the last round against the default at 2640e93"
-     " (four H200s)",
+     " (four H200s); the two-rank bench again at a398295, three processes (two H200s)",
      ["2026-11-28-h200-tp2-tail-parts-ab-5d171a2.json", "2026-11-28-h200-explore-ot4-5d171a2.json",
       "2026-11-28-h200-gpu-tests-ot4-5d171a2.txt",
       "2026-11-28-h200-tp2-graphs-894d92b-p1.json", "2026-11-28-h200-tp2-graphs-894d92b-p2.json",
@@ -325,7 +325,9 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-tp2-graphs-6150ba1-p1.json", "2026-11-28-h200-tp2-graphs-6150ba1-p2.json",
       "2026-11-28-h200-tp2-graphs-6150ba1-p3.json", "2026-11-28-h200-tp2-graphs-6150ba1-p1.log",
       "2026-11-28-h200-tp2-graphs-6150ba1-p2.log", "2026-11-28-h200-tp2-graphs-6150ba1-p3.log",
-      "2026-11-28-h200-tp4-queues-2640e93-p1.json", "2026-11-28-h200-tp4-queues-2640e93-p2.json"]),
+      "2026-11-28-h200-tp4-queues-2640e93-p1.json", "2026-11-28-h200-tp4-queues-2640e93-p2.json",
+      "2026-11-28-h200-tp2-graphs-a398295-p1.json", "2026-11-28-h200-tp2-graphs-a398295-p2.json",
+      "2026-11-28-h200-tp2-graphs-a398295-p3.json"]),
     ("the transformers Llama example (examples/llama_transformers.py --fuse-mlp --train 1x2048) with prefill "
      "captured in CUDA graphs too, two processes on one H100 at 7634854, and its GPU test; docs/models.md",
      ["2026-11-28-h100-llama-transformers-fuse-mlp-train-7634854-p1.json",
