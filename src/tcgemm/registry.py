@@ -818,6 +818,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x256x64s4b2", ("fp16", "bf16"), grouped=True, epilogue=1.0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
                  STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
+            # s: the same in s4b2o's tile order (WAVE_SNAKE in groups of 16 tile rows), for grouped GEMMs at
+            # prefill sizes, where an expert's weight (Mixtral's gate_up: 235 MB) streams from DRAM once per group
+            # of tile rows: 16 rows of 128 halve those passes at 2048 tokens per expert. Named only until timed
+            # against s4b2 (benchmarks/probes/grouped_config_ab.py).
+            _cfg("128x256x64s4b2s", ("fp16", "bf16"), grouped=True, named_only=True, epilogue=1.0, BLOCK_M=128,
+                 BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
+                 WAVE_SNAKE=1, GROUP_M=16,
+                 SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # And with the tail split (below): auto's pick where the split applies. WAVE_SNAKE as s4b2o: with 8 tile
             # rows per group, sustained bf16 4096x14336x4096 / 8192^3 674.2 / 688.7 TFLOP/s against 670.9 / 682.2
             # without (cuBLAS 673.6 / 674.2; 2026-11-24-h100-power-wave-snake-12b9598.json); 16 rows as s4b2o.
