@@ -22,6 +22,16 @@ from tcgemm.grouped_bench import MODELS, routed_counts
 from tcgemm.model_bench import CudaTimer
 
 
+def _one_call_us(fn) -> float:
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn(0)
+    end.record()
+    end.synchronize()
+    return 1e3 * start.elapsed_time(end)
+
+
 def row(model: str, layer: str, tpe: int, n: int, k: int, config: str, timer: CudaTimer, budget: float) -> dict:
     experts, top_k = MODELS[model][:2]
     counts = routed_counts(experts, top_k, tpe, seed=tpe)
@@ -50,8 +60,9 @@ def row(model: str, layer: str, tpe: int, n: int, k: int, config: str, timer: Cu
     want = torch._grouped_mm(x, b, offs=offs).float()
     err = float((out_named.float() - want).norm() / want.norm())
     same = bool(torch.equal(out_auto, out_named))
-    a_us, n_us = timer.graphs((auto, named), 1, budget, 100.0)
-    t_us, n2_us = timer.graphs((torch_side, named), 1, budget, 100.0)
+    estimate = _one_call_us(auto)  # (sizes the replays to the budget)
+    a_us, n_us = timer.graphs((auto, named), 1, budget, estimate)
+    t_us, n2_us = timer.graphs((torch_side, named), 1, budget, estimate)
     r = dict(model=model, layer=layer, tokens_per_expert=tpe, counts=counts, n=n, k=k, auto_kernel=auto_kernel,
              config=config, bitwise_equal_to_auto=same, rel_error_vs_grouped_mm=err, graph_us_auto=a_us,
              graph_us_named=n_us, graph_us_named_2=n2_us, graph_us_grouped_mm=t_us,
