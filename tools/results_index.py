@@ -333,6 +333,23 @@ CURRENT: list[tuple[str, list[str]]] = [
      ["2026-11-28-h100-llama-transformers-fuse-mlp-train-7634854-p1.json",
       "2026-11-28-h100-llama-transformers-fuse-mlp-train-7634854-p2.json",
       "2026-11-28-h100-gpu-tests-llama-example-7634854.txt"]),
+    ("2026-11-28, third session: the two-rank bench at 61e351e, three processes, with the repaired tail-split test "
+     "and the two-rank GPU tests (two H200s); fp8 128 x 192 against 128 x 128 at issue 31's shapes (4d5ed44) and, "
+     "after its speed 1.04, auto there (a4e5303) and both configs where the pick moved (H100); ping-pong pinned "
+     "at the mid-size gate_up shapes inside the model bench, processes alternating with the heuristic (H100, "
+     "0963da4); the grouped 128x256x64s4b2s against auto (H100, H200)",
+     ["2026-11-28-h200-tp2-graphs-61e351e-p1.json", "2026-11-28-h200-tp2-graphs-61e351e-p2.json",
+      "2026-11-28-h200-tp2-graphs-61e351e-p3.json", "2026-11-28-h200-gpu-tests-tail-split-tp2-61e351e.txt",
+      "2026-11-28-h100-fp8-configs-4d5ed44.json", "2026-11-28-h100-fp8-a4e5303.json",
+      "2026-11-28-h100-fp8-configs-flipped-a4e5303.json",
+      "2026-11-28-h100-models-gate-up-pp-plain-0963da4-p1.json",
+      "2026-11-28-h100-models-gate-up-pp-pinned-0963da4-p1.json",
+      "2026-11-28-h100-models-gate-up-pp-plain-0963da4-p2.json",
+      "2026-11-28-h100-models-gate-up-pp-pinned-0963da4-p2.json",
+      "2026-11-28-h100-grouped-snake-ab-mixtral-0963da4.json", "2026-11-28-h100-grouped-snake-ab-4d5ed44.json",
+      "2026-11-28-h200-grouped-snake-ab-deepseek-4d5ed44.json",
+      "2026-11-28-h200-grouped-snake-ab-mixtral-4096-4d5ed44.json",
+      "2026-11-28-h100-gpu-tests-grouped-s4b2s-0963da4.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

@@ -820,8 +820,13 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # s: the same in s4b2o's tile order (WAVE_SNAKE in groups of 16 tile rows), for grouped GEMMs at
             # prefill sizes, where an expert's weight (Mixtral's gate_up: 235 MB) streams from DRAM once per group
-            # of tile rows: 16 rows of 128 halve those passes at 2048 tokens per expert. Named only until timed
-            # against s4b2 (benchmarks/probes/grouped_config_ab.py).
+            # of tile rows: 16 rows of 128 would halve those passes at 2048 tokens per expert. Timed against auto's
+            # s4b2 (benchmarks/probes/grouped_config_ab.py, contiguous, CUDA graphs, time of s4b2 over this): H100
+            # Mixtral 1.03 / 1.03 at 512 tokens per expert and 1.015 / 1.016 at 2048 in one process
+            # (2026-11-28-h100-grouped-snake-ab-mixtral-0963da4.json), but 1.00 / 0.94 at 2048, 1.00 / 1.02 at 4096
+            # and DeepSeek-V3 0.99-1.01 in the next (...-4d5ed44.json, where this config's two timings of one row
+            # differ by up to 10%); H200 0.99-1.00 (...-h200-grouped-snake-ab-*-4d5ed44.json). No steady gain:
+            # named only. GPU tests: ...-gpu-tests-grouped-s4b2s-0963da4.txt.
             _cfg("128x256x64s4b2s", ("fp16", "bf16"), grouped=True, named_only=True, epilogue=1.0, BLOCK_M=128,
                  BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
                  WAVE_SNAKE=1, GROUP_M=16,
@@ -1496,12 +1501,15 @@ LADDER: tuple[KernelSpec, ...] = (
             # never picks it for a D that TMA cannot write, and launch stages a misaligned out= pointer.
             # Promoting every 8 k-tiles (p8, 0.91 / 0.89x against 0.89 / 0.84x at 4096^3 / 8192^3, +5% error)
             # was measured in the same run and not kept: `tcgemm tune` picks configs by speed alone.
-            # Speed 1.04 since 2026-11-28: both configs at issue 31's shapes in one process, CUDA graphs
-            # (2026-11-28-h100-fp8-configs-4d5ed44.json), time of this over 128 x 128's per tensor / row-wise:
-            # 4096 x 6144 x 4096 0.939 / 0.939, 2048 x 6144 x 4096 0.967 / 0.992, 4096 x 28672 x 4096 0.949 /
-            # 0.960, 8192^3 0.923 / 0.950, where the estimate (speed 1.02) had 0.980 / 0.980 / 0.989 / 0.965
-            # and kept 128 x 128 at the first three (a tie within its 2%); at N = 4096 it loses (1.02-1.16) and
-            # is not taken. The fitted speed over those shapes is 1.04-1.06.
+            # Speed 1.04 since 2026-11-28 (1.02 before): both configs at issue 31's shapes in one process, CUDA
+            # graphs (2026-11-28-h100-fp8-configs-4d5ed44.json), time of this over 128 x 128's per tensor /
+            # row-wise: 4096 x 6144 x 4096 0.939 / 0.939, 2048 x 6144 x 4096 0.967 / 0.992, 4096 x 28672 x 4096
+            # 0.949 / 0.960, 8192^3 0.923 / 0.950, where the estimate at 1.02 said 0.980 / 0.980 / 0.989 / 0.965
+            # and kept 128 x 128 at the first three (inside its 2% tie margin); at N = 4096, 2048 and 4096 rows,
+            # it loses (1.02-1.16) and stays out. The fitted speed is 1.04-1.06; 1.04 moves the picks of 34 of
+            # 126 shapes checked on CPU, and where they moved it ran level or ahead (...-fp8-configs-flipped-
+            # a4e5303.json: 6144^3 0.88 / 0.92, 4096 x 14336 x 4096 0.97 / 0.98, 1024 x 24576 x 1536 0.98 / 0.93,
+            # 3000 x 8192 x 8192 0.98 / 0.97, 3000 x 4096 x 4096 0.99 / 0.97, 8192 x 7168 x 2048 1.01 / 0.99).
             _cfg("128x192x128", ("fp8e4m3", "fp8e5m2"), speed=1.04, BLOCK_M=128, BLOCK_N=192, BLOCK_K=128, STAGES=5,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=96, EPI_PARTS=3, D_FROM_REGISTERS=0,
                  SMEM_BYTES=_hopper_smem(5, 128, 192) + _epilogue_smem(128, 192) // 3),
