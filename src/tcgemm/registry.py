@@ -824,8 +824,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # s4b2 (benchmarks/probes/grouped_config_ab.py, contiguous, CUDA graphs, time of s4b2 over this): H100
             # Mixtral 1.03 / 1.03 at 512 tokens per expert and 1.015 / 1.016 at 2048 in one process
             # (2026-11-28-h100-grouped-snake-ab-mixtral-0963da4.json), but 1.00 / 0.94 at 2048, 1.00 / 1.02 at 4096
-            # and DeepSeek-V3 0.99-1.01 in the next (...-4d5ed44.json, where this config's two timings of one row
-            # differ by up to 10%); H200 0.99-1.00 (...-h200-grouped-snake-ab-*-4d5ed44.json). No steady gain:
+            # and DeepSeek-V3 0.98-1.01 in the next (...-4d5ed44.json, where this config's two timings of one row
+            # differ by up to 10%); H200 0.98-1.00 (...-h200-grouped-snake-ab-*-4d5ed44.json). No steady gain:
             # named only. GPU tests: ...-gpu-tests-grouped-s4b2s-0963da4.txt.
             _cfg("128x256x64s4b2s", ("fp16", "bf16"), grouped=True, named_only=True, epilogue=1.0, BLOCK_M=128,
                  BLOCK_N=256, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2,
