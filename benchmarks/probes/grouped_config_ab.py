@@ -11,13 +11,10 @@ contiguous call on the same tokens, weights and offsets; each row reports whethe
 
 from __future__ import annotations
 
-import argparse
-import json
-
 import torch
+from grouped_walk_ab import probe_main  # (the probes' directory is the script's: on sys.path)
 
 import tcgemm
-from tcgemm.bench import environment
 from tcgemm.grouped_bench import MODELS, routed_counts
 from tcgemm.model_bench import CudaTimer
 
@@ -74,23 +71,9 @@ def row(model: str, layer: str, tpe: int, n: int, k: int, config: str, timer: Cu
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("json")
-    ap.add_argument("--config", required=True, help="a grouped config of wgmma_tma_store (tcgemm list)")
-    ap.add_argument("--models", default="mixtral,deepseek")
-    ap.add_argument("--tokens", default="512,2048,4096")
-    ap.add_argument("--budget", type=float, default=0.4)
-    args = ap.parse_args()
-    timer = CudaTimer()
-    rows = []
-    for model in args.models.split(","):
-        _, _, gate_up, down = MODELS[model]
-        for tpe in (int(t) for t in args.tokens.split(",")):
-            for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
-                rows.append(row(model, layer, tpe, n, k, args.config, timer, args.budget))
-                timer.empty_cache()
-                with open(args.json, "w") as f:
-                    json.dump({"environment": environment(), "rows": rows}, f, indent=1)
+    probe_main(__doc__, "512,2048,4096", 0.4,
+               lambda ap: ap.add_argument("--config", required=True, help="a grouped config of wgmma_tma_store"),
+               lambda args, timer, *shape: row(*shape, args.config, timer, args.budget))
 
 
 if __name__ == "__main__":

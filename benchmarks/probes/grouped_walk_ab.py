@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 
 import torch
 
@@ -80,24 +81,39 @@ def row(model: str, layer: str, tpe: int, n: int, k: int, dtype: str, timer: Cud
     return r
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def each_layer(json_path: str, models: str, tokens: str, one_row: Callable[[str, str, int, int, int], dict]) -> None:
+    """``one_row(model, layer, tokens per expert, n, k)`` for each model's gate_up and down at each token count, the
+    rows written to ``json_path`` after each (a cut run keeps what it measured). Shared with grouped_config_ab.py."""
+    rows = []
+    for model in models.split(","):
+        _, _, gate_up, down = MODELS[model]
+        for tpe in (int(t) for t in tokens.split(",")):
+            for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
+                rows.append(one_row(model, layer, tpe, n, k))
+                torch.cuda.empty_cache()
+                with open(json_path, "w") as f:
+                    json.dump({"environment": environment(), "rows": rows}, f, indent=1)
+
+
+def probe_main(doc: str, tokens: str, budget: float, extra: Callable[[argparse.ArgumentParser], object],
+               one_row: Callable[[argparse.Namespace, CudaTimer, str, str, int, int, int], dict]) -> None:
+    """Parse json, --models, --tokens, --budget (these defaults) and what ``extra`` adds, then each_layer with
+    ``one_row(args, timer, model, layer, tokens per expert, n, k)``. Shared with grouped_config_ab.py."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("json")
     ap.add_argument("--models", default="mixtral,deepseek")
-    ap.add_argument("--tokens", default="32,128,512,2048")
-    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp8"))
-    ap.add_argument("--budget", type=float, default=0.3)
+    ap.add_argument("--tokens", default=tokens)
+    ap.add_argument("--budget", type=float, default=budget)
+    extra(ap)
     args = ap.parse_args()
     timer = CudaTimer()
-    rows = []
-    for model in args.models.split(","):
-        _, _, gate_up, down = MODELS[model]
-        for tpe in (int(t) for t in args.tokens.split(",")):
-            for layer, (n, k) in (("gate_up", gate_up), ("down", down)):
-                rows.append(row(model, layer, tpe, n, k, args.dtype, timer, args.budget))
-                timer.empty_cache()
-                with open(args.json, "w") as f:
-                    json.dump({"environment": environment(), "rows": rows}, f, indent=1)
+    each_layer(args.json, args.models, args.tokens, lambda *shape: one_row(args, timer, *shape))
+
+
+def main() -> None:
+    probe_main(__doc__, "32,128,512,2048", 0.3,
+               lambda ap: ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp8")),
+               lambda args, timer, *shape: row(*shape, args.dtype, timer, args.budget))
 
 
 if __name__ == "__main__":
