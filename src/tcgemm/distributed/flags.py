@@ -48,6 +48,29 @@ def _memops() -> tuple[Any, Any]:
     return wait, write
 
 
+@lru_cache(maxsize=1)
+def _memcpy() -> Any:
+    """cuMemcpyAsync of the driver through ctypes (unified addresses: a peer's buffer mapped here is a device pointer
+    like any other)."""
+    fn = ctypes.CDLL("libcuda.so.1").cuMemcpyAsync
+    fn.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def copy_async(stream: torch.cuda.Stream, dst: torch.Tensor, src: torch.Tensor) -> None:
+    """``dst`` = ``src`` (contiguous, the same bytes) on ``stream``, by a copy engine: what ``dst.copy_(src)`` under
+    ``torch.cuda.stream(stream)`` does, for ~1 us of host time instead of a stream switch and the copy's dispatch
+    (a tensor-parallel call makes one per peer, and its host time before the GPU is busy is time the GPU idles)."""
+    nbytes = src.numel() * src.element_size()
+    if dst.numel() * dst.element_size() != nbytes or not (dst.is_contiguous() and src.is_contiguous()):
+        raise ValueError(f"copy_async: two contiguous tensors of one size; got {tuple(dst.shape)} and "
+                         f"{tuple(src.shape)}")
+    err = _memcpy()(dst.data_ptr(), src.data_ptr(), nbytes, stream.cuda_stream)
+    if err:
+        raise RuntimeError(f"cuMemcpyAsync failed (CUresult {err})")
+
+
 def wait_value(stream: torch.cuda.Stream, address: int, value: int) -> None:
     """The stream waits until the uint32 at ``address`` is at least ``value`` (no SM: the front end polls)."""
     err = _memops()[0](stream.cuda_stream, address, value, _WAIT_GEQ)
@@ -104,16 +127,23 @@ class Flags:
         wait_value(side, self.address(FREE + target), 1)
         write_value(side, self.address(FREE + target), 0)
 
+    def clear(self, stream: torch.cuda.Stream, first: int, world: int) -> None:
+        """This rank's flags ``first + s`` for every peer s back to 0 on ``stream``, after its work so far (fenced
+        writes; the flags the peers set, as ``mine[first:first + MAX_WORLD].zero_()`` without a kernel)."""
+        for s in range(world):
+            if s != self.rank:
+                write_value(stream, self.address(first + s), 0)
+
     def release(self, current: torch.cuda.Stream, side: torch.cuda.Stream, world: int,
-                pushed: torch.cuda.Event) -> None:
+                pushed: torch.cuda.Event, order: torch.cuda.Event | None = None) -> None:
         """After the calling stream's work so far (this rank is done with its inbox and has reset its flags): tell
         every peer it may push again (free[rank] at each), on the side stream; the calling stream goes on once the
-        pushes are done (and, in a CUDA graph, once the side stream is done: capture joins every stream it forks)."""
-        side.wait_event(current.record_event())
-        with torch.cuda.stream(side):
-            for peer in range(world):
-                if peer != self.rank:
-                    self.set_at(side, peer, FREE + self.rank)
+        pushes are done (and, in a CUDA graph, once the side stream is done: capture joins every stream it forks).
+        ``order``: an event to record that point with (reused from call to call), else a new one."""
+        side.wait_event(current.record_event(order))
+        for peer in range(world):
+            if peer != self.rank:
+                self.set_at(side, peer, FREE + self.rank)
         if torch.cuda.is_current_stream_capturing():
             current.wait_stream(side)
         else:

@@ -37,7 +37,7 @@ import torch
 import torch.distributed as dist
 
 from . import symmetric, tilequeue
-from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer
+from .flags import FLAGS_BYTES, LANDED, MAX_WORLD, READY, Flags, buffer, copy_async
 from .reduce import sum_blocks
 
 # The own block's sum under its GEMM (tcgemm.distributed.tilequeue) where it can run, else the GEMM, then the pass.
@@ -87,23 +87,23 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, out: torch.Tensor, g
     m, k = x_shard.shape
     x_shard = x_shard.contiguous()
     current, side = torch.cuda.current_stream(x_shard.device), symmetric._side(x_shard.device)
-    written = current.record_event()  # x_shard written
+    order, pushed = symmetric._events(x_shard.device)
+    written = current.record_event(order)  # x_shard written
     gemm(x_shard, w, out=out[rank * m:(rank + 1) * m])  # first: the GPU computes while the host enqueues the rest
     v = _views_for("copy-gather", group, x_shard.device, world, rank, m, k, x_shard.dtype)
     side.wait_event(written)
-    with torch.cuda.stream(side):
-        for step in range(1, world):  # step s brings rank r - s's shard here, and r's to r + s
-            target = (rank + step) % world
-            v.fl.claim(side, target)
-            v.pushes[target].copy_(x_shard)
-            v.fl.set_at(side, target, READY + rank)
-    pushed = side.record_event()
+    for step in range(1, world):  # step s brings rank r - s's shard here, and r's to r + s
+        target = (rank + step) % world
+        v.fl.claim(side, target)
+        copy_async(side, v.pushes[target], x_shard)
+        v.fl.set_at(side, target, READY + rank)
+    side.record_event(pushed)
     for step in range(1, world):
         source = (rank - step) % world
         v.fl.wait(current, READY + source)
         gemm(v.inbox[source], w, out=out[source * m:(source + 1) * m])
-    v.fl.mine[READY:READY + MAX_WORLD].zero_()  # (after the GEMMs that waited on them)
-    v.fl.release(current, side, world, pushed)
+    v.fl.clear(current, READY, world)  # (after the GEMMs that waited on them)
+    v.fl.release(current, side, world, pushed, order)
     return out
 
 
@@ -116,16 +116,16 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
     first = (rank + 1) % world  # the peers' blocks, block r + 1 first: launched before anything else
     gemm(x[first * block:(first + 1) * block], w, out=partials[0], out_dtype=acc)
     v = _views_for("copy-scatter", group, x.device, world, rank, block, n, acc)
+    order, pushed = symmetric._events(x.device)
     for step in range(1, world):
         owner = (rank + step) % world
         if step > 1:
             gemm(x[owner * block:(owner + 1) * block], w, out=partials[step - 1], out_dtype=acc)
-        side.wait_event(current.record_event())
-        with torch.cuda.stream(side):
-            v.fl.claim(side, owner)
-            v.pushes[owner].copy_(partials[step - 1])
-            v.fl.set_at(side, owner, LANDED + rank)
-    pushed = side.record_event()
+        side.wait_event(current.record_event(order))
+        v.fl.claim(side, owner)
+        copy_async(side, v.pushes[owner], partials[step - 1])
+        v.fl.set_at(side, owner, LANDED + rank)
+    side.record_event(pushed)
     x_own = x[rank * block:(rank + 1) * block]
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
     queue = world == 2 if QUEUE_SUM is None else QUEUE_SUM
@@ -139,8 +139,8 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
         gemm(x_own, w, out=own, out_dtype=acc)
         sum_blocks(own, v.whole, block * n, world, rank, result, device,
                    landed=v.fl.address(LANDED))  # (it waits for the landed flags itself)
-    v.fl.mine[LANDED:LANDED + MAX_WORLD].zero_()
-    v.fl.release(current, side, world, pushed)
+    v.fl.clear(current, LANDED, world)
+    v.fl.release(current, side, world, pushed, order)
     return result
 
 

@@ -47,6 +47,20 @@ def available(group: dist.ProcessGroup | None, device: torch.device) -> str | No
     return None
 
 
+_order_events: dict[int, tuple[torch.cuda.Event, torch.cuda.Event]] = {}
+
+
+def _events(device: torch.device) -> tuple[torch.cuda.Event, torch.cuda.Event]:
+    """Two events of ``device`` for the copy transport's stream ordering (the calling stream's point for the side
+    stream to wait on; the side stream's pushes done), reused by every call: each record is waited for within the
+    call that makes it, so the next call may record them again (creating an event per use cost host time)."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    found = _order_events.get(index)
+    if found is None:
+        found = _order_events[index] = (torch.cuda.Event(), torch.cuda.Event())
+    return found
+
+
 def _side(device: torch.device) -> torch.cuda.Stream:
     index = device.index if device.index is not None else torch.cuda.current_device()
     if index not in _side_streams:
