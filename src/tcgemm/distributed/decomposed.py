@@ -20,6 +20,7 @@ the result repeats bitwise.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any, Protocol
 
@@ -27,6 +28,7 @@ import torch
 import torch.distributed as dist
 
 from ..sms import reserve_sms
+from ..sms import reserved as reserved_sms
 from . import fused, pushes, symmetric
 
 TRANSPORTS = ("auto", "fused", "copy", "store", "nccl")
@@ -40,13 +42,17 @@ class GemmFn(Protocol):
                  out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None) -> torch.Tensor: ...
 
 
+_entry_gemm: Any = None  # tcgemm.entry.gemm, imported at the first call (the package imports this module)
+
+
 def default_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None, *, out: torch.Tensor | None = None,
                  out_dtype: torch.dtype | None = None) -> torch.Tensor:
     """tcgemm's GEMM for CUDA tensors (``c`` added in its epilogue); torch's for CPU tensors (gloo runs, tests)."""
     if a.is_cuda:
-        from ..entry import gemm
-
-        return gemm(a, b, c, beta=1.0 if c is not None else 0.0, out=out, out_dtype=out_dtype)
+        global _entry_gemm
+        if _entry_gemm is None:
+            from ..entry import gemm as _entry_gemm
+        return _entry_gemm(a, b, c, beta=1.0 if c is not None else 0.0, out=out, out_dtype=out_dtype)
     dtype = out_dtype or a.dtype
     y = a.to(dtype) @ b.to(dtype)
     if c is not None:
@@ -125,6 +131,16 @@ def _transport(transport: str, group: dist.ProcessGroup | None, device: torch.de
     return transport
 
 
+def _within(reserve: int, fn: Callable[..., torch.Tensor], *args: Any, **kwargs: Any) -> torch.Tensor:
+    """``fn(*args, **kwargs)`` inside ``reserve_sms(reserve)``, or called as it is where that block would change
+    nothing (no SMs to leave free, none left free by an outer block): the context costs host time before the first
+    GEMM, time the GPU idles when the call starts an idle stream."""
+    if not reserve and not reserved_sms():
+        return fn(*args, **kwargs)
+    with reserve_sms(reserve):
+        return fn(*args, **kwargs)
+
+
 def _reserve(reserve: int | None, transport: str, x: torch.Tensor, operation: str, world: int) -> int:
     if not x.is_cuda:
         return 0
@@ -183,8 +199,7 @@ def all_gather_gemm(x_shard: torch.Tensor, w: torch.Tensor, group: dist.ProcessG
                                  "transport='copy'") from exc
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x_shard, "all_gather_gemm", world)
     if transport != "nccl" and world > 1:
-        with reserve_sms(reserve):
-            return pushes.all_gather_gemm(x_shard, w, out, group, gemm, world, rank)
+        return _within(reserve, pushes.all_gather_gemm, x_shard, w, out, group, gemm, world, rank)
     current = x_shard.contiguous()
     buffers = [torch.empty_like(current), torch.empty_like(current)] if world > 1 else []
     for step in range(world):
@@ -251,10 +266,9 @@ def gemm_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: dist.ProcessGro
                                  "transport='copy'") from exc
             transport, reserve = "copy", _reserve(reserve_arg, "copy", x, "gemm_reduce_scatter", world)
     if transport == "copy" and world > 1 and (len(parts) == 1 or world == 2):
-        with reserve_sms(reserve):
-            result = (pushes.gemm_reduce_scatter(x, w, group, gemm, acc, world, rank, own_gemm=gemm is default_gemm)
-                      if len(parts) == 1 else
-                      pushes.gemm_reduce_scatter_parts(x, w, group, gemm, parts, acc, rank))
+        result = (_within(reserve, pushes.gemm_reduce_scatter, x, w, group, gemm, acc, world, rank,
+                          own_gemm=gemm is default_gemm) if len(parts) == 1 else
+                  _within(reserve, pushes.gemm_reduce_scatter_parts, x, w, group, gemm, parts, acc, rank))
         return result if acc == x.dtype else result.to(x.dtype)
     if transport != "nccl" and world > 1:  # store, or row parts beyond two ranks: barrier kernels
         result = symmetric.gemm_reduce_scatter(x, w, group, gemm, parts if splits > 1 else None, acc, reserve,
