@@ -350,6 +350,13 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-grouped-snake-ab-deepseek-4d5ed44.json",
       "2026-11-28-h200-grouped-snake-ab-mixtral-4096-4d5ed44.json",
       "2026-11-28-h100-gpu-tests-grouped-s4b2s-0963da4.txt"]),
+    ("2026-11-28, third session: where the TP calls' eager time goes (one GEMM from an idle GPU, H100; host time to "
+     "a TP call's first GEMM, two H200s) and the copy transport's trimmed host path (b4ad9d1, bf6b31f: GPU tests, "
+     "host times, one bench process each)",
+     ["2026-11-28-h100-eager-from-idle-af983db.json", "2026-11-28-h200-tp2-host-first-launch-a1232ed.json",
+      "2026-11-28-h200-tp2-host-first-launch-b4ad9d1.json", "2026-11-28-h200-tp2-graphs-b4ad9d1.json",
+      "2026-11-28-h200-tp2-gpu-tests-b4ad9d1.txt", "2026-11-28-h200-tp2-host-first-launch-bf6b31f.json",
+      "2026-11-28-h200-tp2-graphs-bf6b31f.json", "2026-11-28-h200-tp2-gpu-tests-bf6b31f.txt"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
