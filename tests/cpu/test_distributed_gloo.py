@@ -152,6 +152,32 @@ def test_errors_name_the_fix() -> None:
             tpd.gemm_reduce_scatter(x, w[:3])
 
 
+def test_copy_async_refuses_what_one_copy_cannot_move() -> None:
+    """The copy transport's push (a cuMemcpyAsync of the bytes) takes two contiguous tensors of one size and says so
+    before the driver sees anything."""
+    from tcgemm.distributed.flags import copy_async
+
+    stream = type("Stream", (), {"cuda_stream": 0})()
+    with pytest.raises(ValueError, match="contiguous tensors of one size"):
+        copy_async(stream, torch.empty(4, 3), torch.empty(4, 2))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="contiguous tensors of one size"):
+        copy_async(stream, torch.empty(3, 4), torch.empty(4, 3).t())  # type: ignore[arg-type]
+
+
+def test_within_keeps_reserve_sms_semantics() -> None:
+    """The copy transport skips an empty reserve_sms block only where it would change nothing: under an outer block
+    its GEMMs still see 0 SMs reserved, as with the block."""
+    from tcgemm.distributed.decomposed import _within
+    from tcgemm.sms import reserve_sms, reserved
+
+    assert _within(0, reserved) == 0
+    assert _within(3, reserved) == 3
+    with reserve_sms(5):
+        assert _within(0, reserved) == 0
+        assert _within(2, reserved) == 2
+        assert reserved() == 5
+
+
 def _bench_worker(rank: int, world: int, store: str, errors: str, out: str, extra: tuple[str, ...] = ()) -> None:
     from tcgemm.distributed import bench
 
