@@ -26,7 +26,8 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import tcgemm
-from tcgemm.bench import environment
+from tcgemm.bench import capture, environment, time_graphs
+from tcgemm.model_bench import CudaTimer
 
 
 def _idle(fn: Callable[[], object]) -> tuple[float, float]:
@@ -44,27 +45,16 @@ def _idle(fn: Callable[[], object]) -> tuple[float, float]:
 
 
 def _back(fn: Callable[[], object], calls: int = 20) -> float:
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(calls):
-        fn()
-    end.record()
-    end.synchronize()
-    return 1e3 * start.elapsed_time(end) / calls
+    """µs per call of back-to-back calls between two events (tcgemm.model_bench.CudaTimer's block)."""
+    return CudaTimer._block_us(lambda _i: fn(), 0, calls, 1)
 
 
-def _graph(fn: Callable[[], object], calls: int = 20) -> float:
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    g.replay()
-    return _back(g.replay, calls)
+def _graph(fn: Callable[[], object]) -> float:
+    """µs per replay of a CUDA graph of one call (tcgemm.bench.capture / time_graphs)."""
+    graph = capture(lambda _i: fn(), 1)
+    if graph is None:
+        return float("nan")
+    return time_graphs(graph, None, 1, rounds=5, replays=20)[0]
 
 
 def _kernels_after_idle(fn: Callable[[], object]) -> list[tuple[str, float, float]]:

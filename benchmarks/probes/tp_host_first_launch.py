@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
+from tp_timeline import init_nccl  # (the probes' directory is the script's: on sys.path)
 
 from tcgemm.bench import environment
 from tcgemm.distributed import all_gather_gemm, decomposed, gemm_reduce_scatter
@@ -96,11 +97,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json")
     args = ap.parse_args()
-    local = int(os.environ["LOCAL_RANK"])
-    torch.cuda.set_device(local)
-    device = torch.device("cuda", local)
-    dist.init_process_group("nccl", device_id=device)
-    rank, world = dist.get_rank(), dist.get_world_size()
+    device, rank, world = init_nccl()
     hidden, ffn_r = 8192, 28672 // world
     decomposed.default_gemm = _marking_gemm  # (own_gemm compares against this name: the queue path still runs)
     rows = [row for m in (4096, 8192) for row in at_m(m, hidden, ffn_r, device, rank, world)]

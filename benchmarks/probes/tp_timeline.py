@@ -72,12 +72,18 @@ def shape(m: int, hidden: int, ffn_r: int, device: torch.device, rank: int, worl
     timeline("rs lib parts", lambda g: gemm_reduce_scatter(xr, wr, gemm=g, splits=2), rank, world)
 
 
-def main() -> None:
+def init_nccl() -> tuple[torch.device, int, int]:
+    """This torchrun process's GPU, its NCCL group joined: (device, rank, world). Shared with
+    tp_host_first_launch.py."""
     local = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local)
     device = torch.device("cuda", local)
     dist.init_process_group("nccl", device_id=device)
-    rank, world = dist.get_rank(), dist.get_world_size()
+    return device, dist.get_rank(), dist.get_world_size()
+
+
+def main() -> None:
+    device, rank, world = init_nccl()
     hidden, ffn_r = 8192, 28672 // world
     for m in (8192, 16384):
         shape(m, hidden, ffn_r, device, rank, world)
