@@ -12,6 +12,8 @@ import datetime
 import json
 import os
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -109,20 +111,27 @@ def _mlp_checks(rank: int, world: int) -> None:
         tpd.ColumnParallelLinear(4, 3 * world + 1)
 
 
-def _worker(rank: int, world: int, store: str, errors: str) -> None:
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    torch.set_num_threads(1)
-    # (a timeout: a schedule that deadlocks fails the test instead of hanging CI)
+@contextmanager
+def _gloo_rank(rank: int, world: int, store: str, errors: str) -> Iterator[None]:
+    """A worker's body inside the gloo group (joined with a timeout: a schedule that deadlocks fails the test instead
+    of hanging CI), its exception reported to the parent through a file (spawn's own error is the exit code only)."""
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=60))
     try:
-        _checks(rank, world)
-        _mlp_checks(rank, world)
-    except BaseException:  # reported to the parent through a file: spawn's own error is the exit code only
+        yield
+    except BaseException:
         Path(f"{errors}.{rank}").write_text(traceback.format_exc())
         raise
     finally:
         dist.destroy_process_group()
+
+
+def _worker(rank: int, world: int, store: str, errors: str) -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
+    with _gloo_rank(rank, world, store, errors):
+        _checks(rank, world)
+        _mlp_checks(rank, world)
 
 
 def _spawn(worker: Any, nprocs: int, tmp_path: Path, *extra: Any) -> None:
@@ -181,16 +190,9 @@ def test_within_keeps_reserve_sms_semantics() -> None:
 def _bench_worker(rank: int, world: int, store: str, errors: str, out: str, extra: tuple[str, ...] = ()) -> None:
     from tcgemm.distributed import bench
 
-    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=60))
-    try:
+    with _gloo_rank(rank, world, store, errors):
         bench.main(["--device", "cpu", "--tokens", "8,12", "--hidden", "16", "--ffn", "24", "--rounds", "3",
                     "--warmup", "1", "--dtype", "fp32", "--json", out, *extra])
-    except BaseException:
-        Path(f"{errors}.{rank}").write_text(traceback.format_exc())
-        raise
-    finally:
-        dist.destroy_process_group()
 
 
 def test_tp_bench_harness_on_gloo(tmp_path: Path) -> None:
@@ -230,20 +232,13 @@ def test_tp_bench_rejects_an_unknown_mode() -> None:
 def _agree_worker(rank: int, world: int, store: str, errors: str) -> None:
     from tcgemm.distributed import fused
 
-    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=60))
-    try:
+    with _gloo_rank(rank, world, store, errors):
         cpu = torch.device("cpu")
         assert fused.agree(None, None, cpu) is None  # every rank can: the fused transport
         mine = fused.FusedUnavailable("rows not 16-byte aligned") if rank == 1 else None
         got = fused.agree(mine, None, cpu)  # one rank cannot: none takes it, each says why
         assert isinstance(got, fused.FusedUnavailable), got
         assert ("16-byte" if rank == 1 else "another rank") in str(got), str(got)
-    except BaseException:
-        Path(f"{errors}.{rank}").write_text(traceback.format_exc())
-        raise
-    finally:
-        dist.destroy_process_group()
 
 
 def test_fused_transport_is_taken_by_every_rank_or_none(tmp_path: Path) -> None:
