@@ -1291,13 +1291,26 @@ LADDER: tuple[KernelSpec, ...] = (
             # 8.89 for auto's 64 x 48 and 8.39 / 8.27 unsplit (cuBLAS 7.2); 256 x 768 x 3072 7.56 / 7.52 against
             # 8.76 / 8.72 (cuBLAS 7.7). Speed 0.4 with the k4 form's epilogue of 20 k-tiles puts its estimate 8% under
             # 64 x 48's there, as measured; it is taken only where its units fill one round and K is long enough for
-            # half of it to outweigh the reduction (K >= ~2048 at these widths). Held to N <= 1024: at 48-64 rows of
-            # 4096 x 4096 the estimate would take it over 64 x 64 c2s13 (cuBLAS's tile there), unmeasured (two ranges
-            # lost there in 2026-11-23, before owned rows). The k4 form above, several waves there (240 units) and so
-            # the reduction that waits for nothing, ran 12.9 us.
-            _cfg("64x64x64k2", ("fp16", "bf16"), speed=0.4, epilogue=20, max_k=4096, max_n=1024, BLOCK_M=64,
+            # half of it to outweigh the reduction (K >= ~2048 at these widths). The k4 form above, several waves there
+            # (240 units) and so the reduction that waits for nothing, ran 12.9 us. (Held to N <= 1024 and K <= 4096
+            # until the H200 measured it at 48-64 rows of wider weights, below; two ranges had lost at 64 x 4096 x
+            # 4096 on an H100 in 2026-11-23, before the ranges owned their rows.)
+            # On an H200 (HBM ~1.4x the H100's) the unsplit 64-row tiles cannot keep up at 48-64 rows of a long K:
+            # 64 CTAs stream the weight at ~3.1 TB/s of the ~4.2 a copy reaches, and two k ranges put 128 CTAs on
+            # it. CUDA graphs / eager, bf16 rc, against 64 x 64 c2s13, auto's pick then
+            # (2026-11-28-h200-explore-mid-ccb8d4b.json): 64 x 4096 x 14336 34.0 / 36.6 us against 38.1 / 40.7
+            # (cuBLAS 36.6), 64 x 3584 x 18944 39.5 / 45.7 against 48.5 / 51.3 (cuBLAS 42.2), 64 x 3584 x 3584
+            # 10.2 against 11.2, 64 x 4096 x 4096 12.5 against 12.7; at 128 rows (two rows of tiles, two rounds)
+            # 0.71-0.73x against 0.94x. Hence N up to 4096 and any K; the estimate takes it there at 33-64 rows
+            # (one round of units) and nowhere at 128. Not measured on an H100 at N > 1024.
+            _cfg("64x64x64k2", ("fp16", "bf16"), speed=0.4, epilogue=20, max_n=4096, BLOCK_M=64,
                  BLOCK_N=64, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            # 128 x 64 tiles in two k ranges at 128 rows of a long K, the H200's other gap (one round of 128
+            # units where 128 x 64 unsplit fills 64 SMs): named only until measured.
+            _cfg("128x64x64k2", ("fp16", "bf16"), named_only=True, speed=0.57, epilogue=20, BLOCK_M=128,
+                 BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
+                 SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -358,13 +358,21 @@ def test_an_activation_on_the_sfu_goes_to_ping_pong(m, plain, with_gelu):
     ((256, 768, 3072), "rc", "64x64x64k2"),
     # the 8B gate_up at 512 tokens: ping-pong in 6.8 rounds (registry: mid_speed)
     ((512, 28672, 4096), "rc", "128x128x64pp"),
+    # 48-64 rows of weights up to 4096 wide: two k ranges put 128 CTAs on the weight where unsplit tiles make 64
+    # (H200: 64 x 4096 x 14336 34.0 against 38.1 us for 64 x 64 c2s13, 2026-11-28-h200-explore-mid-ccb8d4b.json)
+    ((64, 4096, 14336), "rc", "64x64x64k2"),
+    ((48, 4096, 14336), "rc", "64x64x64k2"),
+    ((64, 3584, 18944), "rc", "64x64x64k2"),
+    ((64, 4096, 4096), "rc", "64x64x64k2"),
+    ((64, 3584, 3584), "rc", "64x64x64k2"),
 ])
 def test_auto_picks_of_2026_11_28(shape, layouts, expected):
     assert dispatch.select(_problem(*shape, layouts=layouts), 90, 132)[1].name == expected
 
 
 @pytest.mark.parametrize("shape", [
-    (64, 4096, 4096),    # N > 1024: two k ranges unmeasured against 64 x 64 c2s13 there (registry: max_n)
+    (128, 4096, 14336),  # two rows of tiles: two k ranges make two rounds (0.71x cuBLAS against 0.94x, H200)
+    (64, 7168, 8192),    # N > 4096: 224 units, two rounds (0.84x against 0.96x, H200)
     (512, 4096, 4096),   # ping-pong with one tile a CTA hides nothing (one round of 128 x 128)
     (2048, 28672, 4096),  # mid_speed only at M <= dispatch.MID_ROWS
     (256, 28672, 4096),  # 3.4 rounds: below dispatch.MID_MIN_ROUNDS
