@@ -1306,9 +1306,15 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x64x64k2", ("fp16", "bf16"), speed=0.4, epilogue=20, max_n=4096, BLOCK_M=64,
                  BLOCK_N=64, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            # 128 x 64 tiles in two k ranges at 128 rows of a long K, the H200's other gap (one round of 128
-            # units where 128 x 64 unsplit fills 64 SMs): named only until measured.
-            _cfg("128x64x64k2", ("fp16", "bf16"), named_only=True, speed=0.57, epilogue=20, BLOCK_M=128,
+            # 128 x 64 tiles in two k ranges at 65-128 rows of a long K (one round of 128 units where 64 x 64 c2s13
+            # puts 128 CTAs of half the rows on it). H200, CUDA graphs / eager, bf16 rc
+            # (2026-11-28-h200-explore-k2-8afa40f.json): 128 x 4096 x 14336 36.8 / 39.2 us against 39.4 / 42.1 for
+            # c2s13 (cuBLAS 37.6), 128 x 3584 x 18944 44.4 / 47.0 against 49.7 / 52.4 (cuBLAS 45.4); at K = 3584
+            # level (11.0 against 10.9), at 128 x 4096 x 4096 behind (13.4 against 12.6), two rounds (N >= 6144)
+            # 0.71-0.74x against 0.89-0.98x. Speed and epilogue fitted to the first and the K = 4096 pair against
+            # c2s13's 0.36: the estimate takes it from K ~ 6300 where its units make one round. max_m: measured at
+            # one row of tiles only.
+            _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.41, epilogue=6.5, max_m=128, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
