@@ -161,6 +161,14 @@ ACTIVATION_KTILES = 2.0
 MID_ROWS = 512
 MID_MIN_ROUNDS = 6
 SFU_ACTIVATIONS = (2, 3, 4)  # tcgemm.epilogue.ACTIVATIONS: gelu, gelu_tanh, silu
+# A CTA tile taller than the whole matrix (M < BLOCK_M) cannot be pulled up over the rows above it (the last row
+# tile's shift, hopper/04_tma_store_epilogue.cu: shift_rows), nor one wider than it (N < BLOCK_N) to the left, so
+# every k-tile's loads carry rows that TMA fills with zeros, and those rows cost more than the valid ones. H200, the
+# model bench (CUDA graphs, weights rotated; 2026-11-28-h200-models-odd-02ab629.json): 128 x 64 tiles in two k
+# ranges at 80 / 96 / 100 x 4096 x 14336 50.5 / 46.5 / 45.1 us against 38.8-41.5 at 128 rows (1.29 / 1.19 / 1.16x
+# for 48 / 32 / 28 of the 192 rows each k-tile loads); 128 x 64 at 80 x 6144 x 4096 26.6 against 17.9 (1.49x). The
+# estimate scales such a tile's time by 1 + OOB_ROW_COST x the share of its loaded rows outside the matrix.
+OOB_ROW_COST = 1.2
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
@@ -236,7 +244,10 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
             epilogue = cfg.epilogue + act
         mid = cfg.mid_speed and problem.m <= MID_ROWS and rounds >= MID_MIN_ROUNDS
         speed = cfg.act_speed if act and cfg.act_speed else (cfg.mid_speed if mid else cfg.speed)
-        return rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
+        outside = ((max(0, cfg["BLOCK_M"] - problem.m) + max(0, cfg["BLOCK_N"] - problem.n))
+                   / (cfg["BLOCK_M"] + cfg["BLOCK_N"]))  # (OOB_ROW_COST)
+        return (rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
+                * (1 + OOB_ROW_COST * outside))
 
     best = configs[0]
     for cfg in configs[1:]:

@@ -385,3 +385,15 @@ def test_auto_picks_of_2026_11_28(shape, layouts, expected):
 def test_auto_leaves_them_elsewhere(shape):
     name = dispatch.select(_problem(*shape, layouts="rc"), 90, 132)[1].name
     assert name not in ("64x64x64k2", "128x64x64k2", "128x128x64pp"), (shape, name)
+
+
+@pytest.mark.parametrize(("shape", "not_this"), [
+    ((80, 4096, 14336), "128x64x64k2"),   # 50.5 us against ~39-41 at 128 rows (H200): rows TMA fills cost
+    ((96, 3584, 18944), "128x64x64k2"),
+    ((80, 6144, 4096), "128x64x64"),      # 26.6 against 17.9 at 128 rows
+])
+def test_tiles_taller_than_the_matrix_pay_for_their_empty_rows(shape, not_this):
+    """M < BLOCK_M: no shift pulls the tile up, so each load carries rows TMA fills (dispatch.OOB_ROW_COST);
+    2026-11-28-h200-models-odd-02ab629.json."""
+    assert dispatch.select(_problem(*shape, layouts="rc"), 90, 132)[1].name != not_this
+    assert dispatch.select(_problem(128, *shape[1:], layouts="rc"), 90, 132)[1].name == not_this
