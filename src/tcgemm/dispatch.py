@@ -168,7 +168,14 @@ SFU_ACTIVATIONS = (2, 3, 4)  # tcgemm.epilogue.ACTIVATIONS: gelu, gelu_tanh, sil
 # ranges at 80 / 96 / 100 x 4096 x 14336 50.5 / 46.5 / 45.1 us against 38.8-41.5 at 128 rows (1.29 / 1.19 / 1.16x
 # for 48 / 32 / 28 of the 192 rows each k-tile loads); 128 x 64 at 80 x 6144 x 4096 26.6 against 17.9 (1.49x). The
 # estimate scales such a tile's time by 1 + OOB_ROW_COST x the share of its loaded rows outside the matrix.
+# The 70B shard's gate_up (M x 7168 x 8192) with 128 x 64 tiles: 1.64 / 1.56 / 1.35 / 1.10x its 128-row time at 72 /
+# 80 / 96 / 112 rows (2026-11-28-h200-explore-70b-gate-up-888680b.json), so 2.0; the 128 x 104 D^T tiles it then
+# takes there ran 0.72-0.83x cuBLAS against 0.55-0.67x. Only for 16-bit operands, where it was measured: at tf32 rr
+# the same rule sent 80-96 rows of 7168 x 8192 and 8192 x 3584 to 128 x 64 rTk4 tiles, 1.65-1.7x slower than the
+# 128 x 128 rTk2 they ran before (2026-11-28-h200-explore-oob-tf32-888680b.json); int8 moved either way (0.96 against
+# 0.91 and 1.01x cuBLAS, ...-oob-int8-888680b.json).
 OOB_ROW_COST = 2.0
+OOB_PRECISIONS = ("fp16", "bf16")
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
@@ -245,7 +252,7 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
         mid = cfg.mid_speed and problem.m <= MID_ROWS and rounds >= MID_MIN_ROUNDS
         speed = cfg.act_speed if act and cfg.act_speed else (cfg.mid_speed if mid else cfg.speed)
         outside = ((max(0, cfg["BLOCK_M"] - problem.m) + max(0, cfg["BLOCK_N"] - problem.n))
-                   / (cfg["BLOCK_M"] + cfg["BLOCK_N"]))  # (OOB_ROW_COST)
+                   / (cfg["BLOCK_M"] + cfg["BLOCK_N"]) if problem.precision in OOB_PRECISIONS else 0.0)
         return (rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
                 * (1 + OOB_ROW_COST * outside))
 
