@@ -163,19 +163,28 @@ MID_MIN_ROUNDS = 6
 SFU_ACTIVATIONS = (2, 3, 4)  # tcgemm.epilogue.ACTIVATIONS: gelu, gelu_tanh, silu
 # A CTA tile taller than the whole matrix (M < BLOCK_M) cannot be pulled up over the rows above it (the last row
 # tile's shift, hopper/04_tma_store_epilogue.cu: shift_rows), nor one wider than it (N < BLOCK_N) to the left, so
-# every k-tile's loads carry rows that TMA fills with zeros, and those rows cost more than the valid ones. H200, the
-# model bench (CUDA graphs, weights rotated; 2026-11-28-h200-models-odd-02ab629.json): 128 x 64 tiles in two k
-# ranges at 80 / 96 / 100 x 4096 x 14336 50.5 / 46.5 / 45.1 us against 38.8-41.5 at 128 rows (1.29 / 1.19 / 1.16x
-# for 48 / 32 / 28 of the 192 rows each k-tile loads); 128 x 64 at 80 x 6144 x 4096 26.6 against 17.9 (1.49x). The
-# estimate scales such a tile's time by 1 + OOB_ROW_COST x the share of its loaded rows outside the matrix.
-# The 70B shard's gate_up (M x 7168 x 8192) with 128 x 64 tiles: 1.64 / 1.56 / 1.35 / 1.10x its 128-row time at 72 /
-# 80 / 96 / 112 rows (2026-11-28-h200-explore-70b-gate-up-888680b.json), so 2.0; the 128 x 104 D^T tiles it then
-# takes there ran 0.72-0.83x cuBLAS against 0.55-0.67x. Only for 16-bit operands, where it was measured: at tf32 rr
-# the same rule sent 80-96 rows of 7168 x 8192 and 8192 x 3584 to 128 x 64 rTk4 tiles, 1.65-1.7x slower than the
-# 128 x 128 rTk2 they ran before (2026-11-28-h200-explore-oob-tf32-888680b.json); int8 moved either way (0.96 against
-# 0.91 and 1.01x cuBLAS, ...-oob-int8-888680b.json).
-OOB_ROW_COST = 2.0
+# every k-tile's loads carry rows that TMA fills with zeros, and those rows cost: little for a few, much for many.
+# H200, bf16, CUDA graphs, the tile's time against its time at 128 rows: 128 x 64 at M x 7168 x 8192 1.64 / 1.56 /
+# 1.35 / 1.10x at 72 / 80 / 96 / 112 rows, at M x 6144 x 4096 1.49x at 80, 1.08x at 112, 1.00x at 120
+# (2026-11-28-h200-explore-70b-gate-up-888680b.json, ...-explore-oob-7a3aad9.json,
+# ...-explore-few-empty-rows-3a0559f.json); 128 x 64 in two k ranges at M x 4096 x 14336 1.29 / 1.19 / 1.16x at 80 /
+# 96 / 100 rows, 1.06 / 1.02x at 112 / 120 (2026-11-28-h200-models-odd-02ab629.json). The estimate scales such a
+# tile's time by 1 + OOB_ROW_COST x s^2, s the share of the rows each k-tile loads (BLOCK_M + BLOCK_N) that lie
+# outside: 12 puts every pick measured at 72-124 rows on the faster config but one (112 x 6144 x 4096: 64 x 128,
+# 7% behind 128 x 64). Only where the matrix has more than OOB_MIN_EXTENT rows (or columns): below, every tile
+# the estimate weighs is mostly empty, and its picks there were measured as they are (decode, GPT-2 at 1-32 rows);
+# only for 16-bit operands, where it was measured: at tf32 rr a linear form sent 80-96 rows of 7168 x 8192 and
+# 8192 x 3584 to 128 x 64 rTk4 tiles, 1.65-1.7x slower than their 128 x 128 rTk2
+# (2026-11-28-h200-explore-oob-tf32-888680b.json), and int8 moved either way (...-oob-int8-888680b.json).
+OOB_ROW_COST = 12.0
+OOB_MIN_EXTENT = 64
 OOB_PRECISIONS = ("fp16", "bf16")
+
+
+def _rows_outside(block: int, extent: int) -> int:
+    """Rows of a ``block``-row tile that lie outside a matrix ``extent`` rows long, where OOB_ROW_COST counts them:
+    only beyond OOB_MIN_EXTENT (below, every candidate tile is mostly empty and the measured picks stand)."""
+    return block - extent if OOB_MIN_EXTENT < extent < block else 0
 
 
 def pick_config(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ...] = ()) -> TileConfig:
@@ -251,10 +260,10 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
             epilogue = cfg.epilogue + act
         mid = cfg.mid_speed and problem.m <= MID_ROWS and rounds >= MID_MIN_ROUNDS
         speed = cfg.act_speed if act and cfg.act_speed else (cfg.mid_speed if mid else cfg.speed)
-        outside = ((max(0, cfg["BLOCK_M"] - problem.m) + max(0, cfg["BLOCK_N"] - problem.n))
+        outside = ((_rows_outside(cfg["BLOCK_M"], problem.m) + _rows_outside(cfg["BLOCK_N"], problem.n))
                    / (cfg["BLOCK_M"] + cfg["BLOCK_N"]) if problem.precision in OOB_PRECISIONS else 0.0)
         return (rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
-                * (1 + OOB_ROW_COST * outside))
+                * (1 + OOB_ROW_COST * outside * outside))
 
     best = configs[0]
     for cfg in configs[1:]:
