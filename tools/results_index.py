@@ -357,6 +357,23 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-tp2-host-first-launch-b4ad9d1.json", "2026-11-28-h200-tp2-graphs-b4ad9d1.json",
       "2026-11-28-h200-tp2-gpu-tests-b4ad9d1.txt", "2026-11-28-h200-tp2-host-first-launch-bf6b31f.json",
       "2026-11-28-h200-tp2-graphs-bf6b31f.json", "2026-11-28-h200-tp2-gpu-tests-bf6b31f.txt"]),
+    ("2026-11-28, fourth session (only H200s lent): where tcgemm stands on the H200 at ccb8d4b (model bench, decode "
+     "step with each decode config, bias + GELU against cuBLASLt, the shapes under cuBLAS beside every candidate); "
+     "two k ranges at 48-128 rows of long-K weights (8afa40f, 02ab629: GPU tests, the model bench in three "
+     "processes); the cost of tile rows outside the matrix at 72-124 rows (7a3aad9, 888680b, 3a0559f)",
+     ["2026-11-28-h200-models-ccb8d4b.json", "2026-11-28-h200-decode-step-ccb8d4b.json",
+      "2026-11-28-h200-decode-step-configs-ccb8d4b.json", "2026-11-28-h200-fused-gelu-vs-cublaslt-ccb8d4b-p1.json",
+      "2026-11-28-h200-fused-gelu-vs-cublaslt-ccb8d4b-p2.json", "2026-11-28-h200-explore-mid-ccb8d4b.json",
+      "2026-11-28-h200-explore-k2-8afa40f.json", "2026-11-28-h200-gpu-tests-k2-8afa40f.txt",
+      "2026-11-28-h200-models-8afa40f-p1.json", "2026-11-28-h200-models-8afa40f-p2.json",
+      "2026-11-28-h200-models-02ab629-p1.json", "2026-11-28-h200-models-02ab629-p2.json",
+      "2026-11-28-h200-models-02ab629-p3.json", "2026-11-28-h200-decode-step-02ab629.json",
+      "2026-11-28-h200-fused-gelu-vs-cublaslt-02ab629.json", "2026-11-28-h200-models-odd-02ab629.json",
+      "2026-11-28-h200-models-odd-7a3aad9-p1.json", "2026-11-28-h200-models-odd-7a3aad9-p2.json",
+      "2026-11-28-h200-explore-oob-7a3aad9.json", "2026-11-28-h200-gpu-tests-torch-nn-7a3aad9.txt",
+      "2026-11-28-h200-explore-70b-gate-up-888680b.json", "2026-11-28-h200-models-odd-888680b-p1.json",
+      "2026-11-28-h200-models-odd-888680b-p2.json", "2026-11-28-h200-explore-oob-int8-888680b.json",
+      "2026-11-28-h200-explore-oob-tf32-888680b.json", "2026-11-28-h200-explore-few-empty-rows-3a0559f.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
