@@ -78,6 +78,13 @@ def _checks(rank: int, world: int) -> None:
     h = slice(rank * 1024, (rank + 1) * 1024)
     assert _rel(col.weight.grad, fc1.weight.grad[h].double()) < 3e-2
     assert _rel(row.weight.grad, fc2.weight.grad[:, h].double()) < 3e-2
+    # a training step: SGD on the shards moves them as it moves the whole layers, and the next forward agrees
+    with torch.no_grad():
+        for p in (*col.parameters(), *row.parameters(), *fc1.parameters(), *fc2.parameters()):
+            p -= 0.01 * p.grad
+        assert _rel(col.weight, fc1.weight[h].double()) < 1e-2 and _rel(row.weight, fc2.weight[:, h].double()) < 1e-2
+        y_next = fc2(torch.nn.functional.gelu(fc1(xs)))[rows]
+        assert _rel(row(torch.nn.functional.gelu(col(x_shard))), y_next.double()) < 2e-2
 
 
 def _fused_checks(rank: int, world: int) -> None:
