@@ -1313,7 +1313,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # level (11.0 against 10.9), at 128 x 4096 x 4096 behind (13.4 against 12.6), two rounds (N >= 6144)
             # 0.71-0.74x against 0.89-0.98x. Speed and epilogue fitted to the first and the K = 4096 pair against
             # c2s13's 0.36: the estimate takes it from K ~ 6300 where its units make one round. max_m: measured at
-            # one row of tiles only.
+            # one row of tiles only. Below ~112 rows its tile is mostly rows TMA fills (1.16-1.29x its 128-row time
+            # at 80-100 rows): dispatch.OOB_ROW_COST hands those to c2s13.
             _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.41, epilogue=6.5, max_m=128, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
