@@ -209,7 +209,8 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
     least TAIL_ESTIMATE_MIN_KTILES k-tiles (below, the split's fixed costs measured larger). A config's
     ``epilogue`` (k-tiles a tile's epilogue costs beyond the others') is added to every tile's k-tiles; its
     ``act_speed`` replaces ``speed`` under an SFU activation, its ``mid_speed`` at M <= MID_ROWS where it makes
-    MID_MIN_ROUNDS rounds or more.
+    MID_MIN_ROUNDS rounds or more; a tile taller (wider) than a matrix of more than OOB_MIN_EXTENT rows (columns)
+    pays for the rows TMA fills (OOB_ROW_COST).
     A config with ``long_k`` goes first where K >= long_k (a gain the estimate does not see) and is
     left out below; one with ``max_k`` is left out where K > max_k (a loss it does not see), one with ``max_m``
     where M > max_m, one with ``min_m`` where M < min_m, one with ``min_n`` where N < min_n, one with ``max_n``
