@@ -120,7 +120,7 @@ def _c_extent(problem: GemmProblem) -> int:
 
 
 def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
-    """Whether auto may run the stream-K config ``cfg`` for ``problem``: AUTO_MIN_M <= M <= AUTO_MAX_M (0: never),
+    """Whether auto may run the stream-K config ``cfg`` for ``problem``: M <= AUTO_MAX_M (0: never),
     K >= AUTO_MIN_K, AUTO_MIN_N <= N <= AUTO_MAX_N (0: any N): the ranges where it measured faster than the
     general kernel (or than the configs after it);
     and not a weight of AUTO_YIELD_NK_LO <= N x K < AUTO_YIELD_NK_HI elements with K >= YIELD_MIN_K (the next
@@ -128,7 +128,7 @@ def stream_k_admits(cfg: TileConfig, problem: GemmProblem) -> bool:
     max_n = cfg.get("AUTO_MAX_N")
     if problem.k >= YIELD_MIN_K and cfg.get("AUTO_YIELD_NK_LO") <= problem.n * problem.k < cfg.get("AUTO_YIELD_NK_HI"):
         return False  # (a weight the next config streams faster: the registry's auto_yield_nk)
-    return (cfg.get("AUTO_MIN_M") <= problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
+    return (problem.m <= cfg.get("AUTO_MAX_M") and problem.k >= cfg.get("AUTO_MIN_K")
             and (not max_n or problem.n <= max_n) and problem.n >= cfg.get("AUTO_MIN_N")
             and config_refuses(cfg, problem) is None)
 

@@ -114,7 +114,7 @@ def _defines(spec: KernelSpec, cfg: TileConfig, layouts: str, vec: int,
         ELEM_A=_C_TYPES[in_dtype], ELEM_B=_C_TYPES[in_dtype],
         ELEM_C=_C_TYPES[out_dtype], ELEM_D=_C_TYPES[out_dtype],
         A_LAYOUT=0 if layouts[0] == "r" else 1, B_LAYOUT=0 if layouts[1] == "r" else 1,
-        MIN_BLOCKS=cfg.get("MIN_BLOCKS") or spec.min_blocks,  # (a config may lift the kernel's register cap)
+        MIN_BLOCKS=spec.min_blocks,
     )
     if spec.vector_loads:
         items["VEC"] = vec

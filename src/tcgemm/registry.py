@@ -292,7 +292,7 @@ def _swap_smem(stages: int, tokens: int, rows: int, ksub: int = 1, planes: int =
 def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm: int = 2, stages: int = 0,
               auto_max_m: int = 0, auto_min_k: int = 0, auto_max_n: int = 0, prefetch: int = 1,
               auto_yield_nk: tuple[int, int] = (0, 0), split_steps: int = 0, consumers: int = 0,
-              auto_min_n: int = 0, whole_fill_pct: int = 0, auto_min_m: int = 0, min_blocks: int = 0) -> TileConfig:
+              auto_min_n: int = 0, whole_fill_pct: int = 0) -> TileConfig:
     """A swap-AB config: ``tokens`` (BLOCK_M, wgmma N) x ``rows`` weight rows, ``ksub`` boxes of 128 bytes
     of k per stage, ``per_sm`` CTAs per SM in the stream-K grid; stages (0: as many as fit twice in the SM's
     228 KB, 1 KB of it reserved per CTA: with one CTA per SM the rest leaves room for the next GEMM's CTA);
@@ -300,23 +300,20 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
     ``auto_max_m``, ``auto_min_k``, ``auto_max_n``: auto runs the first config (registry order) whose bounds
     admit M, K and N (dispatch.stream_k_admits; auto_max_m 0: only when named, auto_max_n 0: any N);
     ``auto_yield_nk`` (lo, hi): a weight of lo <= N x K < hi elements with K >= 2048 goes to the next config;
-    ``auto_min_n``: auto leaves narrower N to the next config, ``auto_min_m`` fewer rows. ``whole_fill_pct``:
-    whole tiles from that share of the CTA places on (tcgemm.schedule.stream_k_shape; 0: its default).
+    ``auto_min_n``: auto leaves narrower N to the next config. ``whole_fill_pct``: whole tiles from that share of
+    the CTA places on (tcgemm.schedule.stream_k_shape; 0: its default).
     Names: tokens x rows x BLOCK_K, then q<ksub>, s<stages> (where not the most that fit twice), g1 (one
     CTA per SM), l<prefetch> (rings hinted into L2, where not 1). Weight fragments from registers (fp32's 3xTF32,
     tf32 with a row-major weight): ``split_steps`` k steps of 8 per wgmma group (SPLIT_STEPS in the kernel; 0: its
     default, a box of k); ``consumers`` warpgroups, an m64 atom of the weight tile each or more (0: two for fp32's
-    split, else one; two for 16-bit: "w2" in the name). ``min_blocks``: the build's __launch_bounds__ minimum of CTAs
-    per SM (0: the kernel's, 2, which caps a thread at 128 registers; 1 lets one CTA per SM hold wide accumulators:
-    "r1")."""
+    split, else one)."""
     block_k = 32 if precision in ("tf32", "fp32") else 128 if precision.startswith("fp8") else 64
     planes = 3 if precision == "fp32" else 1  # fp32 (3xTF32): the token tile and its hi' and lo planes
     stage_bytes = (rows + planes * tokens) * 128 * ksub
     fit = (228 * 1024 // 2 - 1024 - 1024 - 64) // stage_bytes
     stages = stages or fit
     name = (f"{tokens}x{rows}x{block_k}" + (f"q{ksub}" if ksub > 1 else "") + (f"s{stages}" if stages != fit else "")
-            + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else "")
-            + ("w2" if consumers == 2 and planes == 1 else "") + (f"r{min_blocks}" if min_blocks else ""))
+            + ("g1" if per_sm == 1 else "") + (f"l{prefetch}" if prefetch != 1 else ""))
     precisions = ((precision,) if precision in ("tf32", "fp32") else ("fp8e4m3", "fp8e5m2")
                   if precision.startswith("fp8") else ("fp16", "bf16"))
     return _cfg(name, precisions,
@@ -329,8 +326,6 @@ def _swap_cfg(tokens: int, precision: str, rows: int = 64, ksub: int = 4, per_sm
                 **({"SPLIT_STEPS": split_steps} if split_steps else {}),
                 **({"AUTO_MIN_N": auto_min_n} if auto_min_n else {}),
                 **({"WHOLE_FILL_PCT": whole_fill_pct} if whole_fill_pct else {}),
-                **({"AUTO_MIN_M": auto_min_m} if auto_min_m else {}),
-                **({"MIN_BLOCKS": min_blocks} if min_blocks else {}),
                 SMEM_BYTES=_swap_smem(stages, tokens, rows, ksub, planes))
 
 
@@ -1734,12 +1729,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _swap_cfg(48, "bf16", per_sm=1, stages=3, auto_max_m=48, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
-            _swap_cfg(80, "bf16", rows=128, per_sm=1, ksub=2, stages=4),
-            _swap_cfg(96, "bf16", rows=128, per_sm=1, ksub=2, stages=4, min_blocks=1),
-            _swap_cfg(112, "bf16", rows=128, per_sm=1, ksub=2, stages=3, min_blocks=1),
-            _swap_cfg(128, "bf16", rows=128, per_sm=1, ksub=2, stages=3, consumers=2, min_blocks=1),
-            _swap_cfg(80, "bf16", rows=256, per_sm=1, ksub=1, stages=5, consumers=2, min_blocks=1),
-            _swap_cfg(96, "bf16", rows=256, per_sm=1, ksub=1, stages=5, consumers=2, min_blocks=1),
             # (Tried and removed: a wide token tile, 304 tokens x 128 weight rows in two consumers, stream-K over
             # every SM: 0.24-0.82x cuBLAS at the 300-token shapes where auto's tiles run 0.87-1.44x; 208b511,
             # 2026-11-27-h100-explore-wide-token-tile-208b511.json; docs/findings.md.)

@@ -46,8 +46,7 @@
 //
 // Roles: warpgroup 0 is the producer (one thread issues the TMA loads of W's and A's k-tiles into a
 // ring of STAGES slots; full[s] completes when all the stage's boxes are in), warpgroup 1 the consumer
-// (SPLIT3, or a 16-bit weight tile of 128-256 rows for 80-128 tokens: warpgroups 1 and 2, whose accumulators
-// would not fit one; each waits on full[s], multiplies its rows of the tile, and arrives once on
+// (SPLIT3: warpgroups 1 and 2; each waits on full[s], multiplies its rows of the tile, and arrives once on
 // empty[s], whose count is the consumers', as soon as the wgmmas reading the slot have retired).  The ring is
 // stage 1's protocol (01_warp_specialized.cu), without clusters.  SPLIT3's split[s] (count 3, one arrival per
 // splitter warp) completes once per use of slot s, after full[s]'s phase of that use and before its release.
@@ -158,7 +157,7 @@ constexpr int STAGE_K = KSUB * BLOCK_K;      // k of one stage: the stream-K k-t
 static_assert(BLOCK_K * sizeof(elem_a) == ROW_BYTES, "one 128-byte swizzle row of k per tile row");
 static_assert(BLOCK_N % 64 == 0 && BLOCK_N <= 256, "weight rows in m64 atoms");
 static_assert(BLOCK_M % 8 == 0 && BLOCK_M <= 128, "wgmma N: 8 to 128 tokens (at most 128 registers a thread)");
-static_assert(THREADS == 256 || THREADS == 384, "a producer warpgroup, one consumer or two");
+static_assert(THREADS == 256 || (W_REGS && THREADS == 384), "a producer warpgroup, one consumer (W_REGS: or two)");
 static_assert(ATOMS % CONSUMERS == 0, "whole atoms per consumer");
 // (With 384 threads ptxas compiles every role within 168 registers a thread, setmaxnreg or not: 128-token tiles
 // (64 accumulators, 64 + 64 stage sums, fragments) spilled.  The configs keep a consumer within that.)
@@ -464,16 +463,15 @@ __device__ __forceinline__ void swap_ab_body(const Gemm& g, int batch, const Tma
 #pragma unroll
                 for (int j = 0; j < KSUB; ++j)
 #pragma unroll
-                    for (int a = 0; a < WG_ATOMS; ++a) {
-                        const unsigned w_atom = w_slot(s) + j * W_BOX + (cw * WG_ATOMS + a) * W_ATOM;
+                    for (int a = 0; a < ATOMS; ++a)
 #pragma unroll
                         for (int k = 0; k < K_STEPS; ++k)
                             Mma::mma(*reinterpret_cast<float(*)[ATOM_ACC]>(chain[j % CHAINS] + a * ATOM_ACC),
-                                     W_K_MAJOR ? wgmma_desc_k_major(w_atom + W_STEP * k)
-                                               : wgmma_desc_mn_major(w_atom + W_STEP * k, W_ATOM),
+                                     W_K_MAJOR ? wgmma_desc_k_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k)
+                                               : wgmma_desc_mn_major(w_slot(s) + j * W_BOX + a * W_ATOM + W_STEP * k,
+                                                                     W_ATOM),
                                      wgmma_desc_k_major(x_slot(s) + j * X_BOX + 32 * k),
                                      FP8 ? (j >= CHAINS || k > 0) : 1);  // (fp8: each stage's chains start fresh)
-                    }
                 wgmma_commit();
             }
             // The slot goes back as soon as its wgmmas retire, not one k-tile later as in the compute-bound
