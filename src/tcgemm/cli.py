@@ -152,6 +152,16 @@ def cmd_compile(args: argparse.Namespace) -> int:
             raise SystemExit(f"tcgemm compile: --kernels {', '.join(sorted(unknown))}: no such kernel or "
                              "kernel:config (`tcgemm list` names them)")
     builds = [(spec, d) for spec, d in all_builds(wanted) if cc >= spec.min_arch]  # wgmma/TMA: sm_90a only
+    if args.precision:  # (the build's PRECISION_<name> define)
+        builds = [(spec, d) for spec, d in builds if f"PRECISION_{args.precision.upper()}" in dict(d)]
+    if args.layouts:
+        layouts = args.layouts.strip().lower()
+        if len(layouts) != 2 or set(layouts) - {"r", "c"}:
+            raise SystemExit(f"tcgemm compile: --layouts {args.layouts!r}: two letters, r or c, A's then B's (e.g. rc)")
+        want = {"A_LAYOUT": "0" if layouts[0] == "r" else "1", "B_LAYOUT": "0" if layouts[1] == "r" else "1"}
+        builds = [(spec, d) for spec, d in builds if all(dict(d).get(k) == v for k, v in want.items())]
+    if not builds:
+        raise SystemExit("tcgemm compile: no build matches --kernels / --precision / --layouts")
     _cuda_core()  # import once before the worker threads start
     with _progress() as progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:
         task = progress.add_task(f"compiling for {arch}", total=len(builds))
@@ -830,6 +840,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kernels", default="",
                    help="only these kernels' builds, or one config's (kernel:config), comma-separated (e.g. "
                         "wgmma_tma_store before its tests: the tests compile one build at a time)")
+    p.add_argument("--precision", choices=list(registry.PRECISIONS), default=None,
+                   help="only builds of this precision (default: every precision the kernels serve)")
+    p.add_argument("--layouts", default="",
+                   help="only builds for these operand layouts, A's then B's: rr, rc, cr or cc (torch.nn.Linear's "
+                        "x @ W.T is rc); default: every layout")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("inspect", help="registers, shared memory, spills, occupancy and SASS mix of one kernel "
