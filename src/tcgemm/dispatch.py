@@ -261,7 +261,9 @@ def _pick(spec: KernelSpec, problem: GemmProblem, sms: int, among: tuple[str, ..
             epilogue = cfg.epilogue + act
         mid = cfg.mid_speed and problem.m <= MID_ROWS and rounds >= MID_MIN_ROUNDS
         speed = cfg.act_speed if act and cfg.act_speed else (cfg.mid_speed if mid else cfg.speed)
-        outside = ((_rows_outside(cfg["BLOCK_M"], problem.m) + _rows_outside(cfg["BLOCK_N"], problem.n))
+        # (A_HALVES: past 64 rows the second consumer's rows end at M, none outside)
+        rows_out = 0 if cfg.get("A_HALVES") and problem.m > 64 else _rows_outside(cfg["BLOCK_M"], problem.m)
+        outside = ((rows_out + _rows_outside(cfg["BLOCK_N"], problem.n))
                    / (cfg["BLOCK_M"] + cfg["BLOCK_N"]) if problem.precision in OOB_PRECISIONS else 0.0)
         return (rounds * cfg["BLOCK_M"] * cfg["BLOCK_N"] * (-(-ktiles // splits) + epilogue) / speed
                 * (1 + OOB_ROW_COST * outside * outside))

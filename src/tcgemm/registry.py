@@ -1318,6 +1318,15 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.41, epilogue=6.5, max_m=128, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+            # The two above with A in one box per consumer (A_HALVES, hopper_config.cuh): at 65-127 rows the second
+            # consumer's rows start at M - 64 instead of running past the matrix (A row-major: K-major boxes). Named
+            # only until measured.
+            _cfg("128x64x64h", ("fp16", "bf16"), named_only=True, layouts=("rr", "rc"), speed=0.57, BLOCK_M=128,
+                 BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_HALVES=1, A_BOX_M=64,
+                 SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+            _cfg("128x64x64k2h", ("fp16", "bf16"), named_only=True, layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
+                 max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
+                 SPLIT_K=2, A_HALVES=1, A_BOX_M=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

@@ -144,8 +144,8 @@ def test_clusters_along_n_load_k_major_a_in_parts():
         elif cfg.get("CLUSTER_ALONG_N"):
             assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"] // cluster, 1)
             assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"], 1)
-        else:
-            assert box_a == (cfg["BLOCK_K"], cfg["BLOCK_M"], 1)
+        else:  # (A_HALVES: one box per consumer's 64 rows, hopper_config.cuh)
+            assert box_a == (cfg["BLOCK_K"], 64 if cfg.get("A_HALVES") else cfg["BLOCK_M"], 1)
             assert box_b == (cfg["BLOCK_K"], cfg["BLOCK_N"] // cluster, 1), cfg.name
 
 

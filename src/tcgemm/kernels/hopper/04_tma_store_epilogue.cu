@@ -154,6 +154,14 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                            (g.beta == 0.0f || g.c_row == 0);
         return shift ? min(c.m0, g.M - BLOCK_M) : load ? min(c.m0, (tiles_m - 1) * BLOCK_M) : c.m0;
     };
+    // A_HALVES (hopper_config.cuh): where WG_M < M < BLOCK_M the second consumer computes the rows [M - WG_M, M),
+    // overlapping the first's (the same bits written twice, as with tile_row's shift, and under the same condition
+    // on C); its rows are then those of a tile BLOCK_M - M rows above: the lift, subtracted from its tile row
+    // wherever its rows are placed (the producer's second box, the C staging, the epilogue's TileCoord).
+    auto half_lift = [&](int cw) {
+        constexpr bool ON = kAHalves && !kGroupRows && !kPeerRows && !kBlockScales && !kDTransposed;
+        return ON && cw == 1 && g.M > WG_M && g.M < BLOCK_M && (g.beta == 0.0f || g.c_row == 0) ? BLOCK_M - g.M : 0;
+    };
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -219,7 +227,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 }
                 load_tile(src_a, tma_b, a_slot(s), b_slot(s), full + 8 * s, backwards ? kt0 + kt1 - 1 - kt : kt,
                           m_a, n_load, za, zb, rank, kBlockScales ? block_scale_bytes(scales) : 0,
-                          kGroupRows && c.own_b);
+                          kGroupRows && c.own_b, m_a + WG_M - half_lift(1));
                 if constexpr (kBlockScales) load_block_scales(scale_slots + s * SCALE_SLOT, full + 8 * s, scales, kt);
                 if (kTrace && first_lap && s == 0) trace_at(TRACE_FIRST_LOAD);
                 // (hopper_epilogue.cuh; TAIL_SPLIT's producer spilled with it: those hint C after the last load)
@@ -388,7 +396,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     in_wgmma_shadow(u, kt, kt_first);
                     if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
                         if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
-                            stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, g.M, g.N,
+                            stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) - half_lift(cw) + consumer_row0(cw), c.n0, g.M, g.N,
                                              scale_a, scale_b, 1 + cw);
                     }
                     if (!group_start) {
@@ -412,7 +420,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                             in_wgmma_shadow(u, kt, kt_first);
                             if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
                                 if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
-                                    stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0,
+                                    stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) - half_lift(cw) + consumer_row0(cw), c.n0,
                                                      g.M, g.N, scale_a, scale_b, 1 + cw);
                             }
                         }
@@ -446,7 +454,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     in_wgmma_shadow(u, kt, kt_first);
                     if constexpr (kStageC) {  // (hopper_epilogue.cuh: stage_c_tile; kt == max(kt_first, kt1 - LEAD))
                         if (c_stage && (kt1 - kt == C_STAGE_LEAD || (kt == kt_first && kt1 - kt < C_STAGE_LEAD)))
-                            stage_c_tile(g, d_bufs + cw * D_BUF, tile_row(c, false) + consumer_row0(cw), c.n0, c.z, 1 + cw);
+                            stage_c_tile(g, d_bufs + cw * D_BUF, tile_row(c, false) - half_lift(cw) + consumer_row0(cw), c.n0, c.z, 1 + cw);
                     }
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
@@ -488,7 +496,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                 }
             }
             if (!split_k_complete(acc, c, u, units_m, tiles_n, cw, workspace, counters, split_owned)) continue;
-            const TileCoord cd = {tile_row(c, false), c.n0, c.z};  // the rows it computed
+            const TileCoord cd = {tile_row(c, false) - half_lift(cw), c.n0, c.z};  // the rows it computed
             if constexpr (kPeerSignal) {  // the tiles before, the last one's stores given a main loop's time to land
                 const int block = c.m0 < g.M ? c.m0 / __ldg(&peer->seg_rows) : -1;
                 if (block != pending_block || !kPeerCountBatch) {

@@ -75,16 +75,22 @@ __device__ __forceinline__ void load_gated_b(unsigned dst, const TmaDesc* map, u
 
 // k-tile kt of this CTA's tile: its A and B, the one the cluster shares in parts (`own_b`: B wholly from this CTA's
 // loads, every part into its own slot, as where the cluster's CTAs are on different experts: group_rows.cuh).
+// A_HALVES: A's second WG_M rows from row `m_half` (hopper_config.cuh: kAHalves).
 __device__ __forceinline__ void load_tile(const TmaDesc* tma_a, const TmaDesc* tma_b, unsigned a_dst,
                                           unsigned b_dst, unsigned bar, int kt, int m0, int n0, int za, int zb,
-                                          int rank, unsigned extra_bytes = 0, bool own_b = false) {
+                                          int rank, unsigned extra_bytes = 0, bool own_b = false, int m_half = 0) {
     const int k0 = kt * BLOCK_K;
     mbar_arrive_expect_tx(bar, STAGE_BYTES + extra_bytes);  // (extra: block_scales.cuh's copies, issued after)
     // A goes to the CTAs of this tile row (ranks rank % CTAS_M + CTAS_M j), B to those of this tile column.
     const int rm = rank % CTAS_M, rn = rank / CTAS_M;
     const unsigned short a_mask = SHARE_A ? ((1u << CLUSTER_M) - 1) / ((1u << CTAS_M) - 1) << rm : 0;
     const unsigned short b_mask = ((1u << CTAS_M) - 1) << (CTAS_M * rn);
-    load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rn, a_mask);
+    if constexpr (kAHalves) {
+        tma_load_3d(a_dst, tma_a, bar, k0, m0, za);
+        tma_load_3d(a_dst + WG_M * 128, tma_a, bar, k0, m_half, za);
+    } else {
+        load_operand<A_K_MAJOR, SHARE_A, BLOCK_M, A_PART>(a_dst, tma_a, bar, k0, m0, za, rn, a_mask);
+    }
     if constexpr (GATED) {
         load_gated_b(b_dst, tma_b, bar, k0, n0, rm, b_mask);  // (B is one matrix: zb is 0)
     } else if (SHARE_B && own_b) {

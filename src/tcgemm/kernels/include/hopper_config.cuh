@@ -41,8 +41,11 @@
 #ifndef CLUSTER_2D
 #define CLUSTER_2D 0  // 2 or 4: the cluster's tile columns; CLUSTER_M / CLUSTER_2D tile rows share B, the columns A
 #endif
+#ifndef A_HALVES
+#define A_HALVES 0  // A's K-major tile in one box per consumer, WG_M rows each (see kAHalves)
+#endif
 #ifndef A_BOX_M
-#define A_BOX_M (BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
+#define A_BOX_M (A_HALVES ? WG_M : BLOCK_M / (CLUSTER_ALONG_N ? CLUSTER_M : 1))  // rows of the host's K-major A box
 #endif
 #ifndef B_BOX_K
 #define B_BOX_K BLOCK_K  // k rows of the host's MN-major B box (fewer: the cluster splits B's 64 columns along k)
@@ -263,7 +266,15 @@ static_assert(B_BOX_K == (MN_K_SPLIT<B_PART> ? BLOCK_K / CLUSTER_M : BLOCK_K) &&
               "the host's MN-major boxes: BLOCK_K rows of k, or this CTA's share of them when split along k");
 static_assert(SPLIT_K == 1 || !INT_ACC, "split-K sums fp32 partial tiles");
 static_assert(B_BOX_N == B_PART, "the host's K-major B box (B_BOX_N rows) is one CTA's part of B");
-static_assert(A_BOX_M == A_PART && (A_PART % (A_K_MAJOR ? 8 : MN_BOX) == 0 || MN_K_SPLIT<A_PART>),
+// A_HALVES: each consumer's WG_M rows of A arrive in a box of their own, so that where the matrix is shorter than the
+// tile but taller than one consumer's rows (WG_M < M < BLOCK_M: no whole-tile shift possible) the second consumer
+// can take the rows [M - WG_M, M) (hopper/04_tma_store_epilogue.cu: half_lift) instead of BLOCK_M - M rows that TMA
+// fills with zeros, which cost: 128 x 64 tiles ran 1.35-1.64x their 128-row time at 72-96 rows (dispatch.OOB_ROW_COST).
+// One more TMA instruction a k-tile for the producer.
+constexpr bool kAHalves = A_HALVES != 0;
+static_assert(!kAHalves || (A_K_MAJOR && CTAS_N == 1 && !kPingpong && WG_M == 64 && CONSUMERS == 2),
+              "A_HALVES: a K-major A, not shared in a cluster, two cooperative consumers of 64 rows");
+static_assert(A_BOX_M == (kAHalves ? WG_M : A_PART) && (A_PART % (A_K_MAJOR ? 8 : MN_BOX) == 0 || MN_K_SPLIT<A_PART>),
               "the host's K-major A box (A_BOX_M rows) is one CTA's part of A: 8-row atoms or whole MN-major boxes");
 static_assert(CTAS_N == 1 || SPLIT_K == 1, "split-K's tile numbering assumes clusters along M");
 static_assert(!CLUSTER_2D || ((CLUSTER_2D == 2 || CLUSTER_2D == 4) && CLUSTER_M % CLUSTER_2D == 0 &&
