@@ -1318,13 +1318,20 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.41, epilogue=6.5, max_m=128, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            # The two above with A in one box per consumer (A_HALVES, hopper_config.cuh): at 65-127 rows the second
-            # consumer's rows start at M - 64 instead of running past the matrix (A row-major: K-major boxes). Named
-            # only until measured.
-            _cfg("128x64x64h", ("fp16", "bf16"), named_only=True, layouts=("rr", "rc"), speed=0.57, BLOCK_M=128,
+            # 128 x 64 and 128 x 64 in two k ranges with A in one box per consumer (A_HALVES, hopper_config.cuh): at
+            # 65-127 rows the second consumer's rows start at M - 64 instead of running past the matrix, and the
+            # estimate counts no rows outside (dispatch.OOB_ROW_COST); at full tiles level with the configs they copy,
+            # which come first and keep those rows. A row-major only (K-major boxes). H200, CUDA graphs, bf16 rc,
+            # ratio to cuBLAS, against auto's pick before (2026-11-28-h200-explore-a-halves-f81b977.json): 72 / 96 /
+            # 112 x 7168 x 8192 0.81 / 0.86 / 0.89x against 0.71 / 0.81 / 0.81x (128 x 104 T, 128 x 64), x 6144 x 4096
+            # 0.90 / 0.95 / 0.98x against 0.82 / 0.83 / 0.85x (64 x 128), x 8192 x 3584 0.92 / 0.98 / 1.03x against
+            # 0.86 / 0.88 / 0.89x; in two k ranges x 3584 x 18944 0.92 / 0.95 / 1.03x against 0.89 / 0.91 / 0.92x
+            # (c2s13), x 4096 x 14336 0.95 / 1.01 / 1.05x against 0.96 / 0.98 / 1.01x. Full tiles, 128 rows: 0.94 /
+            # 1.02 / 1.02x against 0.93 / 1.01 / 1.02x. Not measured on an H100.
+            _cfg("128x64x64h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.57, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_HALVES=1, A_BOX_M=64,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            _cfg("128x64x64k2h", ("fp16", "bf16"), named_only=True, layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
+            _cfg("128x64x64k2h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
                  max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SPLIT_K=2, A_HALVES=1, A_BOX_M=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
