@@ -1334,19 +1334,21 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64k2h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
                  max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SPLIT_K=2, A_HALVES=1, A_BOX_M=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            # (candidates for the 70B shard's qkv, 1280 x 8192, at 40-128 rows: named only, being measured)
-            _cfg("128x64x64k4h", ("fp16", "bf16"), named_only=True, layouts=("rr", "rc"), speed=0.3, epilogue=6.5,
-                 max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
-                 SPLIT_K=4, A_HALVES=1, A_BOX_M=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            _cfg("128x64x64k6h", ("fp16", "bf16"), named_only=True, layouts=("rr", "rc"), speed=0.3, epilogue=6.5,
-                 max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
-                 SPLIT_K=6, A_HALVES=1, A_BOX_M=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            _cfg("64x64x64k3", ("fp16", "bf16"), named_only=True, speed=0.35, epilogue=20, BLOCK_M=64, BLOCK_N=64,
-                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=3,
+            # A narrow weight with a long K (the 70B shard's qkv, N = 1280, K = 8192) at 33-128 rows: tiles in six k
+            # ranges, 120 units on 132 SMs, where the decode kernel's 48- and 64-token tiles had taken them (and
+            # 64-token tiles twice over past 64 rows). H200, CUDA graphs, bf16 rc, ratio to cuBLAS
+            # (2026-11-28-h200-explore-qkv70-small-d1d50b9.json, ...-qkv70-mid-d1d50b9.json): 64 x 64 in six at 40 /
+            # 48 / 56 / 64 rows 0.99 / 1.08 / 1.09 / 1.09x against 0.94 / 0.99 / 0.95 / 0.94x for the decode kernel's
+            # pick (in three or four ranges 0.94-1.07x); 128 x 64 in six (A_HALVES) at 72 / 96 / 112 / 128 rows 0.96 /
+            # 1.04 / 1.06 / 1.00x against 0.67 / 0.80 / 0.89 / 0.88x (in four 0.88-1.02x, in two 0.70-0.79x). long_k
+            # and max_n hold them to that class of weight: not measured elsewhere, nor on an H100.
+            _cfg("64x64x64k6", ("fp16", "bf16"), speed=0.35, epilogue=20, long_k=8192, max_n=2048, max_m=64,
+                 BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=6,
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x64x64k6", ("fp16", "bf16"), named_only=True, speed=0.35, epilogue=20, BLOCK_M=64, BLOCK_N=64,
-                 BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=6,
-                 SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
+            _cfg("128x64x64k6h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.3, epilogue=6.5, long_k=8192,
+                 max_n=2048, min_m=65, max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384,
+                 CLUSTER_M=1, B_BOX_N=64, SPLIT_K=6, A_HALVES=1, A_BOX_M=64,
+                 SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
@@ -1755,8 +1757,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # 48 tokens, where the 64-token tile is a quarter empty: CUDA graphs, 48 / 40 x 1280 x 8192 (the 70B shard's
             # qkv) 12.5 / 12.4 us against 12.9 / 12.8 for the 64-token config (cuBLAS 11.9-12.5); at N >= 6144 level
             # with the others (2026-11-27-h100-explore-48-b3bafcf.json; 4 stages no better).
-            _swap_cfg(48, "bf16", per_sm=1, stages=3, auto_max_m=48, auto_min_k=8192, auto_max_n=2048),
-            _swap_cfg(64, "bf16", per_sm=1, stages=3, auto_max_m=128, auto_min_k=8192, auto_max_n=2048),
+            # (The 48- and 64-token configs are named only since the H200 measurements of 64x64x64k6 and 128x64x64k6h
+            # of the general kernel, whose six k ranges run that class at 33-128 rows 1.04-1.45x faster.)
+            _swap_cfg(48, "bf16", per_sm=1, stages=3),
+            _swap_cfg(64, "bf16", per_sm=1, stages=3),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
             # (Tried and removed: a wide token tile, 304 tokens x 128 weight rows in two consumers, stream-K over
             # every SM: 0.24-0.82x cuBLAS at the 300-token shapes where auto's tiles run 0.87-1.44x; 208b511,

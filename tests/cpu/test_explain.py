@@ -61,11 +61,13 @@ def test_explain_decode_takes_the_swap_ab_specialist(fake_gpu):
     assert tcgemm.explain(torch.randn(17, 4096, dtype=torch.bfloat16), w.t()).label == "swap_ab_stream_k:32x64x64q4s4g1"
     assert tcgemm.explain(torch.randn(33, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     assert tcgemm.explain(torch.randn(1, 4096, dtype=torch.bfloat16), w).label == "swap_ab_stream_k:8x64x64q8s3g1"
-    # 17..128 rows: only at narrow N and long K (Llama-3-70B TP8 qkv), where the general kernel makes 20 tiles.
+    # At narrow N and long K (Llama-3-70B TP8 qkv) the 32-token tile to 32 rows; above, the general kernel's tiles
+    # in six k ranges (120 units where unsplit tiles make 20).
     qkv = torch.randn(1280, 8192, dtype=torch.bfloat16)
-    for m, config in ((32, "32x64x64q4s4g1"), (48, "48x64x64q4s3g1"), (64, "64x64x64q4s3g1"), (128, "64x64x64q4s3g1")):
-        choice = tcgemm.explain(torch.randn(m, 8192, dtype=torch.bfloat16), qkv.t())
-        assert choice.label == f"swap_ab_stream_k:{config}" and ("N <= 2048" in choice.reason or m <= 32), choice
+    choice = tcgemm.explain(torch.randn(32, 8192, dtype=torch.bfloat16), qkv.t())
+    assert choice.label == "swap_ab_stream_k:32x64x64q4s4g1", choice
+    for m, config in ((33, "64x64x64k6"), (64, "64x64x64k6"), (65, "128x64x64k6h"), (128, "128x64x64k6h")):
+        assert tcgemm.explain(torch.randn(m, 8192, dtype=torch.bfloat16), qkv.t()).label == f"wgmma_tma_store:{config}"
     assert tcgemm.explain(torch.randn(129, 8192, dtype=torch.bfloat16), qkv.t()).kernel != "swap_ab_stream_k"
     assert tcgemm.explain(torch.randn(128, 4096, dtype=torch.bfloat16), w.t()).kernel != "swap_ab_stream_k"
     # A config of the general kernels named under auto goes to them, even at one row.
