@@ -1186,6 +1186,16 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x144x64c2", ("fp16", "bf16"), speed=0.6, max_k=1024, layouts=("rc", "cc"), BLOCK_M=64,
                  BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32, EPI_PARTS=3,
                  SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
+            # The same tiles at 65-128 rows of a weight with K >= 8192 (the 70B shard's gate_up, 7168 x 8192): two rows
+            # of tiles in clusters that share each weight tile, 100 clusters where 128 x 64 tiles make 112 CTAs each
+            # loading its own. H200, CUDA graphs, bf16 rc, ratio to cuBLAS
+            # (2026-11-28-h200-explore-64x144c2-d7c1ca3.json): 65 / 72 / 96 / 112 / 128 rows 0.91 / 0.91 / 0.94 / 0.93 /
+            # 0.94x against 0.73 / 0.81 / 0.84 / 0.85 / 0.89x for auto's 128 x 64 (h below 128 rows); at K = 3584-4096
+            # (6144 x 4096, 8192 x 3584) ahead at 65-80 rows only, behind at 96-128: long_k keeps it to K >= 8192.
+            # Speed: what puts it ahead of 128 x 64 h there. Not measured on an H100.
+            _cfg("64x144x64c2l", ("fp16", "bf16"), speed=0.7, long_k=8192, min_m=65, max_m=128, layouts=("rc", "cc"),
+                 BLOCK_M=64, BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32,
+                 EPI_PARTS=3, SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
             # For 512 x 1280 x 8192 (Llama-3-70B-TP8's qkv at 512 tokens; 40 tiles of 128 x 128, in three k ranges
             # 120 units): one round of 128 tiles of 64 x 80, or 64 tiles of 128 x 80 in two k ranges. CUDA graphs, bf16
             # rc, ratio to cuBLAS, two processes (2026-11-26-h100-explore-x80-p{1,2}-2379f7a.json): 128 x 80 k2 0.83x /
