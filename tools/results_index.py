@@ -386,7 +386,8 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-explore-o70-3465e3c.json", "2026-11-28-h200-explore-qkv70-small-d1d50b9.json",
       "2026-11-28-h200-explore-qkv70-mid-d1d50b9.json", "2026-11-28-h200-explore-96-all-d1d50b9.json",
       "2026-11-28-h200-models-70b-d7c1ca3-p1.json", "2026-11-28-h200-models-70b-d7c1ca3-p2.json",
-      "2026-11-28-h200-explore-64x144c2-d7c1ca3.json"]),
+      "2026-11-28-h200-explore-64x144c2-d7c1ca3.json", "2026-11-28-h200-gpu-tests-new-picks-e668682.txt",
+      "2026-11-28-h200-explore-qkv300-gateup40-e668682.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)

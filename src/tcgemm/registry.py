@@ -1226,7 +1226,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # builds, CUDA graphs against cuBLAS at 512 x 1280 x 8192, 0.885x (0.885-0.897) against 0.863x
             # (0.859-0.864) with it, while the early producer gained at 300 x 768 x 3072 (0.886x against 0.834x) and
             # 128 x 4096 x 4096 (1.034x / 1.019x) and was level at 4096^3 (1.010x both, five processes each;
-            # 2026-11-28-h100-build-ab-early-producer-13c23ad.json).
+            # 2026-11-28-h100-build-ab-early-producer-13c23ad.json). At 300 x 1280 x 8192 on an H200 (CUDA graphs) it
+            # ran 1.08x cuBLAS against 0.93x for auto's 64 x 64 c2s13 (128 x 128 in four k ranges 1.16x;
+            # 2026-11-28-h200-explore-qkv300-gateup40-e668682.json), but on the H100 at 384 rows every split config
+            # was behind c2s13 (docs/findings.md, "Split-K tiles at the 70B shard's qkv"): the estimate stays as it is.
             _cfg("128x80x64k2", ("fp16", "bf16"), speed=0.44, long_k=8192, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=80, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32, SPLIT_K=2,
                  EARLY_PRODUCER=0,
