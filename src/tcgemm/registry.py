@@ -1192,8 +1192,12 @@ LADDER: tuple[KernelSpec, ...] = (
             # (2026-11-28-h200-explore-64x144c2-d7c1ca3.json): 65 / 72 / 96 / 112 / 128 rows 0.91 / 0.91 / 0.94 / 0.93 /
             # 0.94x against 0.73 / 0.81 / 0.84 / 0.85 / 0.89x for auto's 128 x 64 (h below 128 rows); at K = 3584-4096
             # (6144 x 4096, 8192 x 3584) ahead at 65-80 rows only, behind at 96-128: long_k keeps it to K >= 8192.
-            # Speed: what puts it ahead of 128 x 64 h there. Not measured on an H100.
-            _cfg("64x144x64c2l", ("fp16", "bf16"), speed=0.7, long_k=8192, min_m=65, max_m=128, layouts=("rc", "cc"),
+            # Speed: what puts it ahead of 128 x 64 h there. In the model bench (the layers in sequence, two processes
+            # each, 2026-11-28-h200-models-70b-mid-db36e8f.json, ...-models-all-*-p{1,2}.json against
+            # ...-models-70b-d7c1ca3-p{1,2}.json) it led at 72 / 96 rows (0.886 / 0.884x against 0.73 / 0.82-0.84x) but
+            # not at 112 (0.878x against 0.883-0.885x) nor 128 (0.912-0.919x against 0.927-0.929x for 128 x 64):
+            # max_m 104. Not measured on an H100.
+            _cfg("64x144x64c2l", ("fp16", "bf16"), speed=0.7, long_k=8192, min_m=65, max_m=104, layouts=("rc", "cc"),
                  BLOCK_M=64, BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32,
                  EPI_PARTS=3, SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
             # For 512 x 1280 x 8192 (Llama-3-70B-TP8's qkv at 512 tokens; 40 tiles of 128 x 128, in three k ranges
