@@ -377,8 +377,9 @@ CURRENT: list[tuple[str, list[str]]] = [
     ("2026-11-28, fifth session (only H200s lent): swap-AB tiles of 80-128 tokens tried and dropped (8a12177); every "
      "config at the done-when shapes under 0.95x and cuBLAS's kernels there (8f50b3b); A in one box per consumer at "
      "65-127 rows (f81b977: GPU tests, configs; 3465e3c: the model bench at 72-120 tokens, the 70B o projection); six "
-     "k ranges at the 70B shard's qkv (d1d50b9, d7c1ca3: the 70B shard in the model bench); 64 x 144 in clusters of two at "
-     "65-128 rows of K = 8192 (d7c1ca3); the model bench at the done-when token counts after them (db36e8f, bc7eb5b)",
+     "k ranges at the 70B shard's qkv (d1d50b9, d7c1ca3: the 70B shard in the model bench); 64 x 144 in clusters of "
+     "two at 65-128 rows of K = 8192 (d7c1ca3); the model bench at the done-when token counts after them (db36e8f, "
+     "bc7eb5b)",
      ["2026-11-28-h200-explore-swap-wide-8a12177.json", "2026-11-28-h200-gpu-tests-swap-wide-8a12177.txt",
       "2026-11-28-h200-explore-all-configs-8f50b3b.json", "2026-11-28-h200-cublas-kernels-8f50b3b.txt",
       "2026-11-28-h200-explore-a-halves-f81b977.json", "2026-11-28-h200-gpu-tests-a-halves-f81b977.txt",
