@@ -64,6 +64,21 @@ def test_compile_one_configs_builds():
         cli.main(["compile", "--arch", "sm_90a", "--kernels", "wgmma_tma_store:9x9x9"])
 
 
+def test_compile_keeps_one_precision_and_layout(cache_dir):
+    """--precision and --layouts keep the builds a workload runs (bf16 x @ W.T: rc), nothing else."""
+    from tcgemm import launch
+
+    assert cli.main(["compile", "--arch", "sm_80", "--jobs", "2", "--kernels", "simt_naive", "--precision", "fp32",
+                     "--layouts", "rc"]) == 0
+    want = [d for spec, d in launch.all_builds({"simt_naive"})
+            if "PRECISION_FP32" in dict(d) and dict(d)["A_LAYOUT"] == "0" and dict(d)["B_LAYOUT"] == "1"]
+    assert want and len(list(cache_dir.glob("*.cubin"))) == len(want)
+    with pytest.raises(SystemExit, match="--layouts 'rx'"):
+        cli.main(["compile", "--arch", "sm_80", "--kernels", "simt_naive", "--layouts", "rx"])
+    with pytest.raises(SystemExit, match="no build matches"):
+        cli.main(["compile", "--arch", "sm_80", "--kernels", "simt_naive", "--precision", "fp8e4m3"])
+
+
 def test_parse_shapes():
     assert cli.parse_shapes("1024,4096x10240x4096") == [(1024, 1024, 1024), (4096, 10240, 4096)]
     for bad in ("0", "12x3", "axb"):
