@@ -1747,7 +1747,10 @@ LADDER: tuple[KernelSpec, ...] = (
         # general kernel 18.1-35.3; H100, CUDA graphs, 2026-11-26-h100-explore-{qkv70,split-k-qkv70}-42030cd.json;
         # an earlier run had 20.0, a tie). On an
         # H200, same shape, CUDA graphs: M = 64 32-token 12.1 us, M = 128 64-token 13.7, the general kernel
-        # 21.2 and 21.2, cuBLAS 11.7 and 11.8 (2026-11-25-h200-explore-configs-45eec90.json).
+        # 21.2 and 21.2, cuBLAS 11.7 and 11.8 (2026-11-25-h200-explore-configs-45eec90.json). Since then (H200,
+        # 2026-11-28) the general kernel's tiles in six k ranges take 33-128 rows of that class (64x64x64k6,
+        # 128x64x64k6h: 1.01-1.10x torch in the model bench where the 48- and 64-token tiles ran 0.67-0.95x), and
+        # those two configs are named only; the six-range tiles are unmeasured on an H100.
         # Below K = 1024 (GPT-2's qkv, fc1 and o at M = 1-16) the general kernel's 64 x 64 tiles run ahead of the
         # 4-box config: 1 / 3 / 16 x 2304 x 768 4.06-4.09 us against 4.65-4.82 (cuBLAS 4.17-4.59), 16 x 3072 x 768
         # 1.10x against 0.95x cuBLAS, 1 / 16 x 768 x 768 3.77-3.80 against 3.89-4.06 (cuBLAS 3.92-3.99), CUDA graphs;
