@@ -1346,11 +1346,11 @@ LADDER: tuple[KernelSpec, ...] = (
             # (c2s13), x 4096 x 14336 0.95 / 1.01 / 1.05x against 0.96 / 0.98 / 1.01x. Full tiles, 128 rows: 0.94 /
             # 1.02 / 1.02x against 0.93 / 1.01 / 1.02x. Not measured on an H100.
             _cfg("128x64x64h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.57, BLOCK_M=128,
-                 BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_HALVES=1, A_BOX_M=64,
+                 BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             _cfg("128x64x64k2h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
                  max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
-                 SPLIT_K=2, A_HALVES=1, A_BOX_M=64, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+                 SPLIT_K=2, A_HALVES=1, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
             # A narrow weight with a long K (the 70B shard's qkv, N = 1280, K = 8192) at 33-128 rows: tiles in six k
             # ranges, 120 units on 132 SMs, where the decode kernel's 48- and 64-token tiles had taken them (and
             # 64-token tiles twice over past 64 rows). H200, CUDA graphs, bf16 rc, ratio to cuBLAS
@@ -1364,7 +1364,7 @@ LADDER: tuple[KernelSpec, ...] = (
                  SMEM_BYTES=_hopper_smem(10, 64, 64) + _epilogue_smem(64, 64)),
             _cfg("128x64x64k6h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.3, epilogue=6.5, long_k=8192,
                  max_n=2048, min_m=65, max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384,
-                 CLUSTER_M=1, B_BOX_N=64, SPLIT_K=6, A_HALVES=1, A_BOX_M=64,
+                 CLUSTER_M=1, B_BOX_N=64, SPLIT_K=6, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
         ),
         seed=_SEED_HOPPER,

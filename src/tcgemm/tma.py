@@ -146,7 +146,9 @@ def geometry(problem: GemmProblem, cfg: TileConfig, name: str) -> tuple[tuple[in
         inner, outer = problem.k, mn
         # A cluster kernel loads its shared operand in parts, one per CTA (multicast to all of them):
         # B in B_BOX_N rows (clusters along M), or A in A_BOX_M rows (clusters along N).
-        rows = cfg.get("B_BOX_N" if name == "b" else "A_BOX_M", block_mn)
+        # (A_HALVES: one box per consumer's WG_M rows, kernels/include/hopper_config.cuh)
+        rows = (cfg.get("B_BOX_N", block_mn) if name == "b"
+                else cfg.get("A_BOX_M", cfg.get("WG_M", 64) if cfg.get("A_HALVES") else block_mn))
         box = (block_k, rows, 1)
     else:
         inner, outer = mn, problem.k

@@ -162,6 +162,9 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
         constexpr bool ON = kAHalves && !kGroupRows && !kPeerRows && !kBlockScales && !kDTransposed;
         return ON && cw == 1 && g.M > WG_M && g.M < BLOCK_M && (g.beta == 0.0f || g.c_row == 0) ? BLOCK_M - g.M : 0;
     };
+    auto consumer_row = [&](const TileCoord& c, int cw) {  // the first row consumer cw computes of tile c
+        return tile_row(c, false) - half_lift(cw) + consumer_row0(cw);
+    };
     const int rank = cluster_ctarank();
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -396,7 +399,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     in_wgmma_shadow(u, kt, kt_first);
                     if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
                         if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
-                            stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) - half_lift(cw) + consumer_row0(cw), c.n0, g.M, g.N,
+                            stage_row_scales(d_bufs + cw * D_BUF, consumer_row(c, cw), c.n0, g.M, g.N,
                                              scale_a, scale_b, 1 + cw);
                     }
                     if (!group_start) {
@@ -420,7 +423,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                             in_wgmma_shadow(u, kt, kt_first);
                             if constexpr (ROW_SCALES) {  // (hopper_epilogue.cuh: stage_row_scales)
                                 if (kt == max(kt_first, kt1 - ROW_SCALES_LEAD))
-                                    stage_row_scales(d_bufs + cw * D_BUF, tile_row(c, false) - half_lift(cw) + consumer_row0(cw), c.n0,
+                                    stage_row_scales(d_bufs + cw * D_BUF, consumer_row(c, cw), c.n0,
                                                      g.M, g.N, scale_a, scale_b, 1 + cw);
                             }
                         }
@@ -454,7 +457,7 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                     in_wgmma_shadow(u, kt, kt_first);
                     if constexpr (kStageC) {  // (hopper_epilogue.cuh: stage_c_tile; kt == max(kt_first, kt1 - LEAD))
                         if (c_stage && (kt1 - kt == C_STAGE_LEAD || (kt == kt_first && kt1 - kt < C_STAGE_LEAD)))
-                            stage_c_tile(g, d_bufs + cw * D_BUF, tile_row(c, false) - half_lift(cw) + consumer_row0(cw), c.n0, c.z, 1 + cw);
+                            stage_c_tile(g, d_bufs + cw * D_BUF, consumer_row(c, cw), c.n0, c.z, 1 + cw);
                     }
                     wgmma_wait<1>();  // the k-tile before this one retired
                     if (kt > kt0 && releaser) mbar_arrive_cluster(cluster_map(empty + 8 * prev, target));
