@@ -537,7 +537,10 @@ __device__ __forceinline__ void wgmma_tma_store_body(const Gemm& g, int batch, c
                             continue;
                         }
                     }
-                    store_tile_registers(gz, acc, cd, cw, warp, lane);
+                    if constexpr (kRegisterEpilogue)
+                        store_tile_registers(gz, acc, cd, cw, warp, lane);
+                    else
+                        watchdog_fault();  // (the host runs these with D's map and beta = 0 only)
                     continue;
                 }
             }
