@@ -23,7 +23,6 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import sass_yield
 from ._version import __version__
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
@@ -125,9 +124,8 @@ def _headers_digest() -> str:
 
 def build_key(source: str, defines: Defines, arch: str) -> str:
     h = hashlib.sha256()
-    patched = f"sass_yield {sass_yield.VERSION}" if _yield_every(defines) else ""  # (a new pass: new cubins)
     for part in (source, _read_source(source), _headers_digest(), repr(sorted(defines)), arch,
-                 nvrtc_version(), __version__, *([patched] if patched else [])):
+                 nvrtc_version(), __version__):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:40]
@@ -246,17 +244,9 @@ def cubin(source: str, defines: Defines, arch: str, *, use_cache: bool = True, r
         if cached is not None:
             return cached
     payload = compile_source(source, defines, arch)
-    every = _yield_every(defines)
-    if every:  # a config's post-pass over its SASS (tcgemm.sass_yield: scheduling hints only)
-        payload, _ = sass_yield.interleave_yields(payload, every)
     if use_cache:
         _write_cached(path, payload)
     return payload
-
-
-def _yield_every(defines: Defines) -> int:
-    """SASS_YIELD_EVERY of a config (tcgemm.sass_yield), 0 where it has none."""
-    return next((int(v) for k, v in defines if k == "SASS_YIELD_EVERY"), 0)
 
 
 _loaded: dict[tuple[str, str, Defines, str, int], Any] = {}

@@ -1947,20 +1947,6 @@ LADDER: tuple[KernelSpec, ...] = (
     ),
 )
 
-
-
-def _with_yield_variants(spec: KernelSpec, names: tuple[str, ...], everies: tuple[int, ...]) -> KernelSpec:
-    """EXPERIMENT (issue 31): named-only copies of ``names`` whose promotion runs yield (tcgemm.sass_yield), as
-    NAME + "y" + every; measured against their originals before any becomes a production config."""
-    extra = [replace(c, name=f"{c.name}y{e}", named_only=True,
-                     params=MappingProxyType({**c.params, "SASS_YIELD_EVERY": e}))
-             for c in spec.configs if c.name in names for e in everies]
-    return replace(spec, configs=(*spec.configs, *extra))
-
-
-LADDER = tuple(_with_yield_variants(s, ("128x128x128", "128x192x128", "256x128x128m"), (1, 2))
-               if s.name == "wgmma_tma_store_kmajor" else s for s in LADDER)
-
 _BY_NAME: dict[str, KernelSpec] = {spec.name: spec for spec in LADDER}
 
 
