@@ -784,7 +784,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # in between (...-power-wave-snake-12b9598.json). tcgemm bench, four processes (two for fp16): within
             # the processes' spread, bf16 4096x4096x14336 99.5-99.9% of cuBLAS against 95.8-103.1%
             # (...-explore-wave-snake-12b9598.json).
-            _cfg("128x256x64s4b2o", ("fp16", "bf16"), grouped=True, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
+            _cfg("128x256x64s4b2o", ("fp16", "bf16"), BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, STAGES=4,
                  THREADS=384, CLUSTER_M=2, B_BOX_N=128, EPI_PARTS=4, EPI_BUFS=2, EPI_OVERLAP=1, D_FROM_REGISTERS=0,
                  WAVE_SNAKE=1, GROUP_M=16, SMEM_BYTES=_hopper_smem(4, 128, 256) + _epilogue_smem(128, 256) // 2),
             # g: the same with GPC_ORDER (kernels/include/gpc_order.cuh): each cluster counts itself into its GPC

@@ -190,7 +190,7 @@ def test_contiguous_pick(experts, n, k, per_expert):
     if per_expert == 128:
         assert config == "128x128x64"
     elif per_expert == 512:
-        assert config == "128x256x64s4b2o"
+        assert config == "128x256x64s4b2"
     else:
         assert config.startswith("64x")
 

@@ -56,14 +56,12 @@
 #endif
 constexpr bool kGroupRows = GROUP_ROWS != 0;
 constexpr bool kGroupContiguous = GROUP_ROWS == 2;
-static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !kPingpong && !kDTransposed &&
+static_assert(!kGroupRows || (SPLIT_K == 1 && !TAIL_SPLIT && !GPC_ORDER && !OVERLAP && !kPingpong && !kDTransposed &&
                               CTAS_N == 1 && !GATED),
-              "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), "
+              "grouped rows: no split-K, tail split or GPC_ORDER (their scratch is the prefix's argument), EPI_OVERLAP, "
               "ping-pong, D^T or a gated B; clusters along M");
-// A tile that reaches past its segment is staged and cut at end (D's map) or, without the map, written from
-// registers; a config built without the register path (EPI_OVERLAP's) runs only with D's map (grouped.py).
-static_assert(!kGroupContiguous || kRegisterEpilogue || D_STAGED,
-              "contiguous experts: the tiles that reach past a segment are staged or written from registers");
+static_assert(!kGroupContiguous || kRegisterEpilogue,
+              "contiguous experts: the register epilogue for the tiles that reach past a segment");
 
 // The prefix kernel's arrays (group_prefix.cu): row tiles per entry, and cluster rows per entry after the bounds.
 __device__ __forceinline__ const int* grouped_cluster_rows(const int* prefix, int batch) {
