@@ -1335,38 +1335,13 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.41, epilogue=6.5, max_m=128, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            # EXPERIMENT: widths whose tile columns in two or four k ranges make ~128 units (one round on 132 SMs)
-            # where 64-wide tiles leave SMs without weight to stream: N = 7168 (112 x 2: 128), 6144 (96 x 2: 128),
-            # 3584 (112 x 4: 128), 4608 (112 x 4: 168; 144 x 4: 128). Named only until measured.
-            _cfg("64x112x64k2", ("fp16", "bf16"), named_only=True, speed=0.4, epilogue=20, layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=112, BLOCK_K=64, STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=112,
-                 D_BOX_BYTES=32, EPI_PARTS=7, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(8, 64, 112) + _epilogue_smem(64, 112) // 7),
-            _cfg("128x112x64k2", ("fp16", "bf16"), named_only=True, speed=0.41, epilogue=6.5, layouts=("rc", "cc"),
-                 BLOCK_M=128, BLOCK_N=112, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=112,
-                 D_BOX_BYTES=32, EPI_PARTS=7, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
-            _cfg("64x96x64k2", ("fp16", "bf16"), named_only=True, speed=0.4, epilogue=20, layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=9, THREADS=256, CLUSTER_M=1, B_BOX_N=96,
-                 D_BOX_BYTES=32, EPI_PARTS=2, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(9, 64, 96) + _epilogue_smem(64, 96) // 2),
-            _cfg("128x96x64k2", ("fp16", "bf16"), named_only=True, speed=0.41, epilogue=6.5, layouts=("rc", "cc"),
-                 BLOCK_M=128, BLOCK_N=96, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=96,
-                 D_BOX_BYTES=32, EPI_PARTS=2, SPLIT_K=2,
-                 SMEM_BYTES=_hopper_smem(7, 128, 96) + _epilogue_smem(128, 96) // 2),
-            _cfg("64x112x64k4", ("fp16", "bf16"), named_only=True, speed=0.35, epilogue=20, layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=112, BLOCK_K=64, STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=112,
-                 D_BOX_BYTES=32, EPI_PARTS=7, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(8, 64, 112) + _epilogue_smem(64, 112) // 7),
-            _cfg("128x112x64k4", ("fp16", "bf16"), named_only=True, speed=0.3, epilogue=6.5, layouts=("rc", "cc"),
-                 BLOCK_M=128, BLOCK_N=112, BLOCK_K=64, STAGES=7, THREADS=384, CLUSTER_M=1, B_BOX_N=112,
-                 D_BOX_BYTES=32, EPI_PARTS=7, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(7, 128, 112) + _epilogue_smem(128, 112) // 7),
-            _cfg("128x144x64k4", ("fp16", "bf16"), named_only=True, speed=0.3, epilogue=6.5, layouts=("rc", "cc"),
-                 BLOCK_M=128, BLOCK_N=144, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=144,
-                 D_BOX_BYTES=32, EPI_PARTS=9, SPLIT_K=4,
-                 SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 9),
-            _cfg("128x224x64c1", ("fp16", "bf16"), named_only=True, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+            # 128 x 224 without a cluster, for one row of tiles (max_m): at Llama-3-8B's gate_up (N = 28672 = 128 x
+            # 224) its 128 tiles are one round, where 128 x 256 c1 streams the weight from 112 CTAs with 3 stages.
+            # H200, bf16 rc, CUDA graphs (2026-11-28-h200-explore-one-round-0a0feaf.json): 128 x 28672 x 4096 66.2 us
+            # against 71.7 (1.06x cuBLAS against 0.97x), 100 rows 65.5 against 76.2 for 128 x 104 T (1.00x against
+            # 0.98x). Not measured on an H100. (Tried there too and dropped: one round of 96-144-wide tiles in two or
+            # four k ranges at N = 3584-7168, 33-128 rows: 0.42-0.92x against auto's 0.90-1.04x, same file.)
+            _cfg("128x224x64c1", ("fp16", "bf16"), max_m=128, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224, D_BOX_BYTES=64,
                  EPI_PARTS=7, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
             # 128 x 64 and 128 x 64 in two k ranges with A in one box per consumer (A_HALVES, hopper_config.cuh): at
