@@ -1335,13 +1335,15 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64k2", ("fp16", "bf16"), speed=0.41, epilogue=6.5, max_m=128, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, SPLIT_K=2,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            # 128 x 224 without a cluster, for one row of tiles (max_m): at Llama-3-8B's gate_up (N = 28672 = 128 x
-            # 224) its 128 tiles are one round, where 128 x 256 c1 streams the weight from 112 CTAs with 3 stages.
-            # H200, bf16 rc, CUDA graphs (2026-11-28-h200-explore-one-round-0a0feaf.json): 128 x 28672 x 4096 66.2 us
-            # against 71.7 (1.06x cuBLAS against 0.97x), 100 rows 65.5 against 76.2 for 128 x 104 T (1.00x against
-            # 0.98x). Not measured on an H100. (Tried there too and dropped: one round of 96-144-wide tiles in two or
-            # four k ranges at N = 3584-7168, 33-128 rows: 0.42-0.92x against auto's 0.90-1.04x, same file.)
-            _cfg("128x224x64c1", ("fp16", "bf16"), max_m=128, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+            # 128 x 224 without a cluster, for one row of tiles of 65-128 rows (min_m, max_m): at Llama-3-8B's gate_up
+            # (N = 28672 = 128 x 224) its 128 tiles are one round, where 128 x 256 c1 streams the weight from 112 CTAs
+            # with 3 stages. H200, bf16 rc, CUDA graphs (2026-11-28-h200-explore-one-round-0a0feaf.json,
+            # ...-explore-gate-up-8b-46bb2ea.json): at 72 / 96 / 112 / 128 rows 0.95 / 0.99 / 1.00 / 1.06x cuBLAS
+            # against 0.92 / 0.93 / 0.92 / 0.98x for 128 x 256 c1 (128 x 104 T 0.92 / 1.00x at 72 / 96); at 24-64
+            # rows 0.77-0.90x against 64 x 128's 0.86-1.04x, hence min_m. Not measured on an H100. (Tried and dropped
+            # there: one round of 96-144-wide tiles in two or four k ranges at N = 3584-7168, 33-128 rows: 0.42-0.92x
+            # against auto's 0.90-1.04x, the first file.)
+            _cfg("128x224x64c1", ("fp16", "bf16"), min_m=65, max_m=128, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224, D_BOX_BYTES=64,
                  EPI_PARTS=7, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
             # 128 x 64 and 128 x 64 in two k ranges with A in one box per consumer (A_HALVES, hopper_config.cuh): at
