@@ -390,6 +390,16 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-explore-64x144c2-d7c1ca3.json", "2026-11-28-h200-gpu-tests-new-picks-e668682.txt",
       "2026-11-28-h200-explore-qkv300-gateup40-e668682.json", "2026-11-28-h200-models-70b-mid-db36e8f.json",
       "2026-11-28-h200-models-all-db36e8f-p1.json", "2026-11-28-h200-models-all-bc7eb5b-p2.json"]),
+    ("2026-11-28, sixth session (only H200s lent): grouped GEMMs on the overlapped-epilogue 128 x 256 (07edb16, no "
+     "gain, reverted); yield marks in fp8's promotion runs (ad565e1, no gain, reverted); one round of tiles in k "
+     "ranges (0a0feaf, dropped) and 128 x 224 without a cluster at the 8B gate_up (0a0feaf, 46bb2ea: kept)",
+     ["2026-11-28-h200-grouped-overlap-ab-plain-07edb16.json", "2026-11-28-h200-grouped-overlap-ab-snake-07edb16.json",
+      "2026-11-28-h200-grouped-contiguous-overlap-07edb16.json", "2026-11-28-h200-grouped-masked-overlap-07edb16.json",
+      "2026-11-28-h200-gpu-tests-grouped-overlap-07edb16.txt", "2026-11-28-h200-explore-fp8-yield-ad565e1.json",
+      "2026-11-28-h200-explore-fp8-yield-block-ad565e1.json", "2026-11-28-h200-gpu-tests-fp8-yield-ad565e1.txt",
+      "2026-11-28-h200-explore-one-round-0a0feaf.json", "2026-11-28-h200-gpu-tests-one-round-0a0feaf.txt",
+      "2026-11-28-h200-explore-gate-up-8b-46bb2ea.json", "2026-11-28-h200-models-8b-46bb2ea-p1.json",
+      "2026-11-28-h200-models-8b-46bb2ea-p2.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
