@@ -1346,6 +1346,12 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x224x64c1", ("fp16", "bf16"), min_m=65, max_m=128, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
                  BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224, D_BOX_BYTES=64,
                  EPI_PARTS=7, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
+            # And with A in one box per consumer (A_HALVES, as 128 x 64 h): at 65-127 rows no row of its tile is one TMA
+            # fills. EXPERIMENT, named only.
+            _cfg("128x224x64c1h", ("fp16", "bf16"), named_only=True, min_m=65, max_m=128, speed=1.0, layouts=("rc",),
+                 BLOCK_M=128, BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224,
+                 D_BOX_BYTES=64, EPI_PARTS=7, A_HALVES=1,
+                 SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
             # 128 x 64 and 128 x 64 in two k ranges with A in one box per consumer (A_HALVES, hopper_config.cuh): at
             # 65-127 rows the second consumer's rows start at M - 64 instead of running past the matrix, and the
             # estimate counts no rows outside (dispatch.OOB_ROW_COST); at full tiles level with the configs they copy,
