@@ -23,6 +23,8 @@ ROWS = [65, 72, 100, 127, 128, 200]
 @pytest.mark.parametrize("m", ROWS)
 @pytest.mark.parametrize("config", CONFIGS)
 def test_rows_against_float64(config, m, layouts):
+    if not next(c for c in registry.get("wgmma_tma_store").configs if c.name == config).serves_layouts(layouts):
+        pytest.skip(f"{config} serves other layouts than {layouts} (its tile width needs a K-major B)")
     for beta, c_shape in ((0.0, "full"), (1.0, "bias"), (0.5, "full")):
         result = check(m, 136, 1000, kernel="wgmma_tma_store", config=config, precision="bf16", layouts=layouts,
                        beta=beta, c_shape=c_shape)
