@@ -1340,15 +1340,18 @@ LADDER: tuple[KernelSpec, ...] = (
             # with 3 stages. H200, bf16 rc, CUDA graphs (2026-11-28-h200-explore-one-round-0a0feaf.json,
             # ...-explore-gate-up-8b-46bb2ea.json): at 72 / 96 / 112 / 128 rows 0.95 / 0.99 / 1.00 / 1.06x cuBLAS
             # against 0.92 / 0.93 / 0.92 / 0.98x for 128 x 256 c1 (128 x 104 T 0.92 / 1.00x at 72 / 96); at 24-64
-            # rows 0.77-0.90x against 64 x 128's 0.86-1.04x, hence min_m. Not measured on an H100. (Tried and dropped
+            # rows 0.77-0.90x against 64 x 128's 0.86-1.04x, hence min_m; max_n: one round, and measured there only
+            # (at Qwen's 37888 its 170 tiles would take 1.3 rounds). Not measured on an H100. (Tried and dropped
             # there: one round of 96-144-wide tiles in two or four k ranges at N = 3584-7168, 33-128 rows: 0.42-0.92x
             # against auto's 0.90-1.04x, the first file.)
-            _cfg("128x224x64c1", ("fp16", "bf16"), min_m=65, max_m=128, speed=1.0, layouts=("rc", "cc"), BLOCK_M=128,
+            _cfg("128x224x64c1", ("fp16", "bf16"), min_m=65, max_m=128, max_n=28672, speed=1.0, layouts=("rc", "cc"),
+                 BLOCK_M=128,
                  BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224, D_BOX_BYTES=64,
                  EPI_PARTS=7, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
             # And with A in one box per consumer (A_HALVES, as 128 x 64 h): at 65-127 rows no row of its tile is one TMA
-            # fills. EXPERIMENT, named only.
-            _cfg("128x224x64c1h", ("fp16", "bf16"), named_only=True, min_m=65, max_m=128, speed=1.0, layouts=("rc",),
+            # fills (..-explore-gate-up-8b-h-823d378.json: 65 / 72 / 80 / 96 rows 1.00 / 1.01 / 1.02 / 1.00x cuBLAS
+            # against 0.91 / 0.94 / 0.98 / 0.99x without; 112-128 rows level). auto counts no filled rows for it.
+            _cfg("128x224x64c1h", ("fp16", "bf16"), min_m=65, max_m=128, max_n=28672, speed=1.0, layouts=("rc",),
                  BLOCK_M=128, BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224,
                  D_BOX_BYTES=64, EPI_PARTS=7, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
@@ -1365,6 +1368,10 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.57, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
+            # EXPERIMENT (named only): 128 x 48 h, one round of 128 tiles at N = 6144 (the 8B qkv) at 65-128 rows.
+            _cfg("128x48x64h", ("fp16", "bf16"), named_only=True, max_m=128, layouts=("rc",), speed=0.5,
+                 BLOCK_M=128, BLOCK_N=48, BLOCK_K=64, STAGES=9, THREADS=384, CLUSTER_M=1, B_BOX_N=48,
+                 D_BOX_BYTES=32, A_HALVES=1, SMEM_BYTES=_hopper_smem(9, 128, 48) + _epilogue_smem(128, 48)),
             _cfg("128x64x64k2h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
                  max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SPLIT_K=2, A_HALVES=1, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
