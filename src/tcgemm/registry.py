@@ -1221,6 +1221,10 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x80x64c2", ("fp16", "bf16"), speed=0.38, max_m=128, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
                  BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
+            # EXPERIMENT (named only): the same at N = 6144 (the 8B qkv): 64 tiles of 96 x two rows, one round.
+            _cfg("64x96x64c2", ("fp16", "bf16"), named_only=True, speed=0.38, max_m=128, layouts=("rc", "cc"),
+                 BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32,
+                 SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
             # (Tried and removed, at 256-512 tokens, N = 768 / 1280: 64 x 48, 64 x 64 and 64 x 80 tiles in 2 x 2
             # clusters, A shared along N and B along M, within 1% of their 2 x 1 forms, 0.79-0.84x cuBLAS at 300 x 768 x
             # 3072; and with WGMMA_LAG, each k-tile's wgmma group left queued 2-3 k-tiles deep before its slot went
@@ -1368,10 +1372,6 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("128x64x64h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.57, BLOCK_M=128,
                  BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            # EXPERIMENT (named only): 128 x 48 h, one round of 128 tiles at N = 6144 (the 8B qkv) at 65-128 rows.
-            _cfg("128x48x64h", ("fp16", "bf16"), named_only=True, max_m=128, layouts=("rc",), speed=0.5,
-                 BLOCK_M=128, BLOCK_N=48, BLOCK_K=64, STAGES=9, THREADS=384, CLUSTER_M=1, B_BOX_N=48,
-                 D_BOX_BYTES=32, A_HALVES=1, SMEM_BYTES=_hopper_smem(9, 128, 48) + _epilogue_smem(128, 48)),
             _cfg("128x64x64k2h", ("fp16", "bf16"), layouts=("rr", "rc"), speed=0.41, epilogue=6.5,
                  max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384, CLUSTER_M=1, B_BOX_N=64,
                  SPLIT_K=2, A_HALVES=1, SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
