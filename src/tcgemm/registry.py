@@ -1221,8 +1221,14 @@ LADDER: tuple[KernelSpec, ...] = (
             _cfg("64x80x64c2", ("fp16", "bf16"), speed=0.38, max_m=128, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=80,
                  BLOCK_K=64, STAGES=11, THREADS=256, CLUSTER_M=2, B_BOX_N=40, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(11, 64, 80) + _epilogue_smem(64, 80)),
-            # EXPERIMENT (named only): the same at N = 6144 (the 8B qkv): 64 tiles of 96 x two rows, one round.
-            _cfg("64x96x64c2", ("fp16", "bf16"), named_only=True, speed=0.38, max_m=128, layouts=("rc", "cc"),
+            # The same at N = 6144 (the 8B qkv): 64 tiles of 96 x two rows of tiles, one round of 128 CTAs whose pairs
+            # share each weight tile, where 128 x 64 h puts 96 CTAs on it. H200, CUDA graphs (2026-11-28-h200-explore-
+            # qkv-96c2-45edb27.json): 65 / 72 / 80 / 96 / 112 / 128 x 6144 x 4096 1.02 / 1.00 / 1.01 / 1.04 / 1.05 /
+            # 1.04x cuBLAS against 0.87 / 0.87 / 0.89 / 0.93 / 0.95 / 0.98x. Bounded to what was measured (min_m,
+            # max_m, min_n, max_n); speed 0.45 (its measured rate over 128 x 64's there) takes it. Not measured on an
+            # H100.
+            _cfg("64x96x64c2", ("fp16", "bf16"), speed=0.45, min_m=65, max_m=128, min_n=6144, max_n=6144,
+                 layouts=("rc", "cc"),
                  BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
             # (Tried and removed, at 256-512 tokens, N = 768 / 1280: 64 x 48, 64 x 64 and 64 x 80 tiles in 2 x 2
