@@ -400,6 +400,15 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-explore-one-round-0a0feaf.json", "2026-11-28-h200-gpu-tests-one-round-0a0feaf.txt",
       "2026-11-28-h200-explore-gate-up-8b-46bb2ea.json", "2026-11-28-h200-models-8b-46bb2ea-p1.json",
       "2026-11-28-h200-models-8b-46bb2ea-p2.json"]),
+    ("2026-11-28, sixth session, then: 128 x 224 c1 with A in one box per consumer (823d378) and the model bench of "
+     "four models with it at 823d378; 128 x 48 h tried and dropped (6639d62); 64 x 96 pairs at the 8B qkv "
+     "(45edb27); the 8B layer after both (a8d1996)",
+     ["2026-11-28-h200-explore-gate-up-8b-h-823d378.json", "2026-11-28-h200-gpu-tests-224h-823d378.txt",
+      "2026-11-28-h200-models-all-823d378-p1.json", "2026-11-28-h200-models-all-823d378-p2.json",
+      "2026-11-28-h200-explore-qkv-48h-6639d62.json", "2026-11-28-h200-gpu-tests-48h-6639d62.txt",
+      "2026-11-28-h200-models-8b-6639d62-p1.json", "2026-11-28-h200-models-8b-6639d62-p2.json",
+      "2026-11-28-h200-explore-qkv-96c2-45edb27.json", "2026-11-28-h200-gpu-tests-96c2-45edb27.txt",
+      "2026-11-28-h200-models-8b-a8d1996-p1.json", "2026-11-28-h200-models-8b-a8d1996-p2.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
