@@ -1227,10 +1227,6 @@ LADDER: tuple[KernelSpec, ...] = (
             # 1.04x cuBLAS against 0.87 / 0.87 / 0.89 / 0.93 / 0.95 / 0.98x. Bounded to what was measured (min_m,
             # max_m, min_n, max_n); speed 0.45 (its measured rate over 128 x 64's there) takes it. Not measured on an
             # H100.
-            # EXPERIMENT (named only): 64 x 112 pairs at N = 7168 (the 70B shard's gate_up): 64 x 2 = 128 CTAs.
-            _cfg("64x112x64c2", ("fp16", "bf16"), named_only=True, speed=0.45, max_m=128, layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=112, BLOCK_K=64, STAGES=9, THREADS=256, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32,
-                 SMEM_BYTES=_hopper_smem(9, 64, 112) + _epilogue_smem(64, 112)),
             _cfg("64x96x64c2", ("fp16", "bf16"), speed=0.45, min_m=65, max_m=128, min_n=6144, max_n=6144,
                  layouts=("rc", "cc"),
                  BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32,
