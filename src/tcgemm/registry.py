@@ -1228,8 +1228,8 @@ LADDER: tuple[KernelSpec, ...] = (
             # max_m, min_n, max_n); speed 0.45 (its measured rate over 128 x 64's there) takes it. Not measured on an
             # H100.
             _cfg("64x96x64c2", ("fp16", "bf16"), speed=0.45, min_m=65, max_m=128, min_n=6144, max_n=6144,
-                 layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=2, B_BOX_N=48, D_BOX_BYTES=32,
+                 layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=2,
+                 B_BOX_N=48, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
             # (Tried and removed, at 256-512 tokens, N = 768 / 1280: 64 x 48, 64 x 64 and 64 x 80 tiles in 2 x 2
             # clusters, A shared along N and B along M, within 1% of their 2 x 1 forms, 0.79-0.84x cuBLAS at 300 x 768 x
@@ -1355,11 +1355,10 @@ LADDER: tuple[KernelSpec, ...] = (
             # there: one round of 96-144-wide tiles in two or four k ranges at N = 3584-7168, 33-128 rows: 0.42-0.92x
             # against auto's 0.90-1.04x, the first file.)
             _cfg("128x224x64c1", ("fp16", "bf16"), min_m=65, max_m=128, max_n=28672, speed=1.0, layouts=("rc", "cc"),
-                 BLOCK_M=128,
-                 BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224, D_BOX_BYTES=64,
-                 EPI_PARTS=7, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
+                 BLOCK_M=128, BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224,
+                 D_BOX_BYTES=64, EPI_PARTS=7, SMEM_BYTES=_hopper_smem(4, 128, 224) + _epilogue_smem(128, 224) // 7),
             # And with A in one box per consumer (A_HALVES, as 128 x 64 h): at 65-127 rows no row of its tile is one TMA
-            # fills (..-explore-gate-up-8b-h-823d378.json: 65 / 72 / 80 / 96 rows 1.00 / 1.01 / 1.02 / 1.00x cuBLAS
+            # fills (...-explore-gate-up-8b-h-823d378.json: 65 / 72 / 80 / 96 rows 1.00 / 1.01 / 1.02 / 1.00x cuBLAS
             # against 0.91 / 0.94 / 0.98 / 0.99x without; 112-128 rows level). auto counts no filled rows for it.
             _cfg("128x224x64c1h", ("fp16", "bf16"), min_m=65, max_m=128, max_n=28672, speed=1.0, layouts=("rc",),
                  BLOCK_M=128, BLOCK_N=224, BLOCK_K=64, STAGES=4, THREADS=384, CLUSTER_M=1, B_BOX_N=224,
