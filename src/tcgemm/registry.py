@@ -1197,6 +1197,7 @@ LADDER: tuple[KernelSpec, ...] = (
             # ...-models-70b-d7c1ca3-p{1,2}.json) it led at 72 / 96 rows (0.886 / 0.884x against 0.73 / 0.82-0.84x) but
             # not at 112 (0.878x against 0.883-0.885x) nor 128 (0.912-0.919x against 0.927-0.929x for 128 x 64):
             # max_m 104. Not measured on an H100.
+            # (The 70B gate_up itself now runs 64 x 112 pairs at 65-128 rows, below.)
             _cfg("64x144x64c2l", ("fp16", "bf16"), speed=0.7, long_k=8192, min_m=65, max_m=104, layouts=("rc", "cc"),
                  BLOCK_M=64, BLOCK_N=144, BLOCK_K=64, STAGES=7, THREADS=256, CLUSTER_M=2, B_BOX_N=72, D_BOX_BYTES=32,
                  EPI_PARTS=3, SMEM_BYTES=_hopper_smem(7, 64, 144) + _epilogue_smem(64, 144)),
@@ -1395,20 +1396,27 @@ LADDER: tuple[KernelSpec, ...] = (
                  max_n=2048, min_m=65, max_m=128, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, STAGES=8, THREADS=384,
                  CLUSTER_M=1, B_BOX_N=64, SPLIT_K=6, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(8, 128, 64) + _epilogue_smem(128, 64)),
-            # EXPLORE: one round of ~128 CTAs each streaming its own share of the weight at 33-128 rows.
-            _cfg("64x64x64s13", ("fp16", "bf16"), named_only=True, speed=0.35, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64,
-                 STAGES=13, THREADS=256, CLUSTER_M=1, B_BOX_N=64,
-                 SMEM_BYTES=_hopper_smem(13, 64, 64) + _epilogue_smem(64, 64)),
-            _cfg("64x112x64k2", ("fp16", "bf16"), named_only=True, speed=0.4, epilogue=20, layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=112, BLOCK_K=64, STAGES=8, THREADS=256, CLUSTER_M=1, B_BOX_N=112,
-                 SPLIT_K=2, D_BOX_BYTES=32,
+            # The 70B shard's gate_up (N = 7168 = 64 x 112, K = 8192) at 65-128 rows: 64 tile columns x two rows of
+            # tiles, pairs sharing each weight tile, one round of 128 CTAs, where 64 x 144 pairs make 100 and 128 x 64
+            # tiles 56-112 (on the H200 each CTA streams its share of a weight at about the same rate whatever its
+            # tile: docs/findings.md). H200, CUDA graphs, bf16 rc, ratio to cuBLAS
+            # (2026-11-28-h200-explore-gu70-mid-c1c776c.json): 72 / 80 / 96 / 112 / 128 rows 0.98 / 0.97 / 0.98 / 1.01 /
+            # 1.03x against 0.92 / 0.92 / 0.94 / 0.87 / 0.89x for auto's picks before (64 x 144 c2l, 128 x 64 h, 128 x
+            # 64); the same 64 x 112 tiles in two k ranges without a cluster 0.63-0.64x. Bounded to that weight (min_n,
+            # max_n, long_k) and to 65-128 rows: measured there only, and not on an H100.
+            _cfg("64x112x64c2", ("fp16", "bf16"), speed=1.0, long_k=8192, min_m=65, max_m=128, min_n=7168,
+                 max_n=7168, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=112, BLOCK_K=64, STAGES=8, THREADS=256,
+                 CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32,
                  SMEM_BYTES=_hopper_smem(8, 64, 112) + _epilogue_smem(64, 112)),
-            _cfg("64x112x64c2", ("fp16", "bf16"), named_only=True, speed=0.5, layouts=("rc", "cc"), BLOCK_M=64,
-                 BLOCK_N=112, BLOCK_K=64, STAGES=8, THREADS=256, CLUSTER_M=2, B_BOX_N=56, D_BOX_BYTES=32,
-                 SMEM_BYTES=_hopper_smem(8, 64, 112) + _epilogue_smem(64, 112)),
-            _cfg("128x144x64c1h", ("fp16", "bf16"), named_only=True, speed=0.96, layouts=("rc",), BLOCK_M=128,
-                 BLOCK_N=144, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=144, D_BOX_BYTES=32,
-                 EPI_PARTS=3, A_HALVES=1, SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
+            # Qwen2.5's gate_up (N = 37888, K = 3584) at 65-112 rows: 264 tiles of 128 x 144 are two whole rounds,
+            # where 128 x 104 T makes 364 tiles (2.8 rounds) and 128 x 96 n 395; A in one box per consumer (A_HALVES).
+            # H200, CUDA graphs (2026-11-28-h200-explore-qwen-gu-c1c776c.json): 72 / 96 / 112 rows 1.03 / 1.05 /
+            # 0.99x cuBLAS against 0.92 / 0.98 / 0.97x for auto's picks before; at 128 rows level (1.00x / 1.01x for 128
+            # x 96 n), hence max_m. Bounded to that N (min_n, max_n); not measured on an H100.
+            _cfg("128x144x64c1h", ("fp16", "bf16"), speed=1.0, min_m=65, max_m=112, min_n=37888, max_n=37888,
+                 layouts=("rc",), BLOCK_M=128, BLOCK_N=144, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1,
+                 B_BOX_N=144, D_BOX_BYTES=32, EPI_PARTS=3, A_HALVES=1,
+                 SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,

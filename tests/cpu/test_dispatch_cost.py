@@ -399,7 +399,7 @@ def test_auto_leaves_them_elsewhere(shape):
     ((100, 28672, 4096), "128x224x64c1h"),  # one round of 128 tiles; 1.00x as 128 x 104 T and 128 x 224 c1
     ((72, 28672, 4096), "128x224x64c1h"),   # 1.01x against 0.94x for 128 x 224 c1 (56 rows filled), 0.92x for T
     ((80, 8192, 3584), "128x64x64h"),    # 0.94x against 0.86x for 64 x 128, 0.67x for 128 x 64 (48 rows filled)
-    ((80, 7168, 8192), "64x144x64c2l"),  # K >= 8192: 0.93x against 0.79x for 128 x 64 h, 0.55x for 128 x 64
+    ((80, 7168, 8192), "64x112x64c2"),   # one round of pairs: 0.97x against 0.92x for 64 x 144 c2l (the next test)
     ((80, 6144, 4096), "64x96x64c2"),    # one round of pairs: 1.01x against 0.89x for 128 x 64 h
     ((120, 8192, 3584), "128x64x64h"),   # 128 x 64 h past 64 rows: no filled rows (128 x 64 has 8)
     ((96, 4096, 14336), "128x64x64k2h"),  # 1.01x against 0.98x for c2s13, 0.84x for 128 x 64 k2
@@ -410,6 +410,22 @@ def test_auto_leaves_them_elsewhere(shape):
 def test_tiles_taller_than_the_matrix_pay_for_their_empty_rows(shape, expected):
     """M < BLOCK_M: no shift pulls the tile up, so each load carries rows TMA fills (dispatch.OOB_ROW_COST), but for
     A_HALVES tiles past 64 rows, whose second consumer's rows end at M."""
+    assert dispatch.select(_problem(*shape, layouts="rc"), 90, 132)[1].name == expected
+
+
+@pytest.mark.parametrize(("shape", "expected"), [
+    # H200, CUDA graphs (2026-11-28-h200-explore-gu70-mid-c1c776c.json, ...-explore-qwen-gu-c1c776c.json): whole rounds
+    # of units at 65-128 rows, each bounded to the weight it was measured at.
+    ((72, 7168, 8192), "64x112x64c2"),     # 128 CTAs in pairs: 0.98x against 0.92x for 64 x 144 c2l
+    ((128, 7168, 8192), "64x112x64c2"),    # 1.03x against 0.89x for 128 x 64
+    ((64, 7168, 8192), "64x64x64"),        # below min_m: one row of 64-row tiles
+    ((96, 8192, 8192), "64x144x64c2l"),    # another N: not measured, the pick before
+    ((72, 37888, 3584), "128x144x64c1h"),  # two whole rounds: 1.03x against 0.92x for 128 x 104 T
+    ((112, 37888, 3584), "128x144x64c1h"),  # 0.99x against 0.97x for 128 x 96 n
+    ((128, 37888, 3584), "128x96x64n"),    # level there (1.00x / 1.01x): max_m 112
+    ((96, 28672, 4096), "128x224x64c1h"),  # another N: the 8B gate_up's own one-round pick
+])
+def test_whole_rounds_at_65_to_128_rows(shape, expected):
     assert dispatch.select(_problem(*shape, layouts="rc"), 90, 132)[1].name == expected
 
 
