@@ -1812,12 +1812,26 @@ LADDER: tuple[KernelSpec, ...] = (
         # 11.8 / 11.9 us against 12.7 / 12.7 (cuBLAS 11.5), 1 x 1280 x 8192 (the 70B shard's qkv) 10.9 against 11.1
         # (cuBLAS 12.0); above, the 8-token ring leads or ties (4096^2 14.6 / 14.4, 4608 x 3584 13.7 / 13.4, but
         # 6144 x 4096 20.3 / 20.8); below 8 Mi, not measured (2026-11-26-h100-explore-decode-{o,m1}-67a57f1.json).
+        # On an H200 (CUDA graphs, weights rotated; 2026-11-28-h200-explore-decode-configs-c1c776c.json, and the model
+        # bench in processes with and without each pick, ...-h200-models-decode-pins-5ca9c9a-{U,P}.json): the 8-token
+        # ring without the L2 hint (l0) at 1 / 3 x 8192 x 3584 (the 70B shard's down) 16.1 / 16.3 us against 17.6 /
+        # 17.8 (1.05 / 1.03x torch against 0.96 / 0.95x), at 1 / 3 x 28672 x 4096 (the 8B gate_up) 58.5 / 58.8
+        # against 59.1 / 59.4 (0.97 / 0.98x against 0.96x): it comes first there (auto_min_n, auto_max_n, K >= 3584;
+        # the H100's decode step had the hint ahead over all four layers, 649 against 667 us, above). Qwen2.5's qkv
+        # (4608 x 3584, 15.75 Mi elements) on the 16-token ring of five 4-box stages: 1 / 3 / 16 rows 12.5 / 13.2 /
+        # 12.5 us against 13.8 / 13.8 / 12.7 (0.94 / 0.87 / 0.91x against 0.85 / 0.83 / 0.90x): the two rings before
+        # it yield weights of 14-16 Mi elements. The decode step of four layers (tools/decode_step.py, same files'
+        # ...-decode-step-*): the 70B shard 261.5 / 262.2 us against 267.8 / 269.1 at 1 / 3 rows, the others level.
+        # Not measured on an H100.
         configs=(
+            _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0, auto_max_m=8, auto_min_k=3584,
+                      auto_min_n=8192, auto_max_n=28672),
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024,
-                      auto_yield_nk=(8 << 20, 14 << 20)),
-            _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048),
+                      auto_yield_nk=(8 << 20, 16 << 20)),
+            _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048,
+                      auto_yield_nk=(14 << 20, 16 << 20)),
             _swap_cfg(16, "bf16", per_sm=1, stages=5, auto_max_m=16, auto_min_k=1024),
-            _swap_cfg(8, "bf16"), _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0),
+            _swap_cfg(8, "bf16"),
             # 32 tokens also where N <= 8192 and K >= 3584 (batched decode of 17-32 rows: the general kernel's 64 x 64
             # tiles there leave most of the SMs idle or read the weight twice): CUDA graphs, bf16 rc, ratio to cuBLAS,
             # this config against auto's pick before (2026-11-27-h100-explore-m32-8b2923b.json): 24 x 4096 x 4096

@@ -309,13 +309,26 @@ def test_d_transposed_configs_refuse_a_c_of_2_to_the_31_elements():
 
 
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
-    (1, 3584, 3584, "16x64x64q8s2g1"), (8, 1280, 8192, "16x64x64q8s2g1"), (1, 4608, 3584, "8x64x64q8s3g1"),
+    (1, 3584, 3584, "16x64x64q8s2g1"), (8, 1280, 8192, "16x64x64q8s2g1"), (1, 4608, 3584, "16x64x64q4s5g1"),
     (1, 4096, 4096, "8x64x64q8s3g1"), (1, 768, 3072, "8x64x64q8s3g1"), (1, 8192, 1024, "8x64x64q8s3g1"),
 ])
 def test_decode_weights_of_8_to_14_mi_elements_take_the_16_token_ring(m, n, k, config):
-    """At M <= 8 the 8-token decode config yields weights of 8-14 Mi elements (K >= 2048) to the 16-token ring of
+    """At M <= 8 the 8-token decode config yields weights of 8-16 Mi elements (K >= 2048) to the 16-token ring of
     two 8-box stages: Qwen2.5's o (3584^2) 11.8 us against 12.7, the 70B shard's qkv 10.9 against 11.1; not above
-    (4608 x 3584, 4096^2) nor where not measured (GPT-2's fc2, K = 1024)."""
+    (4096^2) nor where not measured (GPT-2's fc2, K = 1024); that ring yields 14-16 Mi (Qwen2.5's qkv, 4608 x 3584)
+    to the 16-token ring of 4-box stages (H200)."""
+    spec, cfg = dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)
+    assert (spec.name, cfg.name) == ("swap_ab_stream_k", config)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "config"), [
+    # H200 (registry, swap_ab_stream_k): the 8-token ring without the L2 hint at the 70B shard's down and the 8B
+    # gate_up, the 16-token ring of 4-box stages at Qwen2.5's qkv (14-16 Mi elements) at 1-16 rows.
+    (1, 8192, 3584, "8x64x64q8s3g1l0"), (3, 28672, 4096, "8x64x64q8s3g1l0"), (16, 8192, 3584, "16x64x64q8s2g1"),
+    (1, 37888, 3584, "8x64x64q8s3g1"), (1, 7168, 8192, "8x64x64q8s3g1"), (1, 8192, 1024, "8x64x64q8s3g1"),
+    (3, 4608, 3584, "16x64x64q4s5g1"), (16, 4608, 3584, "16x64x64q4s5g1"), (16, 4096, 4096, "16x64x64q8s2g1"),
+])
+def test_decode_picks_measured_on_the_h200(m, n, k, config):
     spec, cfg = dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)
     assert (spec.name, cfg.name) == ("swap_ab_stream_k", config)
 
