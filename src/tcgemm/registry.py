@@ -1820,8 +1820,9 @@ LADDER: tuple[KernelSpec, ...] = (
         # the H100's decode step had the hint ahead over all four layers, 649 against 667 us, above). Qwen2.5's qkv
         # (4608 x 3584, 15.75 Mi elements) on the 16-token ring of five 4-box stages: 1 / 3 / 16 rows 12.5 / 13.2 /
         # 12.5 us against 13.8 / 13.8 / 12.7 (0.94 / 0.87 / 0.91x against 0.85 / 0.83 / 0.90x): the two rings before
-        # it yield weights of 14-16 Mi elements. The decode step of four layers (tools/decode_step.py, same files'
-        # ...-decode-step-*): the 70B shard 261.5 / 262.2 us against 267.8 / 269.1 at 1 / 3 rows, the others level.
+        # it yield weights of 14-16 Mi elements. The decode step of four layers (tools/decode_step.py,
+        # ...-decode-pins-5ca9c9a-decode-step-{U,P}.json): the 70B shard 261.5 / 262.2 us against 267.8 / 269.1 at
+        # 1 / 3 rows, the others level.
         # Not measured on an H100.
         configs=(
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0, auto_max_m=8, auto_min_k=3584,
