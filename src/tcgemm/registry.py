@@ -1417,6 +1417,17 @@ LADDER: tuple[KernelSpec, ...] = (
                  layouts=("rc",), BLOCK_M=128, BLOCK_N=144, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1,
                  B_BOX_N=144, D_BOX_BYTES=32, EPI_PARTS=3, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
+            # EXPLORE (named only): one round of 128 units at Qwen's o (112-128 rows), the 70B down (72 rows), GPT-2's
+            # fc2 (512 rows).
+            _cfg("128x112x64k4h", ("fp16", "bf16"), named_only=True, speed=0.3, epilogue=20, layouts=("rc",),
+                 BLOCK_M=128, BLOCK_N=112, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=112, SPLIT_K=4,
+                 D_BOX_BYTES=32, A_HALVES=1, SMEM_BYTES=_hopper_smem(6, 128, 112) + _epilogue_smem(128, 112)),
+            _cfg("64x128x64c2", ("fp16", "bf16"), named_only=True, speed=0.5, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64,
+                 STAGES=8, THREADS=256, CLUSTER_M=2, B_BOX_N=64,
+                 SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),
+            _cfg("64x96x64k2", ("fp16", "bf16"), named_only=True, speed=0.4, epilogue=20, layouts=("rc", "cc"),
+                 BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=96, SPLIT_K=2,
+                 D_BOX_BYTES=64, SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
