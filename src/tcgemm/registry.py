@@ -1417,17 +1417,17 @@ LADDER: tuple[KernelSpec, ...] = (
                  layouts=("rc",), BLOCK_M=128, BLOCK_N=144, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1,
                  B_BOX_N=144, D_BOX_BYTES=32, EPI_PARTS=3, A_HALVES=1,
                  SMEM_BYTES=_hopper_smem(6, 128, 144) + _epilogue_smem(128, 144) // 3),
-            # EXPLORE (named only): one round of 128 units at Qwen's o (112-128 rows), the 70B down (72 rows), GPT-2's
-            # fc2 (512 rows).
-            _cfg("128x112x64k4h", ("fp16", "bf16"), named_only=True, speed=0.3, epilogue=20, layouts=("rc",),
-                 BLOCK_M=128, BLOCK_N=112, BLOCK_K=64, STAGES=6, THREADS=384, CLUSTER_M=1, B_BOX_N=112, SPLIT_K=4,
-                 D_BOX_BYTES=32, A_HALVES=1, SMEM_BYTES=_hopper_smem(6, 128, 112) + _epilogue_smem(128, 112)),
-            _cfg("64x128x64c2", ("fp16", "bf16"), named_only=True, speed=0.5, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64,
-                 STAGES=8, THREADS=256, CLUSTER_M=2, B_BOX_N=64,
+            # The 70B shard's down (N = 8192 = 64 x 128, K = 3584) at 65-96 rows: 64 tile columns x two rows of tiles,
+            # pairs sharing each weight tile, where 128 x 64 h tiles put 128 CTAs on the weight with a second consumer
+            # re-doing rows. H200, CUDA graphs (2026-11-28-h200-explore-down70-44f080b.json): 72 / 96 rows 1.01 / 1.04x
+            # cuBLAS against 0.92 / 0.98x for 128 x 64 h. Bounded to that weight and those rows; not measured on an
+            # H100. (Tried there and dropped, same call: 128 x 112 in four k ranges at Qwen2.5's o, 112 / 128 x 3584 x
+            # 3584, 0.78 / 0.81x against c2s13's 0.89 / 0.93x; 64 x 96 in two k ranges at GPT-2's fc2, 300 / 512 x 768 x
+            # 3072, 0.90 / 0.85x against 0.94 / 0.89x; ...-explore-qwen-o-44f080b.json, ...-explore-fc2-44f080b.json.)
+            _cfg("64x128x64c2", ("fp16", "bf16"), speed=1.0, long_k=3584, max_k=4096, min_m=65, max_m=96, min_n=8192,
+                 max_n=8192, layouts=("rc", "cc"), BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, STAGES=8, THREADS=256,
+                 CLUSTER_M=2, B_BOX_N=64,
                  SMEM_BYTES=_hopper_smem(8, 64, 128) + _epilogue_smem(64, 128)),
-            _cfg("64x96x64k2", ("fp16", "bf16"), named_only=True, speed=0.4, epilogue=20, layouts=("rc", "cc"),
-                 BLOCK_M=64, BLOCK_N=96, BLOCK_K=64, STAGES=10, THREADS=256, CLUSTER_M=1, B_BOX_N=96, SPLIT_K=2,
-                 D_BOX_BYTES=64, SMEM_BYTES=_hopper_smem(10, 64, 96) + _epilogue_smem(64, 96)),
         ),
         seed=_SEED_HOPPER,
         min_arch=90,
