@@ -1855,8 +1855,13 @@ LADDER: tuple[KernelSpec, ...] = (
             # qkv) 12.5 / 12.4 us against 12.9 / 12.8 for the 64-token config (cuBLAS 11.9-12.5); at N >= 6144 level
             # with the others (2026-11-27-h100-explore-48-b3bafcf.json; 4 stages no better).
             # (The 48- and 64-token configs are named only since the H200 measurements of 64x64x64k6 and 128x64x64k6h
-            # of the general kernel, whose six k ranges run that class at 33-128 rows 1.04-1.45x faster.)
-            _swap_cfg(48, "bf16", per_sm=1, stages=3),
+            # of the general kernel, whose six k ranges run that class at 33-128 rows 1.04-1.45x faster.) The 48-token
+            # tiles take the 70B shard's gate_up (7168 x 8192) at 33-48 rows, where the general kernel's 64 x 64 tiles
+            # carry 16-31 rows TMA fills: H200, CUDA graphs (2026-11-28-h200-explore-gu70-48-38c6f7c.json): 33 / 40 /
+            # 48 rows 0.93 / 0.96 / 0.96x cuBLAS against 0.75 / 0.86 / 0.96x. Bounded to that weight; not measured on
+            # an H100.
+            _swap_cfg(48, "bf16", per_sm=1, stages=3, auto_max_m=48, auto_min_k=8192, auto_min_n=7168,
+                      auto_max_n=7168),
             _swap_cfg(64, "bf16", per_sm=1, stages=3),
             _swap_cfg(128, "bf16", per_sm=1, ksub=2, stages=4),
             # (Tried and removed: a wide token tile, 304 tokens x 128 weight rows in two consumers, stream-K over

@@ -327,6 +327,7 @@ def test_decode_weights_of_8_to_14_mi_elements_take_the_16_token_ring(m, n, k, c
     (1, 8192, 3584, "8x64x64q8s3g1l0"), (3, 28672, 4096, "8x64x64q8s3g1l0"), (16, 8192, 3584, "16x64x64q8s2g1"),
     (1, 37888, 3584, "8x64x64q8s3g1"), (1, 7168, 8192, "8x64x64q8s3g1"), (1, 8192, 1024, "8x64x64q8s3g1"),
     (3, 4608, 3584, "16x64x64q4s5g1"), (16, 4608, 3584, "16x64x64q4s5g1"), (16, 4096, 4096, "16x64x64q8s2g1"),
+    (33, 7168, 8192, "48x64x64q4s3g1"), (48, 7168, 8192, "48x64x64q4s3g1"),  # the 70B gate_up at 33-48 rows
 ])
 def test_decode_picks_measured_on_the_h200(m, n, k, config):
     spec, cfg = dispatch.select(_problem(m, n, k, layouts="rc"), 90, 132)
