@@ -409,6 +409,25 @@ CURRENT: list[tuple[str, list[str]]] = [
       "2026-11-28-h200-models-8b-6639d62-p1.json", "2026-11-28-h200-models-8b-6639d62-p2.json",
       "2026-11-28-h200-explore-qkv-96c2-45edb27.json", "2026-11-28-h200-gpu-tests-96c2-45edb27.txt",
       "2026-11-28-h200-models-8b-a8d1996-p1.json", "2026-11-28-h200-models-8b-a8d1996-p2.json"]),
+    ("2026-11-28, seventh session (only H200s lent): 64 x 112 pairs at the 70B gate_up and 128 x 144 c1h at Qwen's "
+     "gate_up (c1c776c, 5ca9c9a), decode rings by weight (5ca9c9a), 64 x 128 pairs at the 70B down (44f080b), "
+     "48-token decode tiles at the 70B gate_up (38c6f7c, ce22f95); the model bench in three processes (44f080b, "
+     "7bd6b59, 44178bc) and GPU tests",
+     ["2026-11-28-h200-explore-decode-configs-c1c776c.json", "2026-11-28-h200-explore-decode-stream-k-c1c776c.json",
+      "2026-11-28-h200-explore-down70-44f080b.json", "2026-11-28-h200-explore-down70-48-token-ce22f95.json",
+      "2026-11-28-h200-explore-fc2-44f080b.json", "2026-11-28-h200-explore-gu70-48-38c6f7c.json",
+      "2026-11-28-h200-explore-gu70-decode-stream-k-7bd6b59.json",
+      "2026-11-28-h200-explore-gu70-decode-whole-7bd6b59.json", "2026-11-28-h200-explore-gu70-large-7bd6b59.json",
+      "2026-11-28-h200-explore-gu70-mid-c1c776c.json", "2026-11-28-h200-explore-gu70-small-c1c776c.json",
+      "2026-11-28-h200-explore-qwen-gu-c1c776c.json", "2026-11-28-h200-explore-qwen-o-44f080b.json",
+      "2026-11-28-h200-gpu-tests-112c2-144c1h-5ca9c9a.txt", "2026-11-28-h200-gpu-tests-128c2-7bd6b59.txt",
+      "2026-11-28-h200-gpu-tests-48-token-ce22f95.txt", "2026-11-28-h200-gpu-tests-decode-picks-44f080b.txt",
+      "2026-11-28-h200-gpu-tests-files-44178bc.txt", "2026-11-28-h200-gpu-tests-files2-38c6f7c.txt",
+      "2026-11-28-h200-models-70b-33-64-ce22f95.json", "2026-11-28-h200-models-all-44178bc-p3.json",
+      "2026-11-28-h200-models-all-44f080b-p1.json", "2026-11-28-h200-models-all-7bd6b59-p2.json",
+      "2026-11-28-h200-models-decode-pins-5ca9c9a-P.json", "2026-11-28-h200-models-decode-pins-5ca9c9a-U.json",
+      "2026-11-28-h200-models-decode-pins-5ca9c9a-decode-step-P.json",
+      "2026-11-28-h200-models-decode-pins-5ca9c9a-decode-step-U.json", "2026-11-28-h200-models-mid-5ca9c9a.json"]),
 ]
 
 # kind (the word after <date>-h100-) -> (heading, what the files are)
