@@ -12,6 +12,7 @@
 #        [MODEL_NAMES=all] [MODEL_BUDGET=s]
 #        [LLAMA_RUNS=3 (the transformers Llama, --fuse-mlp --train 1x2048, in N processes: llama-p<i>.json)]
 #        [TESTS_TIMEOUT=s (SIGINT: the summary still prints)] [TESTS_K2=expr TESTS_PATH2=paths TESTS_TIMEOUT2=s]
+#        [TESTS_WORKERS=N (pytest-xdist: N test processes sharing the GPU, compiling N builds at once)]
 #        [FUSED=1 [FUSED_MAX_AUTOTUNE=1] [FUSED_RUNS=N] [FUSED_ARGS="..."] (fused epilogues against torch, torch.compile, cuBLASLt: fused.json;
 #         cuBLASLt needs nvmath-python 1.x: carry its wheel in .whl/ (`carry: [".whl"]`); the step installs it
 #         with `python3 -m pip install --no-deps` (a bare `pip` there may belong to another Python))]
@@ -87,9 +88,17 @@ python3 -c "import pytest_timeout" 2>/dev/null && timeout_opts="--timeout=240 --
 # failed and was not reached) before the device call's own limit ends everything silently.
 # TESTS_K2 (with TESTS_PATH2): a second pytest run after the first, e.g. one config family of test_correctness,
 # with TESTS_TIMEOUT2; its log is pytest2.log.
+# TESTS_WORKERS=N: N pytest processes on the one GPU (pytest-xdist, in the GPU machine's image). The GPU suite is
+# bound by compiling the builds its tests run (NVRTC, one at a time in one process; ~2300 builds in all), so N
+# processes compile N at once; their kernels share the GPU by time slices (a kernel's CTAs stay co-resident as
+# alone), the kernel cache is written atomically (tcgemm.jit), and each test keeps its own limit. Default 1.
+workers_opts=""
+if [ "${TESTS_WORKERS:-1}" -gt 1 ] && python3 -c "import xdist" 2>/dev/null; then
+  workers_opts="-n ${TESTS_WORKERS}"
+fi
 run_pytest() {  # log path, test paths, -k expression, timeout
   TCGEMM_HOSTILE_JSON="$OUT/hostile.json" TCGEMM_ALL_BUILDS=1 ${4:+timeout -s INT "$4"} \
-    python3 -m pytest $2 -q -p no:cacheprovider $timeout_opts ${3:+-k "$3"} 2>&1 \
+    python3 -m pytest $2 -q -p no:cacheprovider $timeout_opts $workers_opts ${3:+-k "$3"} 2>&1 \
     | tee "$1" | grep -v "^\.\+ *\[" | tail -40
   return "${PIPESTATUS[0]}"
 }
