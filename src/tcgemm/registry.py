@@ -1827,8 +1827,9 @@ LADDER: tuple[KernelSpec, ...] = (
         # bench in processes with and without each pick, ...-h200-models-decode-pins-5ca9c9a-{U,P}.json): the 8-token
         # ring without the L2 hint (l0) at 1 / 3 x 8192 x 3584 (the 70B shard's down) 16.1 / 16.3 us against 17.6 /
         # 17.8 (1.05 / 1.03x torch against 0.96 / 0.95x), at 1 / 3 x 28672 x 4096 (the 8B gate_up) 58.5 / 58.8
-        # against 59.1 / 59.4 (0.97 / 0.98x against 0.96x): it comes first there (auto_min_n, auto_max_n, K >= 3584;
-        # the H100's decode step had the hint ahead over all four layers, 649 against 667 us, above). Qwen2.5's qkv
+        # against 59.1 / 59.4 (0.97 / 0.98x against 0.96x). It comes first at N = 8192, K >= 3584 only (auto_min_n,
+        # auto_max_n): the H100's decode step had the hint ahead over all four 8B layers (649 against 667 us, above),
+        # so the 8B gate_up's 1-2% on the H200 does not outweigh that; the 70B down was not in it. Qwen2.5's qkv
         # (4608 x 3584, 15.75 Mi elements) on the 16-token ring of five 4-box stages: 1 / 3 / 16 rows 12.5 / 13.2 /
         # 12.5 us against 13.8 / 13.8 / 12.7 (0.94 / 0.87 / 0.91x against 0.85 / 0.83 / 0.90x): the two rings before
         # it yield weights of 14-16 Mi elements. The decode step of four layers (tools/decode_step.py,
@@ -1837,7 +1838,7 @@ LADDER: tuple[KernelSpec, ...] = (
         # Not measured on an H100.
         configs=(
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, prefetch=0, auto_max_m=8, auto_min_k=3584,
-                      auto_min_n=8192, auto_max_n=28672),
+                      auto_min_n=8192, auto_max_n=8192),
             _swap_cfg(8, "bf16", per_sm=1, ksub=8, stages=3, auto_max_m=8, auto_min_k=1024,
                       auto_yield_nk=(8 << 20, 16 << 20)),
             _swap_cfg(16, "bf16", per_sm=1, ksub=8, stages=2, auto_max_m=16, auto_min_k=2048,

@@ -322,9 +322,10 @@ def test_decode_weights_of_8_to_14_mi_elements_take_the_16_token_ring(m, n, k, c
 
 
 @pytest.mark.parametrize(("m", "n", "k", "config"), [
-    # H200 (registry, swap_ab_stream_k): the 8-token ring without the L2 hint at the 70B shard's down and the 8B
-    # gate_up, the 16-token ring of 4-box stages at Qwen2.5's qkv (14-16 Mi elements) at 1-16 rows.
-    (1, 8192, 3584, "8x64x64q8s3g1l0"), (3, 28672, 4096, "8x64x64q8s3g1l0"), (16, 8192, 3584, "16x64x64q8s2g1"),
+    # H200 (registry, swap_ab_stream_k): the 8-token ring without the L2 hint at the 70B shard's down (not the 8B
+    # gate_up: the H100 had the hint ahead there), the 16-token ring of 4-box stages at Qwen2.5's qkv (14-16 Mi
+    # elements) at 1-16 rows.
+    (1, 8192, 3584, "8x64x64q8s3g1l0"), (3, 28672, 4096, "8x64x64q8s3g1"), (16, 8192, 3584, "16x64x64q8s2g1"),
     (1, 37888, 3584, "8x64x64q8s3g1"), (1, 7168, 8192, "8x64x64q8s3g1"), (1, 8192, 1024, "8x64x64q8s3g1"),
     (3, 4608, 3584, "16x64x64q4s5g1"), (16, 4608, 3584, "16x64x64q4s5g1"), (16, 4096, 4096, "16x64x64q8s2g1"),
     (33, 7168, 8192, "48x64x64q4s3g1"), (48, 7168, 8192, "48x64x64q4s3g1"),  # the 70B gate_up at 33-48 rows
